@@ -1,0 +1,41 @@
+# OceanCode — make help lists the targets.
+GO        ?= go
+BIN       ?= bin
+FUZZTIME  ?= 20s
+BENCHTIME ?= 1s
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS   := -s -w -X github.com/oceancode/oceancode/internal/version.Version=$(VERSION)
+
+.PHONY: help build test demo bench fuzz lint tools clean
+
+help: ## list the targets
+	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
+
+tools: ## check Go is installed and fetch the Go modules
+	@command -v $(GO) >/dev/null || { echo "Go is missing: install Go 1.26 from https://go.dev/dl/ and put it on PATH."; exit 1; }
+	@$(GO) mod download
+
+build: tools ## build bin/oceancode and bin/oceanadmin
+	@mkdir -p $(BIN)
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/oceancode ./cmd/oceancode
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/oceanadmin ./cmd/oceanadmin
+
+test: tools ## run every test (installs bubblewrap with apt when missing and root)
+	@if [ -x scripts/install-bwrap.sh ]; then scripts/install-bwrap.sh; fi
+	$(GO) test -count=1 -timeout 30m ./...
+
+demo: build ## the main job end to end: sign a policy, layer configs, inspect, tamper, roll back
+	@scripts/demo.sh $(BIN)
+
+bench: build ## run the benchmarks recorded in docs/benchmarks.md
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
+
+fuzz: tools ## run every fuzz target for FUZZTIME each
+	@scripts/fuzz.sh $(FUZZTIME)
+
+lint: tools ## gofmt, go vet
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+clean: ## remove build output
+	rm -rf $(BIN)

@@ -1,0 +1,33 @@
+package cli
+
+import (
+	"errors"
+
+	"github.com/oceancode/oceancode/internal/exitcode"
+	"github.com/oceancode/oceancode/layers"
+)
+
+// loadConfig resolves every configuration layer for this process, with the
+// session-layer flags a command collected.
+func loadConfig(a *App, flags []layers.Setting) (*layers.Resolved, error) {
+	dir, err := a.WorkDir()
+	if err != nil {
+		return nil, exitcode.With(exitcode.Error, err)
+	}
+	return layers.Resolve(layers.Options{Dir: dir, Getenv: a.Getenv, Flags: flags}), nil
+}
+
+// sessionGate is the check every command that starts a session runs first:
+// a broken config refuses with 3, refused requirements with no
+// last-known-good policy refuse with 4. inspect and doctor never call it.
+func sessionGate(r *layers.Resolved) error {
+	err := r.Err()
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, layers.ErrRequirementsRefused):
+		return exitcode.With(exitcode.Refused, err)
+	default:
+		return exitcode.With(exitcode.Invalid, err)
+	}
+}

@@ -1,0 +1,59 @@
+package cli
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/oceancode/oceancode/layers/report"
+)
+
+type inspectOptions struct {
+	json        bool
+	layersOnly  bool
+	showSecrets bool
+}
+
+func newInspectCmd(app *App) *cobra.Command {
+	var o inspectOptions
+	cmd := &cobra.Command{
+		Use:   "inspect [KEY...]",
+		Short: "Show the effective configuration and which layer set each key",
+		Long: `Shows the effective configuration with the provenance of every key: the layer
+(default, project, user, session, managed, requirements), the file, line and
+column that set it, what it overrode, whether requirements pin it, and values
+that were refused. The header shows whether requirements.json was verified.
+
+KEY narrows the output to keys with that prefix and prints each key's whole
+override chain. inspect always runs, even when sessions are refused.`,
+		Example: `  oceancode inspect
+  oceancode inspect sandbox permission.bash
+  oceancode inspect --json > support-ticket.json`,
+		RunE: func(cmd *cobra.Command, keys []string) error {
+			return runInspect(app, o, keys)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&o.json, "json", false, "print the stable JSON object (docs/configuration.md)")
+	f.BoolVar(&o.layersOnly, "layers", false, "print only the requirements status and the layers")
+	f.BoolVar(&o.showSecrets, "show-secrets", false, "do not redact secret-looking values")
+	return cmd
+}
+
+func runInspect(app *App, o inspectOptions, keys []string) error {
+	res, err := loadConfig(app, nil)
+	if err != nil {
+		return err
+	}
+	rep := report.Build(res, report.Options{Prefixes: keys, ShowSecrets: o.showSecrets})
+	if o.layersOnly {
+		rep.Keys = map[string]report.Key{}
+	}
+	if o.json {
+		b, err := rep.JSON()
+		if err != nil {
+			return err
+		}
+		_, err = app.Stdout.Write(b)
+		return err
+	}
+	return rep.Text(app.Stdout, len(keys) > 0)
+}

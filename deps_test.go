@@ -1,0 +1,152 @@
+// Package oceancode_test holds the repository-wide checks: the dependency
+// rules of ARCHITECTURE.md, enforced with `go list -deps` so a wrong import
+// fails CI.
+package oceancode_test
+
+import (
+	"encoding/json"
+	"io"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/oceancode/oceancode"
+
+type pkg struct {
+	ImportPath string
+	Imports    []string
+	Deps       []string
+	Standard   bool
+}
+
+func listPackages(t *testing.T) map[string]pkg {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-deps", "-json", "./...")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pkgs := map[string]pkg{}
+	dec := json.NewDecoder(out)
+	for {
+		var p pkg
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasPrefix(p.ImportPath, module) {
+			pkgs[strings.TrimPrefix(strings.TrimPrefix(p.ImportPath, module), "/")] = p
+		}
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	return pkgs
+}
+
+func under(p, prefix string) bool { return p == prefix || strings.HasPrefix(p, prefix+"/") }
+
+// internalDeps returns the module-internal packages p depends on (transitively).
+func internalDeps(p pkg) []string {
+	var out []string
+	for _, d := range p.Deps {
+		if strings.HasPrefix(d, module+"/") {
+			out = append(out, strings.TrimPrefix(d, module+"/"))
+		}
+	}
+	return out
+}
+
+func TestDependencyRules(t *testing.T) {
+	pkgs := listPackages(t)
+	if len(pkgs) < 5 {
+		t.Fatalf("go list found only %d packages of the module", len(pkgs))
+	}
+	adminOnly := []string{"layers", "requirements", "signing", "schema", "packaging"}
+	for name, p := range pkgs {
+		for _, d := range internalDeps(p) {
+			// Nothing imports cmd/...
+			if under(d, "cmd") && !under(name, "cmd") {
+				t.Errorf("%s depends on %s: nothing outside cmd may import cmd/...", name, d)
+			}
+			if under(name, "cmd/oceancode") && under(d, "cmd/oceanadmin") || under(name, "cmd/oceanadmin") && under(d, "cmd/oceancode") {
+				t.Errorf("%s depends on %s: the two binaries share code only through packages below cmd/", name, d)
+			}
+			// The runtime never imports the config and admin packages.
+			if under(name, "agent") {
+				for _, a := range adminOnly {
+					if under(d, a) {
+						t.Errorf("%s depends on %s: agent/... receives configuration as plain values (ARCHITECTURE.md)", name, d)
+					}
+				}
+			}
+			// The admin side never imports the runtime; oceanadmin builds without it.
+			if under(name, "cmd/oceanadmin") || under(name, "packaging") || under(name, "layers") ||
+				under(name, "requirements") || under(name, "signing") || under(name, "schema") {
+				if under(d, "agent") {
+					t.Errorf("%s depends on %s: the admin packages never import agent/...", name, d)
+				}
+			}
+		}
+	}
+	// Leaf packages with the narrowest allowances.
+	allow := map[string][]string{
+		"provenance":        {},
+		"signing":           {"internal/atomicfile"},
+		"schema":            {"internal/jsonpos"},
+		"agent/shellguard":  {},
+		"agent/permission":  {"provenance"},
+		"agent/childenv":    {},
+		"internal/jsonpos":  {},
+		"internal/exitcode": {},
+	}
+	for name, allowed := range allow {
+		p, ok := pkgs[name]
+		if !ok {
+			continue // not built yet
+		}
+		for _, d := range internalDeps(p) {
+			okDep := false
+			for _, a := range allowed {
+				if d == a {
+					okDep = true
+				}
+			}
+			if !okDep {
+				t.Errorf("%s depends on %s; it may depend only on %v inside the module", name, d, allowed)
+			}
+		}
+	}
+	// External dependencies of the pure and security packages.
+	external := map[string][]string{
+		"provenance":       {},
+		"signing":          {"golang.org/x/crypto/"},
+		"agent/shellguard": {"mvdan.cc/sh/v3/"},
+		"agent/permission": {},
+	}
+	for name, prefixes := range external {
+		p, ok := pkgs[name]
+		if !ok {
+			continue
+		}
+		for _, imp := range p.Imports {
+			if strings.HasPrefix(imp, module) || !strings.Contains(strings.Split(imp, "/")[0], ".") {
+				continue // module-internal or standard library
+			}
+			okImp := false
+			for _, pre := range prefixes {
+				if strings.HasPrefix(imp, pre) {
+					okImp = true
+				}
+			}
+			if !okImp {
+				t.Errorf("%s imports %s; allowed third-party prefixes: %v", name, imp, prefixes)
+			}
+		}
+	}
+}

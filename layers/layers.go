@@ -1,0 +1,380 @@
+// Package layers builds the effective configuration from its layers —
+// default < project < user < session < managed < requirements — with the
+// provenance of every key: which layer, file, line and column set it, what it
+// overrode, whether requirements pinned it, and which values were refused.
+//
+// Files are parsed strictly (duplicate keys refused) and validated against
+// the embedded JSON Schemas. A broken managed file refuses sessions (the
+// admin's policy is never half-applied); a broken user or project file
+// refuses sessions too, while an unknown key there is a warning and is
+// ignored. Merging is done with koanf and honours each key's x-merge
+// annotation (replace, append, union). The signed requirements are verified
+// by package requirements and applied last: pins, locks, extra rules.
+//
+// Resolve never prints and never logs: everything it noticed is in
+// Resolved.Diagnostics and Resolved.Layers.
+package layers
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/knadh/koanf/v2"
+
+	"github.com/oceancode/oceancode/internal/jsonpos"
+	"github.com/oceancode/oceancode/provenance"
+	"github.com/oceancode/oceancode/requirements"
+	"github.com/oceancode/oceancode/schema"
+	"github.com/oceancode/oceancode/signing"
+)
+
+// Layer statuses, as inspect shows them.
+const (
+	StatusUsed    = "used"
+	StatusIgnored = "ignored"
+	StatusInvalid = "invalid"
+)
+
+// LayerInfo is one source that was found, used or not.
+type LayerInfo struct {
+	Layer  provenance.Layer `json:"layer"`
+	Source string           `json:"source"`
+	Status string           `json:"status"`
+	Reason string           `json:"reason,omitempty"`
+}
+
+// Severity of a diagnostic.
+type Severity string
+
+// Severities.
+const (
+	Error   Severity = "error"
+	Warning Severity = "warning"
+)
+
+// Diagnostic is something the loader noticed, with where.
+type Diagnostic struct {
+	Severity Severity         `json:"severity"`
+	Layer    provenance.Layer `json:"layer"`
+	Source   string           `json:"source"`
+	Line     int              `json:"line,omitempty"`
+	Column   int              `json:"column,omitempty"`
+	Pointer  string           `json:"pointer,omitempty"`
+	Message  string           `json:"message"`
+}
+
+func (d Diagnostic) String() string {
+	loc := provenance.Origin{Source: d.Source, Line: d.Line, Column: d.Column}.Location()
+	s := string(d.Severity) + ": " + loc
+	if d.Pointer != "" {
+		s += ": " + d.Pointer
+	}
+	return s + ": " + d.Message
+}
+
+// Setting is one session-layer value from a flag or the environment.
+type Setting struct {
+	Key    string // dotted key, e.g. "sandbox.mode"
+	Value  any
+	Source string // "flag:--sandbox", "env:OC_SANDBOX_MODE"
+}
+
+// Explicit names the files of each layer directly instead of discovering
+// them (oceanadmin simulate). Anchors stand in for the admin anchor.
+type Explicit struct {
+	Project      []string
+	User         []string
+	Managed      []string
+	Requirements string
+	Anchors      requirements.Anchors
+}
+
+// Options are the inputs of Resolve.
+type Options struct {
+	Dir    string              // working directory ("" = process's)
+	Getenv func(string) string // environment (nil = os.Getenv)
+	Flags  []Setting           // session-layer flags
+	// ManagedDir overrides SystemManagedDir (tests only; never user input).
+	ManagedDir string
+	// StateDir overrides the user's state dir; NoState disables the
+	// anti-rollback state and last-known-good policy (offline simulation).
+	StateDir string
+	NoState  bool
+	Now      time.Time
+	// AnchorCheck holds the owner the admin anchor must have (uid 0).
+	AnchorCheck signing.AnchorCheck
+	// Explicit replaces discovery (simulate).
+	Explicit *Explicit
+}
+
+// Rule is one permission rule from configuration, in evaluation order.
+type Rule struct {
+	Path   []string // e.g. ["permission","bash","git status"] or ["agents","x","permission","edit","*"]
+	Action string
+	Origin provenance.Origin
+}
+
+// Item is one element of a list-valued key with its own origin.
+type Item struct {
+	Value  any
+	Origin provenance.Origin
+}
+
+// Locks are the constraints requirements impose on the runtime.
+type Locks struct {
+	// DisallowedModes maps a permission mode to why it cannot be selected.
+	DisallowedModes map[string]string `json:"disallowed_modes,omitempty"`
+	// Pinned lists the keys requirements pin; the runtime must not change them.
+	Pinned []string `json:"pinned,omitempty"`
+	// MCPRefused maps a configured MCP server to why it may not start.
+	MCPRefused map[string]string `json:"mcp_refused,omitempty"`
+	// MinSandboxMode is the weakest sandbox mode allowed ("" = none).
+	MinSandboxMode string `json:"min_sandbox_mode,omitempty"`
+	// Policy is the requirements policy in effect (nil = none).
+	Policy *requirements.Policy `json:"-"`
+}
+
+// Resolved is the effective configuration and everything known about it.
+type Resolved struct {
+	// K holds the merged values (koanf; the key delimiter is Delim).
+	K *koanf.Koanf
+	// Entries is the provenance of every effective leaf key.
+	Entries provenance.Map
+	// Layers lists every source found, used or not, lowest layer first.
+	Layers []LayerInfo
+	// Requirements is the outcome of verifying requirements.json.
+	Requirements *requirements.Result
+	// Diagnostics lists what the loader noticed.
+	Diagnostics []Diagnostic
+	// Rules are the permission rules of every layer in evaluation order.
+	Rules []Rule
+	// Lists holds per-element origins of list-valued keys.
+	Lists map[string][]Item
+	// ProjectRoot is the project's root ("" when none was found).
+	ProjectRoot string
+	// Locks are requirements' constraints.
+	Locks Locks
+	// EnforcedAnchor is true when the admin anchor exists.
+	EnforcedAnchor bool
+}
+
+// Delim is the koanf key delimiter: a byte no config key contains, so keys
+// such as permission patterns ("*.md") stay whole.
+const Delim = "\x1f"
+
+// Sentinels for Resolved.Err, for the CLI's exit-code mapping.
+var (
+	ErrInvalidConfig       = errors.New("invalid configuration")
+	ErrRequirementsRefused = errors.New("requirements refused")
+)
+
+// Err says why a session must not start, or nil: a managed, user or project
+// file that is broken (ErrInvalidConfig), or requirements refused with no
+// last-known-good policy (ErrRequirementsRefused). inspect and doctor run
+// regardless.
+func (r *Resolved) Err() error {
+	var broken []Diagnostic
+	for _, d := range r.Diagnostics {
+		if d.Severity == Error {
+			broken = append(broken, d)
+		}
+	}
+	if len(broken) > 0 {
+		return &ConfigError{Diagnostics: broken}
+	}
+	if r.Requirements != nil && r.Requirements.Blocking() {
+		return &RefusedError{Result: r.Requirements}
+	}
+	return nil
+}
+
+// ConfigError lists the errors that make the configuration unusable.
+type ConfigError struct{ Diagnostics []Diagnostic }
+
+func (e *ConfigError) Error() string {
+	s := fmt.Sprintf("configuration is invalid (%d error(s)); fix the file(s) below, or ask your administrator if it is a managed file, then run 'oceancode inspect' to check:", len(e.Diagnostics))
+	for _, d := range e.Diagnostics {
+		s += "\n  " + d.String()
+	}
+	return s
+}
+
+func (e *ConfigError) Unwrap() error { return ErrInvalidConfig }
+
+// RefusedError says requirements were refused and nothing stands in.
+type RefusedError struct{ Result *requirements.Result }
+
+func (e *RefusedError) Error() string {
+	r := e.Result
+	ids := "none"
+	if len(r.TrustedKeys) > 0 {
+		ids = ""
+		for i, id := range r.TrustedKeys {
+			if i > 0 {
+				ids += ", "
+			}
+			ids += id
+		}
+	}
+	return fmt.Sprintf("requirements %s refused, and no last-known-good policy exists on this machine, so no session can start:\n  %s\n  trusted key IDs: %s\n  what to do: ask your administrator to deploy a requirements.json signed by one of these keys (check it with 'oceanadmin verify'); 'oceancode inspect' shows the details",
+		r.Path, r.Reason, ids)
+}
+
+func (e *RefusedError) Unwrap() error { return ErrRequirementsRefused }
+
+// Resolve loads every layer and returns the effective configuration.
+func Resolve(o Options) *Resolved {
+	if o.Getenv == nil {
+		o.Getenv = os.Getenv
+	}
+	if o.Dir == "" {
+		o.Dir, _ = os.Getwd()
+	}
+	managedDir := o.ManagedDir
+	if managedDir == "" {
+		managedDir = SystemManagedDir
+	}
+	r := &Resolved{Entries: provenance.Map{}, Lists: map[string][]Item{}}
+	m := newMerger(r)
+
+	// Trust anchors decide whether env overrides of policy paths count.
+	var anchors requirements.Anchors
+	if o.Explicit != nil {
+		anchors = o.Explicit.Anchors
+	} else {
+		anchors = requirements.ResolveAnchors(requirements.AnchorOptions{ManagedDir: managedDir, Getenv: o.Getenv, Check: o.AnchorCheck})
+	}
+	r.EnforcedAnchor = anchors.Enforced && o.Explicit == nil
+
+	// default
+	m.addMap(provenance.Origin{Layer: provenance.Default, Source: "builtin"}, defaults())
+	r.Layers = append(r.Layers, LayerInfo{Layer: provenance.Default, Source: "builtin", Status: StatusUsed})
+
+	// project, user
+	var projectFiles, userFiles, managedFiles []string
+	reqPath := ""
+	if o.Explicit != nil {
+		projectFiles, userFiles, managedFiles, reqPath = o.Explicit.Project, o.Explicit.User, o.Explicit.Managed, o.Explicit.Requirements
+	} else {
+		r.ProjectRoot = ProjectRoot(o.Dir)
+		if r.ProjectRoot != "" {
+			projectFiles = []string{
+				filepath.Join(r.ProjectRoot, ".oceancode", "oceancode.json"),
+				filepath.Join(r.ProjectRoot, ".oceancode", "oceancode.local.json"),
+			}
+		}
+		if d := userConfigDir(o.Getenv); d != "" {
+			userFiles = []string{filepath.Join(d, "oceancode.json")}
+		}
+		managedFiles, reqPath = r.managedSources(o, managedDir, anchors.Enforced)
+	}
+	for _, f := range projectFiles {
+		m.addFile(provenance.Project, f, schema.Config, o.Explicit != nil)
+	}
+	for _, f := range userFiles {
+		m.addFile(provenance.User, f, schema.Config, o.Explicit != nil)
+	}
+	managedRequired := o.Explicit != nil || (!anchors.Enforced && o.Getenv(EnvManagedConfig) != "")
+
+	// session: environment, then flags
+	m.addSettings(envSettings(o.Getenv))
+	m.addSettings(o.Flags)
+
+	// managed
+	for _, f := range managedFiles {
+		m.addFile(provenance.Managed, f, schema.Managed, managedRequired)
+	}
+
+	// requirements
+	stateDir := o.StateDir
+	if stateDir == "" && !o.NoState {
+		stateDir = StateDir(o.Getenv)
+	}
+	if o.NoState {
+		stateDir = ""
+	}
+	res := requirements.Load(requirements.Options{Path: reqPath, Anchors: anchors, Now: o.Now, StateDir: stateDir})
+	r.Requirements = res
+	info := LayerInfo{Layer: provenance.Requirements, Source: reqPath, Status: StatusUsed}
+	switch res.Status {
+	case requirements.Verified:
+	case requirements.ExpiredWarn, requirements.LastKnownGood:
+		info.Reason = res.Reason
+	case requirements.Absent, requirements.NotEnforced:
+		info.Status, info.Reason = StatusIgnored, res.Reason
+	default:
+		info.Status, info.Reason = StatusInvalid, res.Reason
+	}
+	if res.Status != requirements.NotEnforced || fileExists(reqPath) {
+		r.Layers = append(r.Layers, info)
+	}
+	if res.Policy != nil {
+		m.applyRequirements(res, reqPath)
+	}
+
+	m.finish()
+	sort.SliceStable(r.Layers, func(i, j int) bool { return r.Layers[i].Layer < r.Layers[j].Layer })
+	return r
+}
+
+// managedSources lists the managed files and the requirements path. In
+// enforced mode the env overrides are ignored and shown as ignored.
+func (r *Resolved) managedSources(o Options, dir string, enforced bool) ([]string, string) {
+	envManaged := o.Getenv(EnvManagedConfig)
+	envReq := o.Getenv(EnvRequirements)
+	osFiles := func() []string {
+		files := []string{filepath.Join(dir, "managed.json")}
+		drop, _ := filepath.Glob(filepath.Join(dir, "managed.d", "*.json"))
+		sort.Strings(drop)
+		return append(files, drop...)
+	}
+	if enforced {
+		const why = "ignored: the admin trust anchor %s exists, so the managed config and requirements come only from %s"
+		if envManaged != "" {
+			r.Layers = append(r.Layers, LayerInfo{Layer: provenance.Managed, Source: "env:" + EnvManagedConfig + "=" + envManaged, Status: StatusIgnored,
+				Reason: fmt.Sprintf(why, filepath.Join(dir, requirements.AnchorFile), dir)})
+		}
+		if envReq != "" {
+			r.Layers = append(r.Layers, LayerInfo{Layer: provenance.Requirements, Source: "env:" + EnvRequirements + "=" + envReq, Status: StatusIgnored,
+				Reason: fmt.Sprintf(why, filepath.Join(dir, requirements.AnchorFile), dir)})
+		}
+		return osFiles(), filepath.Join(dir, "requirements.json")
+	}
+	files := osFiles()
+	req := filepath.Join(dir, "requirements.json")
+	if envManaged != "" {
+		files = []string{envManaged}
+		req = filepath.Join(filepath.Dir(envManaged), "requirements.json")
+	}
+	if envReq != "" {
+		req = envReq
+	}
+	return files, req
+}
+
+func fileExists(p string) bool {
+	if p == "" {
+		return false
+	}
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// parseFile reads and parses one config file.
+func parseFile(path string) (*jsonpos.Doc, []byte, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(data) > maxConfigSize {
+		return nil, data, fmt.Errorf("%d bytes exceeds the %d-byte limit for a config file", len(data), maxConfigSize)
+	}
+	doc, err := jsonpos.Parse(data, jsonpos.Options{})
+	return doc, data, err
+}
+
+const maxConfigSize = 4 << 20

@@ -1,0 +1,199 @@
+// Package report renders a resolved configuration the way `oceancode
+// inspect` and `oceanadmin simulate` show it: a stable, versioned JSON object
+// (docs/configuration.md) and a text form for people. Secret-looking values
+// are redacted unless asked otherwise.
+package report
+
+import (
+	"encoding/json"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/oceancode/oceancode/layers"
+	"github.com/oceancode/oceancode/provenance"
+)
+
+// Version is the JSON shape's version; fields may be added, never renamed.
+const Version = 1
+
+// Report is the --json shape of inspect.
+type Report struct {
+	Version      int                 `json:"version"`
+	Requirements Requirements        `json:"requirements"`
+	Layers       []layers.LayerInfo  `json:"layers"`
+	Keys         map[string]Key      `json:"keys"`
+	Locks        *Locks              `json:"locks,omitempty"`
+	Diagnostics  []layers.Diagnostic `json:"diagnostics,omitempty"`
+	Blocking     string              `json:"blocking,omitempty"`
+	order        []string
+}
+
+// Requirements is the requirements status block.
+type Requirements struct {
+	Status        string   `json:"status"`
+	Reason        string   `json:"reason,omitempty"`
+	Path          string   `json:"path,omitempty"`
+	Serial        int64    `json:"serial,omitempty"`
+	PayloadSHA256 string   `json:"payload_sha256,omitempty"`
+	Signers       []string `json:"signers,omitempty"`
+	ExpiresAt     string   `json:"expires_at,omitempty"`
+	Org           string   `json:"org,omitempty"`
+	TrustedKeys   []string `json:"trusted_keys,omitempty"`
+	Enforced      bool     `json:"enforced_by_admin_anchor,omitempty"`
+	Warnings      []string `json:"warnings,omitempty"`
+}
+
+// Key is one effective key.
+type Key struct {
+	Value     any       `json:"value"`
+	Layer     string    `json:"layer"`
+	Source    string    `json:"source"`
+	Line      int       `json:"line"`
+	Column    int       `json:"column,omitempty"`
+	Pinned    bool      `json:"pinned,omitempty"`
+	Merge     string    `json:"merge,omitempty"`
+	Overrides []Step    `json:"overrides,omitempty"`
+	Merged    []Step    `json:"merged_from,omitempty"`
+	Refused   []Refusal `json:"refused,omitempty"`
+}
+
+// Step is one value in an override chain.
+type Step struct {
+	Value  any    `json:"value"`
+	Layer  string `json:"layer"`
+	Source string `json:"source"`
+	Line   int    `json:"line"`
+}
+
+// Refusal is a value asked for and not applied.
+type Refusal struct {
+	Value  any    `json:"value"`
+	Layer  string `json:"layer"`
+	Source string `json:"source"`
+	Line   int    `json:"line"`
+	Reason string `json:"reason"`
+}
+
+// Locks are requirements' constraints, as shown.
+type Locks struct {
+	DisallowedModes map[string]string `json:"disallowed_modes,omitempty"`
+	Pinned          []string          `json:"pinned,omitempty"`
+	MCPRefused      map[string]string `json:"mcp_refused,omitempty"`
+	MinSandboxMode  string            `json:"min_sandbox_mode,omitempty"`
+}
+
+// Options change what Build includes.
+type Options struct {
+	Prefixes    []string // only keys with these prefixes (none = all)
+	ShowSecrets bool
+}
+
+// Build turns a resolved configuration into a report.
+func Build(r *layers.Resolved, o Options) *Report {
+	rep := &Report{Version: Version, Layers: r.Layers, Keys: map[string]Key{}, Diagnostics: r.Diagnostics}
+	if rep.Layers == nil {
+		rep.Layers = []layers.LayerInfo{}
+	}
+	if req := r.Requirements; req != nil {
+		rep.Requirements = Requirements{Status: string(req.Status), Reason: req.Reason, Path: req.Path,
+			PayloadSHA256: req.PayloadSHA256, Signers: req.Signers, TrustedKeys: req.TrustedKeys,
+			Enforced: r.EnforcedAnchor, Warnings: req.Warnings}
+		if p := req.Policy; p != nil {
+			rep.Requirements.Serial, rep.Requirements.ExpiresAt, rep.Requirements.Org = p.Serial, p.ExpiresAt, p.Org
+		}
+	}
+	if l := r.Locks; l.Policy != nil {
+		rep.Locks = &Locks{DisallowedModes: l.DisallowedModes, Pinned: l.Pinned, MCPRefused: l.MCPRefused, MinSandboxMode: l.MinSandboxMode}
+	}
+	if err := r.Err(); err != nil {
+		rep.Blocking = err.Error()
+	}
+	for _, k := range r.Entries.Keys() {
+		if !matches(k, o.Prefixes) {
+			continue
+		}
+		e := r.Entries[k]
+		secret := !o.ShowSecrets && IsSecretKey(k)
+		val := func(v any) any {
+			if secret && v != nil {
+				return Redacted
+			}
+			return v
+		}
+		key := Key{Value: val(e.Value), Layer: e.Origin.Layer.String(), Source: e.Origin.Source, Line: e.Origin.Line,
+			Column: e.Origin.Column, Pinned: e.Origin.Pinned, Merge: e.Merge}
+		for _, ov := range e.Overrides {
+			key.Overrides = append(key.Overrides, Step{Value: val(ov.Value), Layer: ov.Origin.Layer.String(), Source: ov.Origin.Source, Line: ov.Origin.Line})
+		}
+		if len(e.Contributors) > 1 {
+			for _, c := range e.Contributors {
+				key.Merged = append(key.Merged, Step{Value: val(c.Value), Layer: c.Origin.Layer.String(), Source: c.Origin.Source, Line: c.Origin.Line})
+			}
+		}
+		for _, rf := range e.Refused {
+			key.Refused = append(key.Refused, Refusal{Value: val(rf.Value), Layer: rf.Origin.Layer.String(), Source: rf.Origin.Source, Line: rf.Origin.Line, Reason: rf.Reason})
+		}
+		rep.Keys[k] = key
+		rep.order = append(rep.order, k)
+	}
+	return rep
+}
+
+func matches(key string, prefixes []string) bool {
+	if len(prefixes) == 0 {
+		return true
+	}
+	for _, p := range prefixes {
+		if provenance.HasPrefix(key, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// Redacted stands in for a secret value.
+const Redacted = "<redacted>"
+
+var secretName = regexp.MustCompile(`(?i)(key|secret|token|password|passwd|credential|authorization|cookie)`)
+
+// IsSecretKey reports whether a key's value looks secret: any header or MCP
+// server environment value, any child_env.set value or leaf whose name
+// mentions a key, secret, token, password or credential. Names of
+// environment variables (…_env) are not secrets.
+func IsSecretKey(key string) bool {
+	segs, err := provenance.SplitKey(key)
+	if err != nil || len(segs) == 0 {
+		return true
+	}
+	last := segs[len(segs)-1]
+	for i, s := range segs[:len(segs)-1] {
+		if s == "headers" || (s == "env" && i > 0 && i+1 < len(segs)) {
+			return true
+		}
+	}
+	if strings.HasSuffix(strings.ToLower(last), "_env") {
+		return false
+	}
+	return secretName.MatchString(last)
+}
+
+// JSON renders the report as indented JSON with a trailing newline.
+func (r *Report) JSON() ([]byte, error) {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// KeysInOrder returns the report's keys in sorted order.
+func (r *Report) KeysInOrder() []string {
+	if r.order == nil {
+		for k := range r.Keys {
+			r.order = append(r.order, k)
+		}
+		sort.Strings(r.order)
+	}
+	return r.order
+}

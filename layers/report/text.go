@@ -1,0 +1,166 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+)
+
+// Text writes the report for people. With detail, every key's whole
+// override chain is printed (inspect KEY…).
+func (r *Report) Text(w io.Writer, detail bool) error {
+	var b bytes.Buffer
+	q := r.Requirements
+	fmt.Fprintf(&b, "Requirements: %s\n", q.Status)
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	if q.Path != "" {
+		fmt.Fprintf(tw, "  file\t%s\n", q.Path)
+	}
+	if q.Reason != "" {
+		fmt.Fprintf(tw, "  why\t%s\n", oneLine(q.Reason))
+	}
+	if q.Serial != 0 {
+		fmt.Fprintf(tw, "  serial\t%d\n", q.Serial)
+		fmt.Fprintf(tw, "  expires\t%s\n", q.ExpiresAt)
+		fmt.Fprintf(tw, "  payload sha256\t%s\n", q.PayloadSHA256)
+		fmt.Fprintf(tw, "  signed by\t%s\n", strings.Join(short(q.Signers), ", "))
+	}
+	if len(q.TrustedKeys) > 0 {
+		how := "trusted keys"
+		if q.Enforced {
+			how = "trusted keys (admin anchor)"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\n", how, strings.Join(short(q.TrustedKeys), ", "))
+	}
+	for _, wn := range q.Warnings {
+		fmt.Fprintf(tw, "  warning\t%s\n", oneLine(wn))
+	}
+	tw.Flush()
+	if r.Blocking != "" {
+		fmt.Fprintf(&b, "\nSessions are refused:\n  %s\n", strings.ReplaceAll(r.Blocking, "\n", "\n  "))
+	}
+
+	b.WriteString("\nLayers (lowest first):\n")
+	tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	for _, l := range r.Layers {
+		fmt.Fprintf(tw, "  %s\t%s\t%s", l.Layer, l.Source, l.Status)
+		if l.Reason != "" {
+			fmt.Fprintf(tw, "\t%s", oneLine(l.Reason))
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
+
+	if len(r.Diagnostics) > 0 {
+		b.WriteString("\nDiagnostics:\n")
+		for _, d := range r.Diagnostics {
+			fmt.Fprintf(&b, "  %s\n", oneLine(d.String()))
+		}
+	}
+
+	if l := r.Locks; l != nil && (len(l.DisallowedModes) > 0 || len(l.MCPRefused) > 0 || l.MinSandboxMode != "") {
+		b.WriteString("\nLocks (from requirements):\n")
+		for _, m := range sortedKeys(l.DisallowedModes) {
+			fmt.Fprintf(&b, "  mode %s locked out: %s\n", m, l.DisallowedModes[m])
+		}
+		if l.MinSandboxMode != "" {
+			fmt.Fprintf(&b, "  sandbox at least %s\n", l.MinSandboxMode)
+		}
+		for _, s := range sortedKeys(l.MCPRefused) {
+			fmt.Fprintf(&b, "  MCP server %s will not start: %s\n", s, l.MCPRefused[s])
+		}
+	}
+
+	b.WriteString("\nKeys:\n")
+	if detail {
+		for _, k := range r.KeysInOrder() {
+			e := r.Keys[k]
+			fmt.Fprintf(&b, "  %s = %s\n", k, render(e.Value))
+			fmt.Fprintf(&b, "    set by   %s %s%s\n", e.Layer, loc(e.Source, e.Line), flags(e))
+			for _, m := range e.Merged {
+				fmt.Fprintf(&b, "    merged   %s %s  %s\n", m.Layer, loc(m.Source, m.Line), render(m.Value))
+			}
+			for _, ov := range e.Overrides {
+				fmt.Fprintf(&b, "    overrides %s %s  %s\n", ov.Layer, loc(ov.Source, ov.Line), render(ov.Value))
+			}
+			for _, rf := range e.Refused {
+				fmt.Fprintf(&b, "    refused  %s from %s %s: %s\n", render(rf.Value), rf.Layer, loc(rf.Source, rf.Line), rf.Reason)
+			}
+		}
+	} else {
+		tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		for _, k := range r.KeysInOrder() {
+			e := r.Keys[k]
+			note := strings.TrimSpace(flags(e))
+			if n := len(e.Overrides); n > 0 {
+				ov := e.Overrides[0]
+				note = strings.TrimSpace(note + fmt.Sprintf(" (overrides %s %s", ov.Layer, render(ov.Value)))
+				if n > 1 {
+					note += fmt.Sprintf(" and %d more", n-1)
+				}
+				note += ")"
+			}
+			if len(e.Refused) > 0 {
+				note = strings.TrimSpace(note + fmt.Sprintf(" (refused %s: %s)", render(e.Refused[0].Value), e.Refused[0].Reason))
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", k, render(e.Value), e.Layer, loc(e.Source, e.Line), note)
+		}
+		tw.Flush()
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+func flags(k Key) string {
+	s := ""
+	if k.Pinned {
+		s += " (pinned)"
+	}
+	if k.Merge == "append" || k.Merge == "union" {
+		if len(k.Merged) > 1 {
+			s += " (" + k.Merge + " of " + fmt.Sprint(len(k.Merged)) + " layers)"
+		}
+	}
+	return s
+}
+
+func loc(src string, line int) string {
+	if line > 0 {
+		return fmt.Sprintf("%s:%d", src, line)
+	}
+	return src
+}
+
+func render(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }
+
+func short(ids []string) []string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		if len(id) > 16 {
+			id = id[:16]
+		}
+		out[i] = id
+	}
+	return out
+}
+
+func sortedKeys(m map[string]string) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}

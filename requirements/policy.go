@@ -1,0 +1,317 @@
+// Package requirements reads, checks and verifies the administrator's signed
+// requirements.json: a DSSE envelope whose payload carries hard requirements
+// (locked-out permission modes, an MCP allow-list, pins, extra deny and ask
+// rules, a minimum sandbox mode).
+//
+// Parsing is strict: the size is capped before anything is parsed, and
+// duplicate keys, unknown keys, floats and integers beyond 2^53 are refused.
+// Verification follows the failure matrix of spec/requirements.md: anything
+// unsigned, tampered, signed by an unknown key, malformed, schema-invalid,
+// expired with on_expiry "block", or older than the highest serial this
+// machine has seen is refused and never applied. A refused file falls back to
+// the last-known-good envelope kept in the user's state directory, re-verified
+// from its signed bytes; without one, sessions are refused.
+package requirements
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/oceancode/oceancode/internal/jsonpos"
+	"github.com/oceancode/oceancode/provenance"
+	"github.com/oceancode/oceancode/schema"
+)
+
+// PayloadType is the DSSE payload type of a requirements envelope. A
+// signature over any other type never verifies as requirements.
+const PayloadType = "application/vnd.oceancode.requirements+json"
+
+// MaxSize caps a requirements file (envelope or payload) before parsing.
+const MaxSize = 1 << 20
+
+// Sandbox modes, weakest first.
+var sandboxStrength = map[string]int{"danger-full-access": 0, "workspace-write": 1, "read-only": 2}
+
+// SandboxStronger reports whether sandbox mode a confines more than b.
+func SandboxStronger(a, b string) bool { return sandboxStrength[a] > sandboxStrength[b] }
+
+// Policy is the requirements payload.
+type Policy struct {
+	SchemaVersion            int            `json:"schema_version"`
+	Serial                   int64          `json:"serial,omitempty"`
+	IssuedAt                 string         `json:"issued_at,omitempty"`
+	ExpiresAt                string         `json:"expires_at,omitempty"`
+	OnExpiry                 string         `json:"on_expiry,omitempty"`
+	Org                      string         `json:"org,omitempty"`
+	Threshold                int            `json:"threshold,omitempty"`
+	DisableBypassPermissions bool           `json:"disable_bypass_permissions,omitempty"`
+	AllowedPermissionModes   []string       `json:"allowed_permission_modes,omitempty"`
+	MinSandboxMode           string         `json:"min_sandbox_mode,omitempty"`
+	MCP                      *MCP           `json:"mcp,omitempty"`
+	Pins                     map[string]any `json:"pins,omitempty"`
+	Rules                    *Rules         `json:"rules,omitempty"`
+}
+
+// MCP is the MCP server allow-list. A nil *MCP leaves MCP unrestricted; an
+// empty AllowedServers allows no server at all.
+type MCP struct {
+	AllowedServers []MCPServer `json:"allowed_servers"`
+}
+
+// MCPServer is one allowed server: its name and its identity (a command path,
+// optionally with the SHA-256 of the executable, or a URL).
+type MCPServer struct {
+	Name    string `json:"name"`
+	Command string `json:"command,omitempty"`
+	SHA256  string `json:"sha256,omitempty"`
+	URL     string `json:"url,omitempty"`
+}
+
+// Rules are extra rules requirements add; they can only narrow.
+type Rules struct {
+	Deny []string `json:"deny,omitempty"`
+	Ask  []string `json:"ask,omitempty"`
+}
+
+// Expires returns the parsed expiry (zero when absent).
+func (p *Policy) Expires() time.Time {
+	t, _ := time.Parse(time.RFC3339, p.ExpiresAt)
+	return t
+}
+
+// EffectiveThreshold is the number of distinct trusted signatures the
+// policy requires (at least 1).
+func (p *Policy) EffectiveThreshold() int {
+	if p.Threshold < 1 {
+		return 1
+	}
+	return p.Threshold
+}
+
+// ModeAllowed says whether a permission mode may be selected under this
+// policy, and if not, why.
+func (p *Policy) ModeAllowed(mode string) (bool, string) {
+	if mode == "bypassPermissions" && p.DisableBypassPermissions {
+		return false, "bypassPermissions is locked out by requirements (disable_bypass_permissions)"
+	}
+	if len(p.AllowedPermissionModes) > 0 {
+		for _, m := range p.AllowedPermissionModes {
+			if m == mode {
+				return true, ""
+			}
+		}
+		return false, fmt.Sprintf("%s is not in the requirements' allowed_permission_modes (%s)", mode, strings.Join(p.AllowedPermissionModes, ", "))
+	}
+	return true, ""
+}
+
+// MCPAllowed says whether an MCP server with this name and identity may
+// start. sha256 is the hex digest of the command's executable ("" when the
+// caller has not hashed it; a pinned digest then refuses).
+func (p *Policy) MCPAllowed(name, command, sha256, url string) (bool, string) {
+	if p.MCP == nil {
+		return true, ""
+	}
+	for _, s := range p.MCP.AllowedServers {
+		if s.Name != name {
+			continue
+		}
+		switch {
+		case s.URL != "" && s.URL == url:
+			return true, ""
+		case s.Command != "" && s.Command == command:
+			if s.SHA256 != "" && !strings.EqualFold(s.SHA256, sha256) {
+				return false, fmt.Sprintf("MCP server %q: the executable %s does not match the SHA-256 pinned by requirements", name, command)
+			}
+			return true, ""
+		}
+		return false, fmt.Sprintf("MCP server %q: its identity does not match the requirements allow-list entry (both name and command/URL must match)", name)
+	}
+	if len(p.MCP.AllowedServers) == 0 {
+		return false, fmt.Sprintf("MCP server %q: requirements allow no MCP server", name)
+	}
+	return false, fmt.Sprintf("MCP server %q is not in the requirements MCP allow-list", name)
+}
+
+// ErrInvalid marks a payload that is not a valid requirements policy.
+var ErrInvalid = errors.New("invalid requirements payload")
+
+// InvalidError lists what is wrong with a payload, each with its JSON
+// Pointer and line:column.
+type InvalidError struct {
+	File       string
+	Violations []schema.Violation
+}
+
+func (e *InvalidError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "requirements: %s: %d problem(s)", e.File, len(e.Violations))
+	for _, v := range e.Violations {
+		b.WriteString("\n  ")
+		b.WriteString(v.Error())
+	}
+	return b.String()
+}
+
+func (e *InvalidError) Unwrap() error { return ErrInvalid }
+
+// ParseOptions says how strict Parse is.
+type ParseOptions struct {
+	// File names the payload in messages.
+	File string
+	// Signed requires the fields oceanadmin sign fills in (serial,
+	// issued_at, expires_at): a deployed payload must have them, a policy an
+	// admin is editing need not.
+	Signed bool
+}
+
+// Parse parses a requirements payload strictly.
+func Parse(data []byte, o ParseOptions) (*Policy, error) {
+	file := o.File
+	if file == "" {
+		file = "payload"
+	}
+	if len(data) > MaxSize {
+		return nil, fmt.Errorf("requirements: %s: %d bytes exceeds the %d-byte limit: %w", file, len(data), MaxSize, ErrInvalid)
+	}
+	doc, err := jsonpos.Parse(data, jsonpos.Options{MaxDepth: 32})
+	if err != nil {
+		return nil, fmt.Errorf("requirements: %s: %w: %w", file, err, ErrInvalid)
+	}
+	var viol []schema.Violation
+	viol = append(viol, numberViolations(file, doc)...)
+	viol = append(viol, schema.ValidateValue(schema.Requirements, file, doc)...)
+	if len(viol) == 0 {
+		viol = append(viol, pinViolations(file, doc)...)
+	}
+	var p Policy
+	if len(viol) == 0 {
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.DisallowUnknownFields()
+		dec.UseNumber()
+		if err := dec.Decode(&p); err != nil {
+			return nil, fmt.Errorf("requirements: %s: decode: %w: %w", file, err, ErrInvalid)
+		}
+		if o.Signed {
+			viol = append(viol, signedFieldViolations(file, doc, &p)...)
+		}
+	}
+	if len(viol) > 0 {
+		sort.SliceStable(viol, func(i, j int) bool {
+			if viol[i].Line != viol[j].Line {
+				return viol[i].Line < viol[j].Line
+			}
+			return viol[i].Column < viol[j].Column
+		})
+		return nil, &InvalidError{File: file, Violations: viol}
+	}
+	return &p, nil
+}
+
+func signedFieldViolations(file string, doc *jsonpos.Doc, p *Policy) []schema.Violation {
+	var out []schema.Violation
+	add := func(field, msg string) {
+		pos, _ := doc.Pos("")
+		out = append(out, schema.Violation{File: file, Pointer: "/" + field, Line: pos.Line, Column: pos.Column, Keyword: "required", Message: msg})
+	}
+	if p.Serial < 1 {
+		add("serial", `missing "serial": sign the policy with oceanadmin sign, which fills it in`)
+	}
+	if p.IssuedAt == "" {
+		add("issued_at", `missing "issued_at": sign the policy with oceanadmin sign, which fills it in`)
+	}
+	if p.ExpiresAt == "" {
+		add("expires_at", `missing "expires_at": sign the policy with oceanadmin sign, which fills it in`)
+	}
+	return out
+}
+
+// numberViolations refuses floats and integers beyond ±2^53 anywhere in the
+// payload: a policy's numbers are serials, thresholds and limits, and a value
+// that different JSON readers would round differently is an attack surface.
+func numberViolations(file string, doc *jsonpos.Doc) []schema.Violation {
+	var out []schema.Violation
+	var walk func(ptr string, v any)
+	walk = func(ptr string, v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, c := range v {
+				walk(ptr+"/"+escape(k), c)
+			}
+		case []any:
+			for i, c := range v {
+				walk(fmt.Sprintf("%s/%d", ptr, i), c)
+			}
+		case json.Number:
+			pos, _ := doc.Pos(ptr)
+			s := string(v)
+			if strings.ContainsAny(s, ".eE") {
+				out = append(out, schema.Violation{File: file, Pointer: ptr, Line: pos.Line, Column: pos.Column, Keyword: "integer",
+					Message: fmt.Sprintf("%s is not an integer: requirements allow no fractional or exponent numbers", s)})
+				return
+			}
+			n, err := v.Int64()
+			if err != nil || n > 1<<53 || n < -(1<<53) {
+				out = append(out, schema.Violation{File: file, Pointer: ptr, Line: pos.Line, Column: pos.Column, Keyword: "integer",
+					Message: fmt.Sprintf("%s is beyond ±2^53, which JSON readers cannot all represent exactly", s)})
+			}
+		}
+	}
+	walk("", doc.Value)
+	return out
+}
+
+// pinViolations checks each pin names a real config key and that the value
+// is valid for it, by validating the pins as a config document.
+func pinViolations(file string, doc *jsonpos.Doc) []schema.Violation {
+	root, _ := doc.Value.(map[string]any)
+	pins, _ := root["pins"].(map[string]any)
+	var out []schema.Violation
+	keys := make([]string, 0, len(pins))
+	for k := range pins {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		ptr := "/pins/" + escape(k)
+		pos, _ := doc.Pos(ptr)
+		segs, err := provenance.SplitKey(k)
+		if err != nil {
+			out = append(out, schema.Violation{File: file, Pointer: ptr, Line: pos.Line, Column: pos.Column, Keyword: "pins", Message: err.Error()})
+			continue
+		}
+		cfg := nest(segs, pins[k])
+		b, _ := json.Marshal(cfg)
+		cdoc, err := jsonpos.Parse(b, jsonpos.Options{})
+		if err != nil {
+			continue
+		}
+		for _, v := range schema.ValidateValue(schema.Config, file, cdoc) {
+			msg := v.Message
+			if v.UnknownKey {
+				msg = fmt.Sprintf("pin %q names no config key (%s)", k, v.Message)
+			} else {
+				msg = fmt.Sprintf("pin %q: %s at %s", k, v.Message, v.Pointer)
+			}
+			out = append(out, schema.Violation{File: file, Pointer: ptr, Line: pos.Line, Column: pos.Column, Keyword: "pins", Message: msg})
+		}
+	}
+	return out
+}
+
+func nest(segs []string, v any) map[string]any {
+	m := map[string]any{segs[len(segs)-1]: v}
+	for i := len(segs) - 2; i >= 0; i-- {
+		m = map[string]any{segs[i]: m}
+	}
+	return m
+}
+
+func escape(s string) string {
+	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
+}

@@ -1,0 +1,97 @@
+package requirements
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestParseMessages(t *testing.T) {
+	tests := []struct {
+		name, payload string
+		signed        bool
+		want          []string // substrings of the violations, in order
+	}{
+		{name: "rules.allow refused", payload: `{"schema_version":1,"rules":{"allow":["Bash"]}}`, want: []string{"/rules", "only narrow"}},
+		{name: "pin of an unknown key", payload: `{"schema_version":1,"pins":{"sandbox.mdoe":"x"}}`, want: []string{`/pins/sandbox.mdoe`, `names no config key`}},
+		{name: "pin with a bad value", payload: `{"schema_version":1,"pins":{"sandbox.mode":"off"}}`, want: []string{`/pins/sandbox.mode`, `must be one of`}},
+		{name: "float", payload: `{"schema_version":1,"threshold":1.5}`, want: []string{"/threshold", "not an integer"}},
+		{name: "exponent", payload: `{"schema_version":1,"threshold":1e0}`, want: []string{"/threshold", "not an integer"}},
+		{name: "beyond 2^53", payload: `{"schema_version":1,"serial":9007199254740993}`, want: []string{"/serial", "2^53"}},
+		{name: "duplicate key", payload: `{"schema_version":1,"org":"a","org":"b"}`, want: []string{"duplicate"}},
+		{name: "signed needs serial", payload: `{"schema_version":1}`, signed: true, want: []string{"/serial", "oceanadmin sign"}},
+		{name: "trailing data", payload: `{"schema_version":1} {}`, want: []string{"line 1"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse([]byte(tt.payload), ParseOptions{File: "policy.json", Signed: tt.signed})
+			if !errors.Is(err, ErrInvalid) {
+				t.Fatalf("err = %v, want ErrInvalid", err)
+			}
+			msg := err.Error()
+			at := 0
+			for _, w := range tt.want {
+				i := strings.Index(msg[at:], w)
+				if i < 0 {
+					t.Fatalf("error %q lacks %q (in order)", msg, w)
+				}
+				at += i
+			}
+			if !strings.Contains(msg, "policy.json") {
+				t.Errorf("error %q does not name the file", msg)
+			}
+		})
+	}
+}
+
+func TestParseGood(t *testing.T) {
+	p, err := Parse(payload(7, map[string]any{
+		"allowed_permission_modes": []any{"default", "plan"},
+		"mcp":                      map[string]any{"allowed_servers": []any{map[string]any{"name": "gh", "command": "/usr/bin/gh-mcp"}}},
+	}), ParseOptions{Signed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Serial != 7 || p.Org != "acme" || !p.DisableBypassPermissions || p.Pins["sandbox.mode"] != "workspace-write" {
+		t.Errorf("parsed %+v", p)
+	}
+	if ok, why := p.ModeAllowed("bypassPermissions"); ok || !strings.Contains(why, "locked out") {
+		t.Errorf("bypassPermissions allowed: %v %q", ok, why)
+	}
+	if ok, _ := p.ModeAllowed("acceptEdits"); ok {
+		t.Error("acceptEdits allowed though not in allowed_permission_modes")
+	}
+	if ok, _ := p.ModeAllowed("plan"); !ok {
+		t.Error("plan refused though allowed")
+	}
+}
+
+func TestMCPAllowed(t *testing.T) {
+	p := &Policy{MCP: &MCP{AllowedServers: []MCPServer{
+		{Name: "github", Command: "/usr/local/bin/github-mcp", SHA256: strings.Repeat("ab", 32)},
+		{Name: "docs", URL: "https://mcp.example.com/docs"},
+	}}}
+	tests := []struct {
+		name, srv, cmd, sum, url string
+		ok                       bool
+	}{
+		{"listed command with its hash", "github", "/usr/local/bin/github-mcp", strings.Repeat("ab", 32), "", true},
+		{"listed command, other binary", "github", "/usr/local/bin/github-mcp", strings.Repeat("cd", 32), "", false},
+		{"renamed to a listed name", "github", "/tmp/evil", "", "", false},
+		{"listed url", "docs", "", "", "https://mcp.example.com/docs", true},
+		{"listed name, other url", "docs", "", "", "https://evil.example.com/", false},
+		{"not listed", "other", "/bin/x", "", "", false},
+	}
+	for _, tt := range tests {
+		if ok, why := p.MCPAllowed(tt.srv, tt.cmd, tt.sum, tt.url); ok != tt.ok {
+			t.Errorf("%s: allowed = %v (%s), want %v", tt.name, ok, why, tt.ok)
+		}
+	}
+	none := &Policy{MCP: &MCP{}}
+	if ok, _ := none.MCPAllowed("x", "/bin/x", "", ""); ok {
+		t.Error("an empty allow-list allowed a server")
+	}
+	if ok, _ := (&Policy{}).MCPAllowed("x", "/bin/x", "", ""); !ok {
+		t.Error("no mcp section refused a server")
+	}
+}
