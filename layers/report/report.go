@@ -5,6 +5,7 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"regexp"
 	"sort"
@@ -87,18 +88,61 @@ type Locks struct {
 type Options struct {
 	Prefixes    []string // only keys with these prefixes (none = all)
 	ShowSecrets bool
+	// Abbrev shortens paths: each Dir (and what lies below it) is shown as
+	// its Name, for instance the home directory as "~".
+	Abbrev []Abbrev
+}
+
+// Abbrev is one path abbreviation.
+type Abbrev struct{ Dir, Name string }
+
+// shorten applies the abbreviations to every path-like occurrence in s.
+func (o Options) shorten(s string) string {
+	for _, a := range o.Abbrev {
+		if a.Dir == "" || a.Dir == "/" {
+			continue
+		}
+		var b strings.Builder
+		rest := s
+		for {
+			i := strings.Index(rest, a.Dir)
+			if i < 0 {
+				b.WriteString(rest)
+				break
+			}
+			end := i + len(a.Dir)
+			b.WriteString(rest[:i])
+			if end == len(rest) || rest[end] == '/' || rest[end] == ' ' || rest[end] == ':' || rest[end] == '"' || rest[end] == ')' {
+				b.WriteString(a.Name)
+			} else {
+				b.WriteString(a.Dir)
+			}
+			rest = rest[end:]
+		}
+		s = b.String()
+	}
+	return s
 }
 
 // Build turns a resolved configuration into a report.
 func Build(r *layers.Resolved, o Options) *Report {
-	rep := &Report{Version: Version, Layers: r.Layers, Keys: map[string]Key{}, Diagnostics: r.Diagnostics}
-	if rep.Layers == nil {
-		rep.Layers = []layers.LayerInfo{}
+	sh := o.shorten
+	rep := &Report{Version: Version, Layers: []layers.LayerInfo{}, Keys: map[string]Key{}}
+	for _, l := range r.Layers {
+		l.Source, l.Reason = sh(l.Source), sh(l.Reason)
+		rep.Layers = append(rep.Layers, l)
+	}
+	for _, d := range r.Diagnostics {
+		d.Source, d.Message = sh(d.Source), sh(d.Message)
+		rep.Diagnostics = append(rep.Diagnostics, d)
 	}
 	if req := r.Requirements; req != nil {
-		rep.Requirements = Requirements{Status: string(req.Status), Reason: req.Reason, Path: req.Path,
+		rep.Requirements = Requirements{Status: string(req.Status), Reason: sh(req.Reason), Path: sh(req.Path),
 			PayloadSHA256: req.PayloadSHA256, Signers: req.Signers, TrustedKeys: req.TrustedKeys,
-			Enforced: r.EnforcedAnchor, Warnings: req.Warnings}
+			Enforced: r.EnforcedAnchor}
+		for _, w := range req.Warnings {
+			rep.Requirements.Warnings = append(rep.Requirements.Warnings, sh(w))
+		}
 		if p := req.Policy; p != nil {
 			rep.Requirements.Serial, rep.Requirements.ExpiresAt, rep.Requirements.Org = p.Serial, p.ExpiresAt, p.Org
 		}
@@ -107,7 +151,7 @@ func Build(r *layers.Resolved, o Options) *Report {
 		rep.Locks = &Locks{DisallowedModes: l.DisallowedModes, Pinned: l.Pinned, MCPRefused: l.MCPRefused, MinSandboxMode: l.MinSandboxMode}
 	}
 	if err := r.Err(); err != nil {
-		rep.Blocking = err.Error()
+		rep.Blocking = sh(err.Error())
 	}
 	for _, k := range r.Entries.Keys() {
 		if !matches(k, o.Prefixes) {
@@ -121,18 +165,18 @@ func Build(r *layers.Resolved, o Options) *Report {
 			}
 			return v
 		}
-		key := Key{Value: val(e.Value), Layer: e.Origin.Layer.String(), Source: e.Origin.Source, Line: e.Origin.Line,
+		key := Key{Value: val(e.Value), Layer: e.Origin.Layer.String(), Source: sh(e.Origin.Source), Line: e.Origin.Line,
 			Column: e.Origin.Column, Pinned: e.Origin.Pinned, Merge: e.Merge}
 		for _, ov := range e.Overrides {
-			key.Overrides = append(key.Overrides, Step{Value: val(ov.Value), Layer: ov.Origin.Layer.String(), Source: ov.Origin.Source, Line: ov.Origin.Line})
+			key.Overrides = append(key.Overrides, Step{Value: val(ov.Value), Layer: ov.Origin.Layer.String(), Source: sh(ov.Origin.Source), Line: ov.Origin.Line})
 		}
 		if len(e.Contributors) > 1 {
 			for _, c := range e.Contributors {
-				key.Merged = append(key.Merged, Step{Value: val(c.Value), Layer: c.Origin.Layer.String(), Source: c.Origin.Source, Line: c.Origin.Line})
+				key.Merged = append(key.Merged, Step{Value: val(c.Value), Layer: c.Origin.Layer.String(), Source: sh(c.Origin.Source), Line: c.Origin.Line})
 			}
 		}
 		for _, rf := range e.Refused {
-			key.Refused = append(key.Refused, Refusal{Value: val(rf.Value), Layer: rf.Origin.Layer.String(), Source: rf.Origin.Source, Line: rf.Origin.Line, Reason: rf.Reason})
+			key.Refused = append(key.Refused, Refusal{Value: val(rf.Value), Layer: rf.Origin.Layer.String(), Source: sh(rf.Origin.Source), Line: rf.Origin.Line, Reason: sh(rf.Reason)})
 		}
 		rep.Keys[k] = key
 		rep.order = append(rep.order, k)
@@ -180,11 +224,14 @@ func IsSecretKey(key string) bool {
 
 // JSON renders the report as indented JSON with a trailing newline.
 func (r *Report) JSON() ([]byte, error) {
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(r); err != nil {
 		return nil, err
 	}
-	return append(b, '\n'), nil
+	return b.Bytes(), nil
 }
 
 // KeysInOrder returns the report's keys in sorted order.

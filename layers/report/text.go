@@ -111,7 +111,7 @@ func (r *Report) Text(w io.Writer, detail bool) error {
 		}
 		tw.Flush()
 	}
-	_, err := w.Write(b.Bytes())
+	_, err := w.Write(trimLines(b.Bytes()))
 	return err
 }
 
@@ -136,11 +136,22 @@ func loc(src string, line int) string {
 }
 
 func render(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		return fmt.Sprint(v)
 	}
-	return string(b)
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// trimLines drops the trailing blanks tabwriter leaves after an empty last cell.
+func trimLines(b []byte) []byte {
+	lines := bytes.Split(b, []byte("\n"))
+	for i, l := range lines {
+		lines[i] = bytes.TrimRight(l, " ")
+	}
+	return bytes.Join(lines, []byte("\n"))
 }
 
 func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }

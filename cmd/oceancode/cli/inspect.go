@@ -43,7 +43,7 @@ func runInspect(app *App, o inspectOptions, keys []string) error {
 	if err != nil {
 		return err
 	}
-	rep := report.Build(res, report.Options{Prefixes: keys, ShowSecrets: o.showSecrets})
+	rep := report.Build(res, report.Options{Prefixes: keys, ShowSecrets: o.showSecrets, Abbrev: homeAbbrev(app)})
 	if o.layersOnly {
 		rep.Keys = map[string]report.Key{}
 	}
@@ -56,4 +56,12 @@ func runInspect(app *App, o inspectOptions, keys []string) error {
 		return err
 	}
 	return rep.Text(app.Stdout, len(keys) > 0)
+}
+
+// homeAbbrev shows paths below the home directory as ~/….
+func homeAbbrev(app *App) []report.Abbrev {
+	if h := app.Getenv("HOME"); h != "" {
+		return []report.Abbrev{{Dir: h, Name: "~"}}
+	}
+	return nil
 }

@@ -1,0 +1,120 @@
+package report_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/oceancode/oceancode/layers/layerstest"
+	"github.com/oceancode/oceancode/layers/report"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s differs (-want +got); run go test -update if the change is intended:\n%s", name, diff)
+	}
+}
+
+func TestGoldenAllLayers(t *testing.T) {
+	m := layerstest.Full(t)
+	r := m.Resolve()
+	for _, tc := range []struct {
+		file   string
+		opts   report.Options
+		json   bool
+		detail bool
+	}{
+		{file: "all.txt"},
+		{file: "all.json", json: true},
+		{file: "contested.txt", opts: report.Options{Prefixes: []string{"sandbox.mode", "permission_mode", "permission.bash", "shell.allow"}}, detail: true},
+		{file: "contested.json", opts: report.Options{Prefixes: []string{"sandbox.mode", "permission_mode", "permission.bash", "shell.allow"}}, json: true},
+		{file: "secrets-shown.json", opts: report.Options{Prefixes: []string{"provider"}, ShowSecrets: true}, json: true},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			tc.opts.Abbrev = []report.Abbrev{{Dir: m.Root, Name: "$ROOT"}}
+			rep := report.Build(r, tc.opts)
+			var b bytes.Buffer
+			if tc.json {
+				out, err := rep.JSON()
+				if err != nil {
+					t.Fatal(err)
+				}
+				b.Write(out)
+			} else if err := rep.Text(&b, tc.detail); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, tc.file, b.Bytes())
+		})
+	}
+}
+
+func TestRedaction(t *testing.T) {
+	r := layerstest.Full(t).Resolve()
+	out, _ := report.Build(r, report.Options{}).JSON()
+	if bytes.Contains(out, []byte("sk-secret")) {
+		t.Fatal("a header value leaked into inspect --json")
+	}
+	shown, _ := report.Build(r, report.Options{ShowSecrets: true}).JSON()
+	if !bytes.Contains(shown, []byte("sk-secret")) {
+		t.Fatal("--show-secrets did not show the header")
+	}
+	for key, secret := range map[string]bool{
+		`provider.local.headers.Authorization`: true,
+		`mcp.servers.github.env.GITHUB_TOKEN`:  true,
+		`mcp.servers.github.env.PLAIN`:         true,
+		`child_env.set.AWS_SECRET_ACCESS_KEY`:  true,
+		`child_env.set.EDITOR`:                 false,
+		`provider.local.api_key_env`:           false,
+		`provider.local.base_url`:              false,
+		`sandbox.mode`:                         false,
+		`permission.bash["echo $TOKEN"]`:       true,
+	} {
+		if got := report.IsSecretKey(key); got != secret {
+			t.Errorf("IsSecretKey(%s) = %v, want %v", key, got, secret)
+		}
+	}
+}
+
+// TestJSONShapeStable pins the documented top-level fields of inspect --json.
+func TestJSONShapeStable(t *testing.T) {
+	out, _ := report.Build(layerstest.Full(t).Resolve(), report.Options{}).JSON()
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(out, &top); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"version", "requirements", "layers", "keys"} {
+		if _, ok := top[f]; !ok {
+			t.Errorf("inspect --json lacks %q", f)
+		}
+	}
+	var keys map[string]map[string]json.RawMessage
+	json.Unmarshal(top["keys"], &keys)
+	for _, f := range []string{"value", "layer", "source", "line"} {
+		if _, ok := keys["sandbox.mode"][f]; !ok {
+			t.Errorf("key entries lack %q", f)
+		}
+	}
+	if !strings.Contains(string(top["requirements"]), `"payload_sha256"`) {
+		t.Error("requirements block lacks payload_sha256")
+	}
+}
