@@ -29,10 +29,10 @@ const (
 
 // Sentinel causes a refusal wraps, for callers and tests that branch on them.
 var (
-	ErrExpired   = errors.New("requirements expired")
-	ErrRollback  = errors.New("requirements rollback")
-	ErrTooLarge  = errors.New("requirements file too large")
-	ErrThreshold = errors.New("requirements threshold not met")
+	ErrExpired   = errors.New("expired")
+	ErrRollback  = errors.New("rollback")
+	ErrTooLarge  = errors.New("file too large")
+	ErrThreshold = errors.New("threshold not met")
 )
 
 // Options are the inputs of Load.
@@ -62,8 +62,10 @@ type Result struct {
 	PayloadSHA256 string
 	// Signers are the trusted key IDs whose signatures verified.
 	Signers []string
-	// TrustedKeys are the IDs requirements were checked against.
+	// TrustedKeys are the IDs requirements were checked against, and
+	// TrustSource where they came from.
 	TrustedKeys []string
+	TrustSource string
 	// Warnings are non-fatal remarks (expiry soon, anchor notes, state).
 	Warnings []string
 }
@@ -80,7 +82,7 @@ func Load(o Options) *Result {
 	if now.IsZero() {
 		now = time.Now()
 	}
-	r := &Result{Path: o.Path, TrustedKeys: o.Anchors.KeyIDs()}
+	r := &Result{Path: o.Path, TrustedKeys: o.Anchors.KeyIDs(), TrustSource: o.Anchors.Source}
 	r.Warnings = append(r.Warnings, o.Anchors.Notes...)
 	if o.Anchors.Err != nil {
 		r.refuse(fmt.Errorf("the trust anchor cannot be used, so no policy can be verified: %w", o.Anchors.Err))
@@ -159,7 +161,7 @@ func Verify(data []byte, file string, a Anchors, now time.Time) (*Policy, []stri
 		return nil, nil, "", err
 	}
 	if c.expired {
-		return c.policy, c.signers, c.sha, fmt.Errorf("requirements: %s: policy serial %d expired at %s (on_expiry warn): %w", file, c.policy.Serial, c.policy.ExpiresAt, ErrExpired)
+		return c.policy, c.signers, c.sha, fmt.Errorf("requirements: %s: %w: policy serial %d expired at %s (on_expiry warn: agents still apply it)", file, ErrExpired, c.policy.Serial, c.policy.ExpiresAt)
 	}
 	return c.policy, c.signers, c.sha, nil
 }
@@ -181,15 +183,15 @@ func verify(data []byte, file string, a Anchors, now time.Time) (*candidate, err
 		return nil, err
 	}
 	if n := p.EffectiveThreshold(); len(v.Signers) < n {
-		return nil, fmt.Errorf("requirements: %s: policy requires %d signatures from distinct trusted keys, %d verified (%s): add signatures with oceanadmin sign -k … -k …: %w",
-			file, n, len(v.Signers), strings.Join(shortIDs(v.Signers), ", "), ErrThreshold)
+		return nil, fmt.Errorf("requirements: %s: %w: the policy requires %d signatures from distinct trusted keys, %d verified (%s): add signatures with oceanadmin sign --append -k …",
+			file, ErrThreshold, n, len(v.Signers), strings.Join(shortIDs(v.Signers), ", "))
 	}
 	sum := sha256.Sum256(v.Payload)
 	c := &candidate{policy: p, data: data, sha: hex.EncodeToString(sum[:]), signers: v.Signers}
 	if exp := p.Expires(); !now.Before(exp) {
 		if p.OnExpiry != "warn" {
-			return nil, fmt.Errorf("requirements: %s: policy serial %d expired at %s and its on_expiry is %q: ask your administrator for a renewed requirements.json: %w",
-				file, p.Serial, p.ExpiresAt, orDefault(p.OnExpiry, "block"), ErrExpired)
+			return nil, fmt.Errorf("requirements: %s: %w: policy serial %d expired at %s and its on_expiry is %q: ask your administrator for a renewed requirements.json",
+				file, ErrExpired, p.Serial, p.ExpiresAt, orDefault(p.OnExpiry, "block"))
 		}
 		c.expired = true
 	}
@@ -249,7 +251,7 @@ func readCapped(path string) ([]byte, error) {
 		return nil, fmt.Errorf("read requirements %s: %w", path, err)
 	}
 	if len(data) > MaxSize {
-		return nil, fmt.Errorf("read requirements %s: larger than %d bytes: %w", path, MaxSize, ErrTooLarge)
+		return nil, fmt.Errorf("read requirements %s: %w: larger than %d bytes", path, ErrTooLarge, MaxSize)
 	}
 	return data, nil
 }

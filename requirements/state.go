@@ -58,11 +58,11 @@ func (s *state) check(fp string, c *candidate) error {
 	}
 	switch {
 	case c.policy.Serial < rec.Serial:
-		return fmt.Errorf("requirements: serial %d is lower than serial %d already applied on this machine (rollback): deploy the current policy: %w",
-			c.policy.Serial, rec.Serial, ErrRollback)
+		return fmt.Errorf("requirements: %w: serial %d is lower than serial %d already applied on this machine: deploy the current policy",
+			ErrRollback, c.policy.Serial, rec.Serial)
 	case c.policy.Serial == rec.Serial && c.sha != rec.PayloadSHA256:
-		return fmt.Errorf("requirements: serial %d was already applied on this machine with different content (payload sha256 %s…, now %s…): re-sign with a higher serial: %w",
-			c.policy.Serial, rec.PayloadSHA256[:12], c.sha[:12], ErrRollback)
+		return fmt.Errorf("requirements: %w: serial %d was already applied on this machine with different content (payload sha256 %s…, now %s…): re-sign with a higher serial",
+			ErrRollback, c.policy.Serial, rec.PayloadSHA256[:12], c.sha[:12])
 	}
 	return nil
 }

@@ -41,6 +41,7 @@ type Requirements struct {
 	ExpiresAt     string   `json:"expires_at,omitempty"`
 	Org           string   `json:"org,omitempty"`
 	TrustedKeys   []string `json:"trusted_keys,omitempty"`
+	TrustSource   string   `json:"trust_source,omitempty"`
 	Enforced      bool     `json:"enforced_by_admin_anchor,omitempty"`
 	Warnings      []string `json:"warnings,omitempty"`
 }
@@ -139,7 +140,7 @@ func Build(r *layers.Resolved, o Options) *Report {
 	if req := r.Requirements; req != nil {
 		rep.Requirements = Requirements{Status: string(req.Status), Reason: sh(req.Reason), Path: sh(req.Path),
 			PayloadSHA256: req.PayloadSHA256, Signers: req.Signers, TrustedKeys: req.TrustedKeys,
-			Enforced: r.EnforcedAnchor}
+			TrustSource: sh(req.TrustSource), Enforced: r.EnforcedAnchor}
 		for _, w := range req.Warnings {
 			rep.Requirements.Warnings = append(rep.Requirements.Warnings, sh(w))
 		}
@@ -234,9 +235,15 @@ func (r *Report) JSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
+// DropKeys removes every key (inspect --layers).
+func (r *Report) DropKeys() {
+	r.Keys = map[string]Key{}
+	r.order = []string{}
+}
+
 // KeysInOrder returns the report's keys in sorted order.
 func (r *Report) KeysInOrder() []string {
-	if r.order == nil {
+	if r.order == nil && len(r.Keys) > 0 {
 		for k := range r.Keys {
 			r.order = append(r.order, k)
 		}

@@ -34,7 +34,11 @@ func (r *Report) Text(w io.Writer, detail bool) error {
 		if q.Enforced {
 			how = "trusted keys (admin anchor)"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\n", how, strings.Join(short(q.TrustedKeys), ", "))
+		fmt.Fprintf(tw, "  %s\t%s", how, strings.Join(short(q.TrustedKeys), ", "))
+		if q.TrustSource != "" {
+			fmt.Fprintf(tw, " (from %s)", q.TrustSource)
+		}
+		fmt.Fprintln(tw)
 	}
 	for _, wn := range q.Warnings {
 		fmt.Fprintf(tw, "  warning\t%s\n", oneLine(wn))
@@ -75,7 +79,9 @@ func (r *Report) Text(w io.Writer, detail bool) error {
 		}
 	}
 
-	b.WriteString("\nKeys:\n")
+	if len(r.KeysInOrder()) > 0 {
+		b.WriteString("\nKeys:\n")
+	}
 	if detail {
 		for _, k := range r.KeysInOrder() {
 			e := r.Keys[k]

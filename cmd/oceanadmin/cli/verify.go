@@ -83,7 +83,7 @@ func runVerify(app *App, o verifyOptions, file string) error {
 		var data []byte
 		data, err = os.ReadFile(file)
 		if err == nil && len(data) > requirements.MaxSize {
-			err = fmt.Errorf("read %s: larger than %d bytes: %w", file, requirements.MaxSize, requirements.ErrTooLarge)
+			err = fmt.Errorf("read %s: %w: larger than %d bytes", file, requirements.ErrTooLarge, requirements.MaxSize)
 		}
 		if err == nil {
 			var signers []string

@@ -45,7 +45,7 @@ func runInspect(app *App, o inspectOptions, keys []string) error {
 	}
 	rep := report.Build(res, report.Options{Prefixes: keys, ShowSecrets: o.showSecrets, Abbrev: homeAbbrev(app)})
 	if o.layersOnly {
-		rep.Keys = map[string]report.Key{}
+		rep.DropKeys()
 	}
 	if o.json {
 		b, err := rep.JSON()
