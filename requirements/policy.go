@@ -183,9 +183,16 @@ func Parse(data []byte, o ParseOptions) (*Policy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("requirements: %s: %w: %w", file, err, ErrInvalid)
 	}
-	var viol []schema.Violation
-	viol = append(viol, numberViolations(file, doc)...)
-	viol = append(viol, schema.ValidateValue(schema.Requirements, file, doc)...)
+	viol := schema.ValidateValue(schema.Requirements, file, doc)
+	flagged := map[string]bool{}
+	for _, v := range viol {
+		flagged[v.Pointer] = true
+	}
+	for _, v := range numberViolations(file, doc) {
+		if !flagged[v.Pointer] {
+			viol = append(viol, v)
+		}
+	}
 	if len(viol) == 0 {
 		viol = append(viol, pinViolations(file, doc)...)
 	}

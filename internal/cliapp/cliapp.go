@@ -109,5 +109,10 @@ func ExitCode(err error, app *App, name string, classify func(error) int) int {
 // our code runs: an unknown sub-command or flag.
 func isCobraUsageError(err error) bool {
 	s := err.Error()
-	return strings.HasPrefix(s, "unknown command ") || strings.HasPrefix(s, "unknown flag") || strings.HasPrefix(s, "unknown shorthand flag")
+	for _, p := range []string{"unknown command ", "unknown flag", "unknown shorthand flag", "required flag(s) ", "invalid argument "} {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
 }

@@ -1,0 +1,62 @@
+package permission
+
+import (
+	"testing"
+
+	"github.com/oceancode/oceancode/provenance"
+)
+
+// benchConfig is a typical config: ~20 rules across two layers.
+func benchConfig(b *testing.B) Config {
+	proj := provenance.Origin{Layer: provenance.Project, Source: ".oceancode/oceancode.json", Line: 3}
+	specs := []struct {
+		s string
+		a Action
+	}{
+		{"Bash(*)", Ask}, {"Bash(npm test)", Allow}, {"Bash(npm run:*)", Allow}, {"Bash(go test:*)", Allow},
+		{"Bash(go build:*)", Allow}, {"Bash(make:*)", Allow}, {"Bash(git push:*)", Ask}, {"Bash(rm:*)", Ask},
+		{"Bash(curl:*)", Deny}, {"Bash(docker:*)", Ask}, {"Bash(npm publish:*)", Deny},
+		{"Edit(src/**)", Allow}, {"Edit(vendor/**)", Deny}, {"Edit(*.lock)", Ask}, {"Read(secrets/**)", Deny},
+		{"Read(*.pem)", Deny}, {"mcp(github/*)", Allow}, {"mcp(github/delete_repo)", Deny},
+		{"external_directory(/tmp/**)", Allow}, {"webfetch(https://pkg.go.dev/*)", Allow},
+	}
+	var rules []Rule
+	for _, s := range specs {
+		rule, err := ParseRule(s.s, s.a, proj)
+		if err != nil {
+			b.Fatal(err)
+		}
+		rules = append(rules, rule)
+	}
+	return Config{Rules: rules}
+}
+
+func BenchmarkEvaluateBash(b *testing.B) {
+	e, err := New(benchConfig(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var ap Approvals
+	c := Call{Tool: "bash", Pattern: "go test ./... && git status", Approvals: &ap,
+		Shell: &ShellVerdict{Verdict: "ask", Segments: []string{"go test ./...", "git status"}, Verdicts: []string{"ask", "safe"}}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if d := e.Evaluate(c); d.Action != Allow {
+			b.Fatal(d.Explain())
+		}
+	}
+}
+
+func BenchmarkEvaluateEdit(b *testing.B) {
+	e, err := New(benchConfig(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := Call{Tool: "write", Pattern: "src/agent/permission/engine.go"}
+	b.ReportAllocs()
+	for b.Loop() {
+		if d := e.Evaluate(c); d.Action != Allow {
+			b.Fatal(d.Explain())
+		}
+	}
+}

@@ -1,0 +1,96 @@
+// Package clitest runs end-to-end scripts (testscript .txtar files) against
+// both binaries, oceancode and oceanadmin, as real subprocesses: stdout,
+// stderr and exit codes are asserted exactly as users see them.
+package clitest
+
+import (
+	"context"
+	"errors"
+	"os/exec"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	admincli "github.com/oceancode/oceancode/cmd/oceanadmin/cli"
+	agentcli "github.com/oceancode/oceancode/cmd/oceancode/cli"
+	"github.com/oceancode/oceancode/layers"
+)
+
+// testManagedDir points the test binary (never the real one) at a managed
+// dir inside the script's work dir, so scripts never read /etc/oceancode.
+const testManagedDir = "OC_TEST_MANAGED_DIR"
+
+func TestMain(m *testing.M) {
+	if d := os.Getenv(testManagedDir); d != "" {
+		layers.SystemManagedDir = d
+	}
+	testscript.Main(m, map[string]func(){
+		"oceancode": func() {
+			os.Exit(agentcli.Main(context.Background(), os.Args[1:], agentcli.StdIO()))
+		},
+		"oceanadmin": func() {
+			os.Exit(admincli.Main(context.Background(), os.Args[1:], admincli.StdIO()))
+		},
+	})
+}
+
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir: filepath.Join("testdata", "script"),
+		Setup: func(e *testscript.Env) error {
+			home := filepath.Join(e.WorkDir, "home")
+			e.Setenv("HOME", home)
+			e.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+			e.Setenv("XDG_STATE_HOME", filepath.Join(home, ".local", "state"))
+			e.Setenv(testManagedDir, filepath.Join(e.WorkDir, "etc", "oceancode"))
+			return os.MkdirAll(filepath.Join(e.WorkDir, "etc", "oceancode"), 0o755)
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// tamper FILE OFFSET: flip the low bit of one byte of FILE.
+			"tamper": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 2 {
+					ts.Fatalf("usage: tamper FILE OFFSET")
+				}
+				p := ts.MkAbs(args[0])
+				data, err := os.ReadFile(p)
+				ts.Check(err)
+				off, err := strconv.Atoi(args[1])
+				ts.Check(err)
+				data[off] ^= 1
+				ts.Check(os.WriteFile(p, data, 0o644))
+			},
+			// exits N PROG ARGS...: run PROG and require exit status N
+			// (stdout and stderr are kept for the following assertions).
+			"exits": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) < 2 {
+					ts.Fatalf("usage: exits N PROG [ARGS...]")
+				}
+				want, err := strconv.Atoi(args[0])
+				ts.Check(err)
+				got := 0
+				if err := ts.Exec(args[1], args[2:]...); err != nil {
+					var ee *exec.ExitError
+					if !errors.As(err, &ee) {
+						ts.Fatalf("run %s: %v", args[1], err)
+					}
+					got = ee.ExitCode()
+				}
+				if got != want {
+					ts.Fatalf("%s exited %d, want %d", args[1], got, want)
+				}
+			},
+			// chmod MODE FILE
+			"chmod": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 2 {
+					ts.Fatalf("usage: chmod MODE FILE")
+				}
+				mode, err := strconv.ParseUint(args[0], 8, 32)
+				ts.Check(err)
+				ts.Check(os.Chmod(ts.MkAbs(args[1]), os.FileMode(mode)))
+			},
+		},
+	})
+}
