@@ -6,8 +6,8 @@ package clitest
 import (
 	"context"
 	"errors"
-	"os/exec"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"

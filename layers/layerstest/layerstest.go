@@ -29,7 +29,10 @@ type Machine struct {
 	Home       string
 	ManagedDir string
 	Env        map[string]string
-	Key        signing.PrivateKey
+	Key        signing.PrivateKey // the admin key: trusted by Anchor, signs Policy
+	// Extra keys also sign Policy and are trusted by Anchor (rotation,
+	// thresholds).
+	Extra []signing.PrivateKey
 }
 
 // New creates an empty machine with a project and an admin key (not yet
@@ -92,7 +95,16 @@ func (m *Machine) DropIn(name, s string) string {
 // Anchor writes the admin trust anchor with the machine's key (root-owned,
 // 0644): requirements are then enforced.
 func (m *Machine) Anchor() string {
-	return m.write(filepath.Join(m.ManagedDir, requirements.AnchorFile), m.Key.Public().String()+"\n")
+	return m.write(filepath.Join(m.ManagedDir, requirements.AnchorFile), m.PublicKeys())
+}
+
+// PublicKeys returns the trusted key list (one key per line).
+func (m *Machine) PublicKeys() string {
+	s := m.Key.Public().String() + "\n"
+	for _, k := range m.Extra {
+		s += k.Public().String() + "\n"
+	}
+	return s
 }
 
 // Policy returns a signed envelope over the payload fields given, filling in
@@ -108,7 +120,7 @@ func (m *Machine) Policy(serial int64, fields map[string]any) []byte {
 	if err != nil {
 		m.t.Fatal(err)
 	}
-	env, err := signing.Sign(requirements.PayloadType, body, m.Key)
+	env, err := signing.Sign(requirements.PayloadType, body, append([]signing.PrivateKey{m.Key}, m.Extra...)...)
 	if err != nil {
 		m.t.Fatal(err)
 	}
