@@ -1,0 +1,69 @@
+package shellguard
+
+import (
+	"strings"
+	"testing"
+)
+
+func benchClassifier(b *testing.B) *Classifier {
+	c, err := New(Config{ProjectRoot: "/home/u/proj", Home: "/home/u",
+		Allow: []Rule{{Pattern: "npm test:*"}, {Pattern: "go test:*"}},
+		Deny:  []Rule{{Pattern: "git push:*"}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return c
+}
+
+func benchClassify(b *testing.B, cmd string) {
+	c := benchClassifier(b)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(cmd)))
+	b.ResetTimer()
+	for b.Loop() {
+		_ = c.Classify(cmd, "")
+	}
+}
+
+// BenchmarkClassifyTypical: a typical agent command.
+func BenchmarkClassifyTypical(b *testing.B) {
+	benchClassify(b, "git status && go test ./... 2>&1 | tail -n 20")
+}
+
+// BenchmarkClassifySimple: one read-only command.
+func BenchmarkClassifySimple(b *testing.B) {
+	benchClassify(b, "git status")
+}
+
+// BenchmarkClassifyFloorWrapped: a floor command behind wrappers and bash -c.
+func BenchmarkClassifyFloorWrapped(b *testing.B) {
+	benchClassify(b, `sudo -u root timeout 5 env FOO=1 bash -lc 'cd / && rm -rf --no-preserve-root "/"'`)
+}
+
+// BenchmarkClassifyLong: a 2 KB script.
+func BenchmarkClassifyLong(b *testing.B) {
+	benchClassify(b, longScript())
+}
+
+func longScript() string {
+	var sb strings.Builder
+	lines := []string{
+		"set -euo pipefail",
+		`for f in $(git ls-files '*.go'); do gofmt -l "$f"; done`,
+		"if [ -d build ]; then rm -rf build; fi",
+		"mkdir -p build && cd build",
+		`cmake .. -DCMAKE_BUILD_TYPE=Release > /dev/null 2>&1 || { echo "cmake failed"; exit 1; }`,
+		"make -j8 2>&1 | tee build.log | grep -E 'error|warning' | head -n 50",
+		`export VERSION="$(git describe --tags --always)"`,
+		"find . -name '*.o' -newer Makefile | xargs -r ls -la",
+		`case "$VERSION" in v*) echo release ;; *) echo dev ;; esac`,
+		"git log --oneline -n 20 | awk '{print $1}' | sort | uniq -c",
+	}
+	for sb.Len() < 2048 {
+		for _, l := range lines {
+			sb.WriteString(l)
+			sb.WriteByte('\n')
+		}
+	}
+	return sb.String()
+}

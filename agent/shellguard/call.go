@@ -1,0 +1,413 @@
+package shellguard
+
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// segIn carries what the walker knows about a segment besides its words.
+type segIn struct {
+	raw      string
+	redirs   []string
+	write    string // a file the segment's redirections write
+	device   string // a block device the segment's redirections write
+	shape    string // preset floor shape
+	reason   string // preset reason
+	unparsed bool   // from the raw scan of unparsable input
+	expr     bool   // [[ ]], (( )), let
+	decl     bool   // export, declare, local, readonly
+	assign   bool   // NAME=value alone
+	unknown  bool   // a node kind the walker does not know
+	ask      string // preset ask reason
+}
+
+func (w *walker) call(s *syntax.Stmt, ce *syntax.CallExpr, x ctx, r stmtRedirs) {
+	danger := ""
+	for _, a := range ce.Assigns {
+		if a.Array != nil {
+			w.walkNodeSubsts(a.Array, x)
+		}
+		if a.Index != nil {
+			w.walkNodeSubsts(a.Index, x)
+		}
+		var v []word
+		if a.Value != nil {
+			v = []word{w.evalOne(a.Value, x)}
+		}
+		if a.Name == nil {
+			continue
+		}
+		if dangerousEnv(a.Name.Value) && danger == "" {
+			danger = a.Name.Value
+		}
+		if len(ce.Args) == 0 && a.Array == nil && a.Index == nil && !a.Append {
+			if len(v) == 1 {
+				w.assignVar(a.Name.Value, v[0].val, v[0].known, x.cond)
+			} else if a.Value == nil {
+				w.assignVar(a.Name.Value, "", true, x.cond)
+			} else {
+				w.assignVar(a.Name.Value, "", false, x.cond)
+			}
+		}
+	}
+	args, mark := w.evalWords(ce.Args, x)
+	defer w.popWords(mark)
+	in := segIn{raw: w.slice(s), redirs: r.texts, write: r.write, device: r.device}
+	if r.hasStdin {
+		x.stdin, x.hasStdin, x.stdinDL = r.stdin, true, false
+	}
+	if len(args) == 0 {
+		in.assign = true
+		w.emit(nil, x, in, peeled{danger: danger})
+		return
+	}
+	w.simple(args, x, in, danger)
+}
+
+// simple peels wrappers off one command and classifies it, recursing into
+// the scripts it runs (bash -c, eval, here-docs fed to a shell, find -exec).
+func (w *walker) simple(args []word, x ctx, in segIn, danger string) {
+	p := w.peel(args)
+	if p.danger == "" {
+		p.danger = danger
+	}
+	argv := p.argv
+	name := cmdName(argv[0])
+	lname := strings.ToLower(name)
+
+	if p.xargs && x.hasStdin {
+		argv = xargsInput(argv, x.stdin, p.xargsRepl)
+		p.argv = argv
+	}
+
+	inner := func(extra string) ctx {
+		y := ctx{redirs: x.redirs, write: x.write, danger: x.danger}
+		if p.danger != "" {
+			y.danger = p.danger
+		}
+		y.wrappers = append(append(append([]string(nil), x.wrappers...), p.wrappers...), extra)
+		y.layers = append(append(append([]string(nil), x.layers...), p.layers...), joinText(argv))
+		if len(in.redirs) > 0 {
+			y.redirs = append(append([]string(nil), x.redirs...), in.redirs...)
+		}
+		if in.write != "" {
+			y.write = in.write
+		}
+		return y
+	}
+
+	switch {
+	case isShell(lname):
+		sa := shellArgs(argv)
+		switch {
+		case sa.code > 0:
+			cw := argv[sa.code]
+			if cw.dl {
+				in.shape, in.reason = ShapePipeToShell, "floor: "+quote(joinText(argv))+" runs a downloaded script"
+				break
+			}
+			w.emitUnlessFloor(in, x, p)
+			w.code(w.wordCode(cw), inner(name+" -c"), false)
+			return
+		case sa.script > 0:
+			if argv[sa.script].dl {
+				in.shape, in.reason = ShapePipeToShell, "floor: "+quote(joinText(argv))+" runs a downloaded script"
+			}
+		default: // the program comes from stdin
+			if x.stdinDL {
+				in.shape, in.reason = ShapePipeToShell, "floor: "+quote(joinText(argv))+" runs a script piped from a download"
+				break
+			}
+			if x.hasStdin {
+				w.emitUnlessFloor(in, x, p)
+				w.code(x.stdin, inner(name+" <<stdin"), false)
+				return
+			}
+		}
+	case lname == "eval":
+		code := make([]string, 0, len(argv)-1)
+		for _, a := range argv[1:] {
+			if a.dl {
+				in.shape, in.reason = ShapePipeToShell, "floor: "+quote(joinText(argv))+" evaluates a download"
+			}
+			code = append(code, w.wordCode(a))
+		}
+		if in.shape == "" && len(code) > 0 {
+			w.emitUnlessFloor(in, x, p)
+			w.code(strings.Join(code, " "), inner("eval"), true)
+			return
+		}
+	case lname == "source" || lname == ".":
+		for _, a := range argv[1:] {
+			if a.dl || (x.stdinDL && (a.val == "/dev/stdin" || a.val == "-" || a.val == "/proc/self/fd/0")) {
+				in.shape, in.reason = ShapePipeToShell, "floor: "+quote(joinText(argv))+" sources a download"
+			}
+		}
+	case isInterpreter(lname):
+		for _, a := range argv[1:] {
+			if a.dl {
+				in.shape, in.reason = ShapePipeToShell, "floor: "+quote(joinText(argv))+" runs a downloaded program"
+			}
+		}
+		if x.stdinDL && readsProgramFromStdin(argv) {
+			in.shape, in.reason = ShapePipeToShell, "floor: "+quote(joinText(argv))+" runs a program piped from a download"
+		}
+	case lname == "su":
+		p.elevated = true
+		for i := 1; i < len(argv); i++ {
+			v := argv[i].val
+			if (v == "-c" || v == "--command") && i+1 < len(argv) {
+				w.code(w.wordCode(argv[i+1]), inner("su -c"), false)
+			} else if strings.HasPrefix(v, "--command=") {
+				w.code(v[len("--command="):], inner("su -c"), false)
+			}
+		}
+	case lname == "trap" && len(argv) >= 3:
+		if c := argv[1]; c.val != "-" && c.val != "" {
+			w.code(w.wordCode(c), inner("trap"), false)
+		}
+	case lname == "alias":
+		for _, a := range argv[1:] {
+			if _, v, ok := strings.Cut(a.val, "="); ok && a.known {
+				w.code(v, inner("alias"), false)
+			}
+		}
+	case lname == "find":
+		w.findExec(argv, inner)
+	case lname == "watch":
+		// watch runs its arguments with sh -c.
+		i := 1
+		for i < len(argv) && strings.HasPrefix(argv[i].val, "-") {
+			if v := argv[i].val; v == "-n" || v == "-d" || v == "--interval" || v == "-q" {
+				i++
+			}
+			i++
+		}
+		if i < len(argv) {
+			parts := make([]string, 0, len(argv)-i)
+			for _, a := range argv[i:] {
+				parts = append(parts, w.wordCode(a))
+			}
+			w.code(strings.Join(parts, " "), inner("watch"), false)
+		}
+	}
+	w.emit(argv, x, in, p)
+	if lname == "cd" || lname == "pushd" || lname == "popd" {
+		w.chdir(argv)
+	}
+}
+
+// emitUnlessFloor emits the wrapper command itself only when it is a floor
+// hit on its own (rare: the script is classified separately).
+func (w *walker) emitUnlessFloor(in segIn, x ctx, p peeled) {
+	if in.device != "" {
+		w.emit(nil, x, segIn{raw: in.raw, redirs: in.redirs, device: in.device}, p)
+	}
+}
+
+// wordCode is the shell text of a word to re-parse as code.
+func (w *walker) wordCode(a word) string {
+	if a.known || a.node == nil {
+		return a.val
+	}
+	return w.codeText(a.node)
+}
+
+// code parses src as a nested script and walks it. persist: cd and
+// variables carry over (eval); otherwise the script runs in a child.
+func (w *walker) code(src string, x ctx, persist bool) {
+	if w.depth >= maxDepth {
+		w.emit([]word{{val: src, text: src}}, x, segIn{raw: src, ask: "ask: scripts are nested too deeply to inspect"}, peeled{})
+		return
+	}
+	w.depth++
+	old, cwd := w.src, w.cwd
+	w.src = src
+	f, err := parse(src)
+	if err != nil {
+		w.recover(src, x)
+		w.src = src
+		w.emit([]word{{val: src, text: src}}, x, segIn{raw: src, ask: "ask: nested script does not parse: " + err.Error()}, peeled{})
+	} else {
+		w.stmts(f.Stmts, x)
+	}
+	w.src = old
+	w.depth--
+	if !persist {
+		w.cwd = cwd
+	}
+}
+
+// findExec classifies the commands find -exec/-execdir/-ok/-okdir run.
+func (w *walker) findExec(argv []word, inner func(string) ctx) {
+	for i := 1; i < len(argv); i++ {
+		switch argv[i].val {
+		case "-exec", "-execdir", "-ok", "-okdir":
+			j := i + 1
+			for j < len(argv) && argv[j].val != ";" && argv[j].val != "+" {
+				j++
+			}
+			if j > i+1 {
+				sub := append([]word(nil), argv[i+1:j]...)
+				w.simple(sub, inner("find "+argv[i].val), segIn{raw: joinText(sub)}, "")
+			}
+			i = j
+		}
+	}
+}
+
+// xargsInput appends the words of a static stdin (echo / | xargs rm -rf)
+// to the command, or substitutes them for the -I replacement string.
+func xargsInput(argv []word, stdin, repl string) []word {
+	items := strings.Fields(stdin)
+	if len(items) == 0 {
+		return argv
+	}
+	out := append([]word(nil), argv...)
+	if repl == "" {
+		for _, it := range items {
+			out = append(out, word{val: it, text: it, known: true})
+		}
+		return out
+	}
+	for i := range out {
+		if strings.Contains(out[i].val, repl) {
+			v := strings.ReplaceAll(out[i].val, repl, items[0])
+			out[i] = word{val: v, text: v, known: out[i].known}
+		}
+	}
+	return out
+}
+
+func isShell(name string) bool {
+	switch name {
+	case "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh", "tcsh", "yash", "posh", "rbash":
+		return true
+	}
+	return false
+}
+
+func isInterpreter(name string) bool {
+	switch name {
+	case "perl", "ruby", "node", "nodejs", "php", "lua", "deno", "bun", "tclsh", "osascript", "pwsh":
+		return true
+	}
+	return strings.HasPrefix(name, "python") || strings.HasPrefix(name, "pypy")
+}
+
+// shellArgsInfo locates the -c script or script file of a shell command.
+type shellArgsInfo struct {
+	code   int // index of the -c string, 0 if none
+	script int // index of the script file, 0 if none
+}
+
+func shellArgs(argv []word) shellArgsInfo {
+	var r shellArgsInfo
+	hasC := false
+	i := 1
+	for i < len(argv) {
+		a := argv[i]
+		if !a.known {
+			break
+		}
+		v := a.val
+		if v == "--" || v == "-" {
+			i++
+			break
+		}
+		if len(v) < 2 || (v[0] != '-' && v[0] != '+') {
+			break
+		}
+		i++
+		if strings.HasPrefix(v, "--") {
+			switch v {
+			case "--rcfile", "--init-file":
+				i++
+			case "--command":
+				hasC = true
+			}
+			continue
+		}
+		for j := 1; j < len(v); j++ {
+			switch v[j] {
+			case 'c':
+				hasC = true
+			case 'o', 'O':
+				if j == len(v)-1 {
+					i++
+				}
+			}
+		}
+	}
+	if i < len(argv) {
+		if hasC {
+			r.code = i
+		} else {
+			r.script = i
+		}
+	}
+	return r
+}
+
+// readsProgramFromStdin reports whether an interpreter reads its program
+// from stdin: no -c/-e code and no script operand (or "-").
+func readsProgramFromStdin(argv []word) bool {
+	for i := 1; i < len(argv); i++ {
+		v := argv[i].val
+		if !argv[i].known {
+			return false
+		}
+		if v == "-" || v == "-s" {
+			return true
+		}
+		if strings.HasPrefix(v, "--") {
+			switch v {
+			case "--eval", "--print", "--command":
+				return false
+			}
+			continue
+		}
+		if strings.HasPrefix(v, "-") {
+			last := v[len(v)-1]
+			if strings.ContainsAny(v[1:], "ceEmpr") && (last == 'c' || last == 'e' || last == 'E' || last == 'm' || last == 'p' || last == 'r') {
+				return false
+			}
+			if v == "-W" || v == "-X" || v == "-I" || v == "-M" || v == "--require" {
+				i++
+			}
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+func (w *walker) chdir(argv []word) {
+	name := cmdName(argv[0])
+	if name == "popd" {
+		w.cwd = ""
+		return
+	}
+	var target *word
+	for i := 1; i < len(argv); i++ {
+		if argv[i].known && (argv[i].val == "-L" || argv[i].val == "-P" || argv[i].val == "-e" || argv[i].val == "-@") {
+			continue
+		}
+		target = &argv[i]
+		break
+	}
+	if target == nil {
+		w.cwd = w.c.home
+		if w.c.home != homeSentinel && !w.inside(w.c.home) {
+			w.addOutside(w.c.home)
+		}
+		return
+	}
+	if !target.known || target.val == "-" {
+		w.cwd = ""
+		return
+	}
+	w.pathArg(target.val, true)
+	w.cwd = w.resolve(target.val)
+}

@@ -1,0 +1,35 @@
+// Package shellguard classifies a bash command before it runs: safe
+// (read-only), allow (a shell.allow rule), ask, deny (a shell.deny rule) or
+// floor (a destructive shape no mode or rule reopens). It is pure: it parses
+// and classifies, it never executes anything, and it reads no files or
+// environment.
+//
+// # Pipeline
+//
+//  1. Parse the command with mvdan.cc/sh/v3/syntax (bash dialect). Input that
+//     does not parse is never safe: the complete statements before the error
+//     and the longest prefix that parses are still classified (bash runs
+//     them), and the rest is scanned word by word for floor shapes.
+//  2. Walk the syntax tree into segments, one per simple command: across
+//     && || ; | & and newlines, subshells, groups, if/while/for/case bodies,
+//     function bodies, command and process substitutions ($(…), `…`, <(…),
+//     >(…)), here-documents and here-strings fed to a shell, and the scripts
+//     of bash -c, eval, trap, alias, su -c, watch and find -exec.
+//  3. Evaluate each word statically: quotes and backslashes removed, $'…'
+//     decoded, brace expansion, ~ and $HOME, literal variables assigned
+//     earlier in the command (X=/; rm -rf $X), for-loop values, and
+//     $(echo …) substitutions. Anything else is "not literal".
+//  4. Peel wrappers: sudo, doas, env, nice, timeout, nohup, xargs, command,
+//     exec, time, stdbuf, ionice, setsid, busybox, leading NAME=value; a
+//     shell with -c is parsed recursively.
+//  5. Classify each segment: the floor first, then shell.deny rules (matched
+//     on the peeled command and on every wrapper layer), then the read-only
+//     safe list (flag-aware) and Config.SafeListExtra, then shell.allow
+//     rules, else ask.
+//  6. Combine: the command's verdict is the worst segment's (a chaining
+//     guard: git status && rm x asks, git log && rm -rf / is floor). Paths
+//     outside the project and the Jev hold list are reported alongside.
+//
+// See docs/shellguard.md for the safe list, the floor shapes and the
+// decisions behind them.
+package shellguard

@@ -1,0 +1,245 @@
+package shellguard
+
+import (
+	"errors"
+	"strings"
+	"sync"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+type parserBox struct {
+	p *syntax.Parser
+	r strings.Reader
+}
+
+var parsers = sync.Pool{New: func() any {
+	return &parserBox{p: syntax.NewParser(syntax.Variant(syntax.LangBash))}
+}}
+
+// parse parses src as a bash program with a pooled parser.
+func parse(src string) (*syntax.File, error) {
+	b := parsers.Get().(*parserBox)
+	b.r.Reset(src)
+	f, err := b.p.Parse(&b.r, "")
+	b.r.Reset("")
+	parsers.Put(b)
+	return f, err
+}
+
+// maxRecoverTries bounds how many prefixes recover re-parses.
+const maxRecoverTries = 64
+
+// recover handles src that does not parse. Bash runs the complete commands
+// before a syntax error, so those are classified normally: first the
+// complete top-level statements the parser yields before the error, then
+// the longest prefix of the remainder ending at a separator that parses
+// (rm -rf / && ' keeps rm -rf /). What is left is scanned word by word for
+// floor shapes. Nothing here can make the command safe: finish caps the
+// verdict at Ask.
+func (w *walker) recover(src string, x ctx) {
+	b := parsers.Get().(*parserBox)
+	b.r.Reset(src)
+	var stmts []*syntax.Stmt
+	errOff := len(src)
+	failed := false
+	// Never break out of StmtsSeq: in mvdan.cc/sh v3.14.1 it yields the final
+	// error even after the loop body returned false, which panics.
+	for s, err := range b.p.StmtsSeq(&b.r) {
+		if failed {
+			continue
+		}
+		if err != nil {
+			failed = true
+			var pe syntax.ParseError
+			if errors.As(err, &pe) && pe.Pos.IsValid() {
+				errOff = int(pe.Pos.Offset())
+			}
+			continue
+		}
+		stmts = append(stmts, s)
+	}
+	b.r.Reset("")
+	parsers.Put(b)
+
+	old := w.src
+	w.src = src
+	end := 0
+	if len(stmts) > 0 {
+		if e := stmts[len(stmts)-1].End(); e.IsValid() && int(e.Offset()) <= len(src) {
+			end = int(e.Offset())
+			w.stmts(stmts, x)
+		}
+	}
+	w.src = old
+	rest := src[end:]
+	errOff -= end
+
+	cuts := rawCuts(rest)
+	order := make([]int, 0, len(cuts))
+	for i := len(cuts) - 1; i >= 0; i-- {
+		if cuts[i] <= errOff {
+			order = append(order, cuts[i])
+		}
+	}
+	for i := len(cuts) - 1; i >= 0; i-- {
+		if cuts[i] > errOff {
+			order = append(order, cuts[i])
+		}
+	}
+	for n, cut := range order {
+		if n >= maxRecoverTries {
+			break
+		}
+		f, err := parse(rest[:cut])
+		if err != nil || len(f.Stmts) == 0 {
+			continue
+		}
+		w.src = rest[:cut]
+		w.stmts(f.Stmts, x)
+		w.src = old
+		rest = rest[cut:]
+		break
+	}
+	w.rawScan(rest, x)
+}
+
+// rawCuts returns the offsets of top-level command separators (; & | and
+// newlines) outside quotes, a best-effort tokenizer for unparsable input.
+func rawCuts(s string) []int {
+	var cuts []int
+	var q byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case q == '\'':
+			if c == '\'' {
+				q = 0
+			}
+		case q == '"':
+			if c == '\\' {
+				i++
+			} else if c == '"' {
+				q = 0
+			}
+		case c == '\\':
+			i++
+		case c == '\'' || c == '"':
+			q = c
+		case c == ';' || c == '&' || c == '|' || c == '\n':
+			if len(cuts) == 0 || cuts[len(cuts)-1] != i {
+				cuts = append(cuts, i)
+			}
+		}
+	}
+	return cuts
+}
+
+// rawRun is one command of unparsable input: quote-removed words and
+// whether it reads a pipe from a downloader.
+type rawRun struct {
+	words []string
+	pipe  bool // preceded by '|'
+}
+
+// rawRuns splits s into commands at separators and brackets outside quotes,
+// removing quotes and backslashes. Unterminated quotes run to the end.
+func rawRuns(s string) []rawRun {
+	var runs []rawRun
+	var cur rawRun
+	var b strings.Builder
+	inWord := false
+	flushWord := func() {
+		if inWord {
+			cur.words = append(cur.words, b.String())
+			b.Reset()
+			inWord = false
+		}
+	}
+	flushRun := func(pipe bool) {
+		flushWord()
+		if len(cur.words) > 0 {
+			runs = append(runs, cur)
+		}
+		cur = rawRun{pipe: pipe}
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch c {
+		case '\'':
+			inWord = true
+			j := strings.IndexByte(s[i+1:], '\'')
+			if j < 0 {
+				b.WriteString(s[i+1:])
+				i = len(s)
+			} else {
+				b.WriteString(s[i+1 : i+1+j])
+				i += j + 1
+			}
+		case '"':
+			inWord = true
+			for i++; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '\\' && i+1 < len(s) {
+					i++
+				}
+				b.WriteByte(s[i])
+			}
+		case '\\':
+			inWord = true
+			if i+1 < len(s) {
+				i++
+				if s[i] != '\n' {
+					b.WriteByte(s[i])
+				}
+			}
+		case ' ', '\t':
+			flushWord()
+		case '|':
+			pipe := !(i+1 < len(s) && s[i+1] == '|')
+			if !pipe {
+				i++
+			}
+			flushRun(pipe)
+		case ';', '&', '\n', '(', ')', '{', '}', '`', '<', '>':
+			flushRun(false)
+		case '$':
+			if i+1 < len(s) && s[i+1] == '(' {
+				flushRun(false)
+				i++
+				continue
+			}
+			inWord = true
+			b.WriteByte(c)
+		default:
+			inWord = true
+			b.WriteByte(c)
+		}
+	}
+	flushRun(false)
+	return runs
+}
+
+// rawScan emits a segment for each command of unparsable text, checking only
+// the floor (pipe-to-shell included); every such segment asks at least.
+func (w *walker) rawScan(s string, x ctx) {
+	if strings.TrimSpace(s) == "" {
+		return
+	}
+	dl := false
+	for _, r := range rawRuns(s) {
+		if !r.pipe {
+			dl = false
+		}
+		ws := make([]word, len(r.words))
+		for i, v := range r.words {
+			ws[i] = word{val: v, text: v, known: true, glob: strings.ContainsAny(v, "*?[")}
+		}
+		xi := x
+		xi.stdinDL = dl
+		start := len(w.res.Segments)
+		w.simple(ws, xi, segIn{raw: strings.Join(r.words, " "), unparsed: true}, "")
+		if w.anyDL(start) {
+			dl = true
+		}
+	}
+}

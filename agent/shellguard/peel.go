@@ -1,0 +1,304 @@
+package shellguard
+
+import (
+	"strings"
+)
+
+// peeled is a command with its wrappers removed.
+type peeled struct {
+	argv      []word
+	wrappers  []string // "sudo -u root", "timeout 5"
+	layers    []string // argv text before each peel, for deny rules
+	danger    string   // an environment assignment that changes what runs
+	uncertain bool     // a wrapper flag we do not know: the command may be elsewhere
+	elevated  bool     // sudo, doas, su
+	xargs     bool     // arguments come from stdin
+	xargsRepl string   // xargs -I replacement string
+	cwd       string   // env -C / sudo -D directory for this command
+	write     string   // a file a wrapper writes (time -o)
+	lookup    bool     // command -v: a lookup, not a run
+}
+
+// wrapSpec describes a wrapper's options.
+type wrapSpec struct {
+	shortArg  string // short options taking a value
+	shortBool string // short options without a value
+	shortOpt  string // short options whose value, if any, is attached (-i{})
+	longArg   []string
+	longBool  []string
+	assigns   bool // NAME=value words before the command (sudo, env)
+	skip      int  // positional words before the command (timeout DURATION)
+	numOpt    bool // nice -10
+}
+
+var wrapSpecs = map[string]*wrapSpec{
+	"sudo": {shortArg: "ugCDhprtTUc", shortBool: "AbEeHiKklnPSsVvB", assigns: true,
+		longArg:  []string{"user", "group", "close-from", "chdir", "host", "prompt", "role", "type", "command-timeout", "other-user", "login-class"},
+		longBool: []string{"askpass", "background", "bell", "preserve-env", "edit", "set-home", "login", "remove-timestamp", "reset-timestamp", "list", "non-interactive", "preserve-groups", "stdin", "shell", "version", "validate", "help"}},
+	"doas":    {shortArg: "uC", shortBool: "nsL"},
+	"env":     {shortArg: "uCSP", shortBool: "i0v", assigns: true, longArg: []string{"unset", "chdir", "split-string"}, longBool: []string{"ignore-environment", "null", "debug", "default-signal", "ignore-signal", "block-signal", "list-signal-handling"}},
+	"nice":    {shortArg: "n", numOpt: true, longArg: []string{"adjustment"}},
+	"timeout": {shortArg: "sk", shortBool: "v", skip: 1, longArg: []string{"signal", "kill-after"}, longBool: []string{"preserve-status", "foreground", "verbose"}},
+	"nohup":   {},
+	"stdbuf":  {shortArg: "ioe", longArg: []string{"input", "output", "error"}},
+	"ionice":  {shortArg: "cnpPu", shortBool: "t", longArg: []string{"class", "classdata", "pid", "pgid", "uid"}, longBool: []string{"ignore"}},
+	"xargs": {shortArg: "adEILnPs", shortBool: "0oprtx", shortOpt: "eil",
+		longArg:  []string{"arg-file", "delimiter", "max-args", "max-procs", "max-chars", "process-slot-var"},
+		longBool: []string{"null", "open-tty", "interactive", "no-run-if-empty", "verbose", "exit", "show-limits", "eof", "replace", "max-lines"}},
+	"command":  {shortBool: "pvV"},
+	"exec":     {shortArg: "a", shortBool: "cl"},
+	"time":     {shortArg: "fo", shortBool: "apqv", longArg: []string{"format", "output"}, longBool: []string{"append", "portability", "quiet", "verbose"}},
+	"setsid":   {shortBool: "cfw", longBool: []string{"ctty", "fork", "wait"}},
+	"unbuffer": {shortBool: "p"},
+	"busybox":  {},
+	"builtin":  {},
+}
+
+// opt is one parsed wrapper option.
+type opt struct {
+	name string // "u", "user"
+	val  word
+	has  bool
+}
+
+// parseOpts parses a wrapper's options from a[1:]. It returns the index of
+// the first word after the options, the options, and whether an unknown
+// option (or a value we cannot see) made the split uncertain.
+func parseOpts(a []word, s *wrapSpec) (int, []opt, []int, bool) {
+	var opts []opt
+	var assigns []int
+	uncertain := false
+	i := 1
+	for i < len(a) {
+		if !a[i].known {
+			if strings.HasPrefix(a[i].text, "-") || strings.HasPrefix(a[i].text, `"-`) {
+				uncertain = true
+				i++
+				continue
+			}
+			break
+		}
+		v := a[i].val
+		if v == "--" {
+			i++
+			break
+		}
+		if v == "-" && s == wrapSpecs["env"] {
+			i++
+			continue
+		}
+		if len(v) < 2 || v[0] != '-' {
+			break
+		}
+		if strings.HasPrefix(v, "--") {
+			name, val, eq := strings.Cut(v[2:], "=")
+			switch {
+			case contains(s.longArg, name):
+				if eq {
+					opts = append(opts, opt{name: name, val: word{val: val, text: val, lit: true, known: true}, has: true})
+					i++
+				} else if i+1 < len(a) {
+					opts = append(opts, opt{name: name, val: a[i+1], has: true})
+					i += 2
+				} else {
+					i++
+				}
+			case contains(s.longBool, name):
+				opts = append(opts, opt{name: name})
+				i++
+			default:
+				uncertain = true
+				i++
+			}
+			continue
+		}
+		if s.numOpt && v[1] >= '0' && v[1] <= '9' {
+			i++
+			continue
+		}
+		i++
+		for j := 1; j < len(v); j++ {
+			c := v[j]
+			switch {
+			case strings.IndexByte(s.shortArg, c) >= 0:
+				if j+1 < len(v) {
+					rest := v[j+1:]
+					opts = append(opts, opt{name: string(c), val: word{val: rest, text: rest, lit: true, known: true}, has: true})
+				} else if i < len(a) {
+					opts = append(opts, opt{name: string(c), val: a[i], has: true})
+					i++
+				}
+				j = len(v)
+			case strings.IndexByte(s.shortOpt, c) >= 0:
+				opts = append(opts, opt{name: string(c)})
+				j = len(v)
+			case strings.IndexByte(s.shortBool, c) >= 0:
+				opts = append(opts, opt{name: string(c)})
+			default:
+				uncertain = true
+			}
+		}
+	}
+	if s.assigns {
+		for i < len(a) && a[i].known && isAssignWord(a[i].val) {
+			assigns = append(assigns, i)
+			i++
+		}
+	}
+	for k := 0; k < s.skip && i < len(a); k++ {
+		i++
+	}
+	return i, opts, assigns, uncertain
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// isAssignWord reports whether s is NAME=value.
+func isAssignWord(s string) bool {
+	eq := strings.IndexByte(s, '=')
+	if eq <= 0 {
+		return false
+	}
+	for i := 0; i < eq; i++ {
+		c := s[i]
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+func base(s string) string {
+	if i := strings.LastIndexByte(s, '/'); i >= 0 && i < len(s)-1 {
+		return s[i+1:]
+	}
+	return s
+}
+
+// cmdName is the base name of a known command word, "" otherwise.
+func cmdName(a word) string {
+	if !a.known {
+		return ""
+	}
+	return base(a.val)
+}
+
+func joinText(a []word) string {
+	switch len(a) {
+	case 0:
+		return ""
+	case 1:
+		return a[0].text
+	}
+	n := len(a) - 1
+	for _, x := range a {
+		n += len(x.text)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for i, x := range a {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(x.text)
+	}
+	return b.String()
+}
+
+// peel removes wrappers from a.
+func (w *walker) peel(a []word) peeled {
+	p := peeled{argv: a}
+	for len(a) > 1 && a[0].known {
+		name := base(a[0].val)
+		s, ok := wrapSpecs[name]
+		if !ok {
+			break
+		}
+		i, opts, assigns, unc := parseOpts(a, s)
+		if i >= len(a) {
+			break // the wrapper runs nothing: it is the command (env, sudo -v)
+		}
+		stop := false
+		for _, o := range opts {
+			switch name + " " + o.name {
+			case "sudo e", "sudo edit", "sudo l", "sudo list", "sudo v", "sudo validate", "sudo k", "sudo K",
+				"command v", "command V", "ionice p", "ionice P", "ionice u", "ionice pid", "ionice pgid", "ionice uid":
+				stop = true
+			case "env C", "env chdir", "sudo D", "sudo chdir":
+				if o.val.known {
+					w.pathArg(o.val.val, true)
+					if r := w.resolve(o.val.val); r != "" {
+						p.cwd = r
+					}
+				}
+			case "env S", "env split-string":
+				// env -S splits its value into the command line.
+				p.uncertain = true
+			case "xargs I":
+				p.xargsRepl = o.val.val
+			case "xargs a", "xargs arg-file":
+				if o.val.known {
+					w.pathArg(o.val.val, true)
+				}
+			case "time o", "time output":
+				p.write = o.val.text
+				if o.val.known {
+					w.pathArg(o.val.val, true)
+				}
+			}
+			if name == "xargs" && o.name == "i" {
+				p.xargsRepl = "{}"
+			}
+		}
+		if stop {
+			p.lookup = name == "command"
+			break
+		}
+		for _, j := range assigns {
+			n, _, _ := strings.Cut(a[j].val, "=")
+			if dangerousEnv(n) && p.danger == "" {
+				p.danger = n
+			}
+		}
+		if unc {
+			p.uncertain = true
+		}
+		switch name {
+		case "sudo", "doas":
+			p.elevated = true
+		case "xargs":
+			p.xargs = true
+		}
+		p.layers = append(p.layers, joinText(a))
+		p.wrappers = append(p.wrappers, joinText(a[:i]))
+		a = a[i:]
+	}
+	p.argv = a
+	return p
+}
+
+// dangerousEnv reports whether assigning name changes what a command runs
+// (loader, interpreter and tool hooks, search paths, pagers and editors).
+func dangerousEnv(name string) bool {
+	switch name {
+	case "PATH", "IFS", "ENV", "BASH_ENV", "PROMPT_COMMAND", "PS4", "SHELLOPTS", "BASHOPTS", "CDPATH", "GLOBIGNORE",
+		"PAGER", "MANPAGER", "GIT_PAGER", "EDITOR", "VISUAL", "BROWSER", "SHELL", "HOME", "XDG_CONFIG_HOME", "ZDOTDIR",
+		"LESSOPEN", "LESSCLOSE", "LESSKEY", "MANOPT", "SSH_ASKPASS", "SUDO_ASKPASS", "TAR_OPTIONS", "RIPGREP_CONFIG_PATH",
+		"GREP_OPTIONS", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "CLASSPATH", "TMPDIR", "TERMINFO",
+		"OPENSSL_CONF", "SSL_CERT_FILE", "CURL_HOME", "WGETRC", "NPM_CONFIG_PREFIX", "GOFLAGS", "CGO_CFLAGS", "CGO_LDFLAGS", "CC", "CXX":
+		return true
+	}
+	for _, p := range []string{"LD_", "DYLD_", "GIT_", "PYTHON", "NODE_", "PERL", "RUBY", "BASH_FUNC_", "npm_config_", "NPM_CONFIG_", "GEM_", "BUNDLE_", "LUA_", "GCONV_"} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,566 @@
+package shellguard
+
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// maxDepth bounds nested scripts (bash -c inside eval inside ...).
+const maxDepth = 12
+
+// maxLoopItems bounds how many values of a for loop the body is walked with.
+const maxLoopItems = 8
+
+// walker walks one Classify call's syntax trees and collects segments.
+type walker struct {
+	c     *Classifier
+	res   Result
+	src   string // source of the script being walked (nested scripts swap it)
+	cwd   string // current directory, "" when unknown
+	vars  map[string]string
+	multi map[string]bool // variables assigned different values
+	depth int
+	dls   []int           // indexes of segments that download (curl, wget, ...)
+	funcs map[string]bool // functions the command defines
+	strs  []string        // arena for Segment.Argv and Segment.Redirects
+	words []word          // stack of evaluated words (see evalWords)
+
+	// Initial backing arrays: one allocation for a typical command.
+	segBuf  [4]Segment
+	strBuf  [16]string
+	wordBuf [16]word
+}
+
+// strArena returns a slice of n strings from the arena.
+func (w *walker) strArena(n int) []string {
+	if w.strs == nil && n <= len(w.strBuf) {
+		w.strs = w.strBuf[:0]
+	}
+	if cap(w.strs)-len(w.strs) < n {
+		size := 32
+		if n > size {
+			size = n
+		}
+		w.strs = make([]string, 0, size)
+	}
+	s := w.strs[len(w.strs) : len(w.strs)+n : len(w.strs)+n]
+	w.strs = w.strs[:len(w.strs)+n]
+	return s
+}
+
+// ctx is the context a statement is walked in.
+type ctx struct {
+	wrappers []string // wrappers of enclosing scripts (bash -c, eval)
+	layers   []string // argv texts of enclosing wrapper layers, for deny rules
+	redirs   []string // output redirections of enclosing compound commands
+	write    string   // a file an enclosing redirection writes, "" if none
+	stdinDL  bool     // stdin comes from a downloader through a pipe
+	stdin    string   // static stdin text (echo x |, here-doc), for xargs and shells
+	hasStdin bool
+	cond     bool   // inside a conditional or loop
+	danger   string // a dangerous assignment on an enclosing wrapper (BASH_ENV=x bash -c ...)
+}
+
+func (w *walker) anyDL(start int) bool {
+	return len(w.dls) > 0 && w.dls[len(w.dls)-1] >= start
+}
+
+func (w *walker) stmts(stmts []*syntax.Stmt, x ctx) {
+	for _, s := range stmts {
+		w.stmt(s, x)
+	}
+}
+
+// stmtRedirs is what a statement's redirections mean.
+type stmtRedirs struct {
+	texts    []string
+	write    string // first file written
+	device   string // block device written
+	stdin    string // here-doc / here-string text
+	hasStdin bool
+}
+
+func (w *walker) redirs(s *syntax.Stmt, x ctx) stmtRedirs {
+	var r stmtRedirs
+	if len(s.Redirs) > 0 {
+		r.texts = w.strArena(len(s.Redirs))[:0]
+	}
+	for _, rd := range s.Redirs {
+		if rd.Word != nil {
+			w.nested(rd.Word, x)
+		}
+		if rd.Hdoc != nil {
+			w.nested(rd.Hdoc, x)
+		}
+		r.texts = append(r.texts, w.redirText(rd))
+		var target word
+		if rd.Word != nil {
+			target = w.evalOne(rd.Word, x)
+		}
+		switch rd.Op {
+		case syntax.Hdoc, syntax.DashHdoc:
+			if rd.Hdoc != nil {
+				if v, ok := litValue(rd.Hdoc); ok {
+					r.stdin = v
+				} else {
+					r.stdin = w.slice(rd.Hdoc)
+				}
+			}
+			r.hasStdin = true
+			continue
+		case syntax.WordHdoc:
+			if rd.Word != nil {
+				r.stdin, r.hasStdin = w.codeText(rd.Word), true
+			}
+			continue
+		case syntax.RdrIn, syntax.DplIn:
+			if target.known && rd.Op == syntax.RdrIn {
+				w.pathArg(target.val, true)
+			}
+			continue
+		case syntax.DplOut:
+			// >&2, >&-, 2>&1 duplicate descriptors; >&file writes file.
+			if !target.known || isFD(target.val) {
+				continue
+			}
+		}
+		// An output (or read-write) redirection.
+		if !target.known {
+			if r.write == "" {
+				r.write = target.text
+			}
+			continue
+		}
+		p := w.resolve(target.val)
+		if p != "" && isDevice(p) {
+			r.device = target.val
+			continue
+		}
+		if p != "" && harmlessDev(p) {
+			continue
+		}
+		w.pathArg(target.val, true)
+		if r.write == "" {
+			r.write = target.val
+		}
+	}
+	return r
+}
+
+func (w *walker) redirText(rd *syntax.Redirect) string {
+	s := rd.OpPos
+	if rd.N != nil {
+		s = rd.N.Pos()
+	}
+	e := rd.End()
+	if rd.Hdoc != nil && rd.Word != nil {
+		e = rd.Word.End()
+	}
+	if !s.IsValid() || !e.IsValid() || int(e.Offset()) > len(w.src) || s.Offset() > e.Offset() {
+		return rd.Op.String()
+	}
+	return w.src[s.Offset():e.Offset()]
+}
+
+func isFD(s string) bool {
+	if s == "-" || s == "" {
+		return true
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func (w *walker) stmt(s *syntax.Stmt, x ctx) {
+	if s == nil {
+		return
+	}
+	r := w.redirs(s, x)
+	if s.Cmd == nil {
+		if len(r.texts) > 0 || r.device != "" {
+			in := segIn{raw: w.slice(s), redirs: r.texts, write: r.write, device: r.device}
+			w.emit(nil, x, in, peeled{})
+		}
+		return
+	}
+	if _, ok := s.Cmd.(*syntax.CallExpr); !ok && (len(r.texts) > 0) {
+		// Redirections of a compound command apply to everything inside.
+		x.redirs = append(append([]string(nil), x.redirs...), r.texts...)
+		if r.write != "" && x.write == "" {
+			x.write = r.write
+		}
+		if r.device != "" {
+			w.emit(nil, x, segIn{raw: w.slice(s), redirs: r.texts, device: r.device}, peeled{})
+		}
+		if r.hasStdin {
+			x.stdin, x.hasStdin, x.stdinDL = r.stdin, true, false
+		}
+	}
+	switch c := s.Cmd.(type) {
+	case *syntax.CallExpr:
+		w.call(s, c, x, r)
+	case *syntax.BinaryCmd:
+		if c.Op == syntax.Pipe || c.Op == syntax.PipeAll {
+			w.pipeline(c, x)
+			return
+		}
+		w.stmt(c.X, x)
+		y := x
+		y.cond = true
+		w.stmt(c.Y, y)
+	case *syntax.Subshell:
+		cwd := w.cwd
+		w.stmts(c.Stmts, x)
+		w.cwd = cwd
+	case *syntax.Block:
+		w.stmts(c.Stmts, x)
+	case *syntax.IfClause:
+		y := x
+		y.cond = true
+		for ic := c; ic != nil; ic = ic.Else {
+			w.stmts(ic.Cond, y)
+			w.stmts(ic.Then, y)
+		}
+	case *syntax.WhileClause:
+		y := x
+		y.cond = true
+		w.stmts(c.Cond, y)
+		w.stmts(c.Do, y)
+	case *syntax.ForClause:
+		w.forClause(c, x)
+	case *syntax.CaseClause:
+		w.evalOne(c.Word, x)
+		y := x
+		y.cond = true
+		for _, it := range c.Items {
+			for _, p := range it.Patterns {
+				w.nested(p, x)
+			}
+			w.stmts(it.Stmts, y)
+		}
+	case *syntax.FuncDecl:
+		w.funcDecl(s, c, x)
+	case *syntax.ArithmCmd, *syntax.TestClause, *syntax.LetClause:
+		w.walkNodeSubsts(c, x)
+		w.emit([]word{{val: w.slice(c), text: w.slice(c), lit: true, known: true}}, x,
+			segIn{raw: w.slice(s), redirs: r.texts, write: r.write, expr: true}, peeled{})
+	case *syntax.DeclClause:
+		w.declClause(s, c, x, r)
+	case *syntax.TimeClause:
+		y := x
+		y.wrappers = append(append([]string(nil), x.wrappers...), "time")
+		w.stmt(c.Stmt, y)
+	case *syntax.CoprocClause:
+		y := x
+		y.wrappers = append(append([]string(nil), x.wrappers...), "coproc")
+		w.stmt(c.Stmt, y)
+	case *syntax.TestDecl:
+		w.stmt(c.Body, x)
+	default:
+		w.emit([]word{{val: w.slice(c), text: w.slice(c)}}, x, segIn{raw: w.slice(s), unknown: true}, peeled{})
+	}
+}
+
+// walkNodeSubsts walks every substitution under n.
+func (w *walker) walkNodeSubsts(n syntax.Node, x ctx) {
+	syntax.Walk(n, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.CmdSubst:
+			w.sub(n.Stmts, x)
+			return false
+		case *syntax.ProcSubst:
+			w.sub(n.Stmts, x)
+			return false
+		}
+		return true
+	})
+}
+
+func (w *walker) forClause(c *syntax.ForClause, x ctx) {
+	y := x
+	y.cond = true
+	wi, ok := c.Loop.(*syntax.WordIter)
+	if !ok {
+		w.walkNodeSubsts(c.Loop, x)
+		w.stmts(c.Do, y)
+		return
+	}
+	items, mark := w.evalWords(wi.Items, x)
+	items = append([]word(nil), items...)
+	w.popWords(mark)
+	name := wi.Name.Value
+	if len(items) == 0 || len(items) > maxLoopItems {
+		w.unsetVar(name)
+		w.stmts(c.Do, y)
+		return
+	}
+	// Walk the body once per literal value so $name is seen with each.
+	for _, it := range items {
+		if it.known {
+			w.setVar(name, it.val)
+		} else {
+			w.unsetVar(name)
+		}
+		w.stmts(c.Do, y)
+	}
+	w.unsetVar(name)
+}
+
+func (w *walker) setVar(name, val string) {
+	if w.multi[name] {
+		return
+	}
+	if w.vars == nil {
+		w.vars = map[string]string{}
+	}
+	w.vars[name] = val
+}
+
+func (w *walker) assignVar(name, val string, known, cond bool) {
+	old, had := w.vars[name]
+	if !known || (had && old != val && cond) || w.multi[name] {
+		w.unsetVar(name)
+		if had || cond {
+			if w.multi == nil {
+				w.multi = map[string]bool{}
+			}
+			w.multi[name] = true
+		}
+		return
+	}
+	w.setVar(name, val)
+}
+
+func (w *walker) unsetVar(name string) {
+	delete(w.vars, name)
+}
+
+// pipeline walks a | b | c: stages are subshells; a stage after a
+// downloader has stdinDL, a stage after a static echo gets its text.
+func (w *walker) pipeline(b *syntax.BinaryCmd, x ctx) {
+	var buf [8]*syntax.Stmt
+	stages := flattenPipe(buf[:0], b)
+	dl := x.stdinDL
+	stdin, has := x.stdin, x.hasStdin
+	cwd := w.cwd
+	for i, st := range stages {
+		xi := x
+		xi.stdinDL = dl
+		xi.stdin, xi.hasStdin = stdin, has
+		if i > 0 {
+			xi.cond = true
+		}
+		start := len(w.res.Segments)
+		w.stmt(st, xi)
+		w.cwd = cwd
+		if w.anyDL(start) {
+			dl = true
+		}
+		stdin, has = stageOutput(st)
+	}
+}
+
+// flattenPipe appends the stages of a pipeline (a | b | c) in order.
+func flattenPipe(out []*syntax.Stmt, b *syntax.BinaryCmd) []*syntax.Stmt {
+	for _, s := range [2]*syntax.Stmt{b.X, b.Y} {
+		if bc, ok := s.Cmd.(*syntax.BinaryCmd); ok && (bc.Op == syntax.Pipe || bc.Op == syntax.PipeAll) && len(s.Redirs) == 0 && !s.Negated && !s.Background {
+			out = flattenPipe(out, bc)
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// stageOutput is the static output of a pipeline stage: echo/printf of
+// literals, or cat of a here-doc.
+func stageOutput(s *syntax.Stmt) (string, bool) {
+	ce, ok := s.Cmd.(*syntax.CallExpr)
+	if !ok || len(ce.Args) == 0 {
+		return "", false
+	}
+	name, ok := litValue(ce.Args[0])
+	if !ok {
+		return "", false
+	}
+	if name == "cat" && len(ce.Args) == 1 && len(s.Redirs) == 1 && s.Redirs[0].Hdoc != nil {
+		return litValue(s.Redirs[0].Hdoc)
+	}
+	if name == "cat" && len(ce.Args) == 1 && len(s.Redirs) == 1 && s.Redirs[0].Op == syntax.WordHdoc {
+		return litValue(s.Redirs[0].Word)
+	}
+	if name != "echo" && name != "printf" {
+		return "", false
+	}
+	return staticOutput([]*syntax.Stmt{{Cmd: ce}})
+}
+
+// funcDecl checks for fork bombs and walks the body (it runs when called).
+func (w *walker) funcDecl(s *syntax.Stmt, fd *syntax.FuncDecl, x ctx) {
+	name := ""
+	if fd.Name != nil {
+		name = fd.Name.Value
+	}
+	if name != "" && forkBomb(name, fd.Body) {
+		w.emit([]word{{val: name + "()", text: name + "()", lit: true, known: true}}, x,
+			segIn{raw: w.slice(s), shape: ShapeForkBomb,
+				reason: "floor: function " + quote(name) + " calls itself in a pipe or in the background (a fork bomb)"}, peeled{})
+		return
+	}
+	if name != "" {
+		if w.funcs == nil {
+			w.funcs = map[string]bool{}
+		}
+		w.funcs[name] = true
+	}
+	y := x
+	y.cond = true
+	y.wrappers = append(append([]string(nil), x.wrappers...), "function "+name)
+	cwd := w.cwd
+	w.stmt(fd.Body, y)
+	w.cwd = cwd
+}
+
+// forkBomb reports whether body calls name in a pipeline or in the
+// background: unbounded self-replication.
+func forkBomb(name string, body *syntax.Stmt) bool {
+	found := false
+	var visit func(s *syntax.Stmt, piped bool)
+	isSelf := func(s *syntax.Stmt) bool {
+		ce, ok := s.Cmd.(*syntax.CallExpr)
+		if !ok || len(ce.Args) == 0 {
+			return false
+		}
+		v, ok := litValue(ce.Args[0])
+		return ok && v == name
+	}
+	visit = func(s *syntax.Stmt, piped bool) {
+		if s == nil || found {
+			return
+		}
+		if isSelf(s) && (piped || s.Background) {
+			found = true
+			return
+		}
+		switch c := s.Cmd.(type) {
+		case *syntax.BinaryCmd:
+			p := piped || c.Op == syntax.Pipe || c.Op == syntax.PipeAll
+			bg := s.Background
+			visit(c.X, p || bg)
+			visit(c.Y, p || bg)
+		case *syntax.Block:
+			for _, t := range c.Stmts {
+				visit(t, piped || s.Background)
+			}
+		case *syntax.Subshell:
+			for _, t := range c.Stmts {
+				visit(t, piped || s.Background)
+			}
+		case *syntax.IfClause:
+			for ic := c; ic != nil; ic = ic.Else {
+				for _, t := range ic.Then {
+					visit(t, piped)
+				}
+			}
+		case *syntax.WhileClause:
+			for _, t := range c.Do {
+				visit(t, true) // a self-call in a loop multiplies too
+			}
+		case *syntax.ForClause:
+			for _, t := range c.Do {
+				visit(t, true)
+			}
+		}
+	}
+	visit(body, false)
+	return found
+}
+
+// declClause: declare/export/local/readonly/typeset.
+func (w *walker) declClause(s *syntax.Stmt, d *syntax.DeclClause, x ctx, r stmtRedirs) {
+	ws := []word{{val: d.Variant.Value, text: d.Variant.Value, lit: true, known: true}}
+	danger := ""
+	for _, a := range d.Args {
+		if a.Value != nil {
+			w.nested(a.Value, x)
+		}
+		if a.Array != nil {
+			w.walkNodeSubsts(a.Array, x)
+		}
+		if a.Name == nil {
+			if a.Value != nil {
+				ws = w.evalWord(ws, a.Value, x, false)
+			}
+			continue
+		}
+		txt := w.slice(a)
+		ws = append(ws, word{val: txt, text: txt, lit: true, known: true})
+		if dangerousEnv(a.Name.Value) && danger == "" {
+			danger = a.Name.Value
+		}
+		if a.Value != nil && a.Array == nil && !a.Naked {
+			v := w.evalOne(a.Value, x)
+			w.assignVar(a.Name.Value, v.val, v.known, x.cond)
+		}
+	}
+	w.emit(ws, x, segIn{raw: w.slice(s), redirs: r.texts, write: r.write, device: r.device, decl: true}, peeled{danger: danger})
+}
+
+// maxQuoted bounds the command text quoted in a reason.
+const maxQuoted = 160
+
+// quote quotes s for a reason: double quotes, with \ " and control
+// characters escaped, cut at maxQuoted bytes.
+func quote(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 2)
+	b.WriteByte('"')
+	quoteBody(&b, s, maxQuoted)
+	b.WriteByte('"')
+	return b.String()
+}
+
+func quoteBody(b *strings.Builder, s string, limit int) int {
+	for i := 0; i < len(s); i++ {
+		if limit <= 0 {
+			b.WriteString("...")
+			return 0
+		}
+		limit--
+		switch c := s[i]; {
+		case c == '"' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c == '\n':
+			b.WriteString(`\n`)
+		case c < 0x20 || c == 0x7f:
+			b.WriteString(`\x`)
+			b.WriteByte("0123456789abcdef"[c>>4])
+			b.WriteByte("0123456789abcdef"[c&15])
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return limit
+}
+
+// writeQuoted writes the words joined by spaces, quoted like quote.
+func writeQuoted(b *strings.Builder, argv []word) {
+	b.WriteByte('"')
+	limit := maxQuoted
+	for i, a := range argv {
+		if limit <= 0 {
+			break
+		}
+		if i > 0 {
+			b.WriteByte(' ')
+			limit--
+		}
+		limit = quoteBody(b, a.text, limit)
+	}
+	b.WriteByte('"')
+}
