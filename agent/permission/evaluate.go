@@ -342,11 +342,14 @@ func (e *Engine) decide(key, pat string, safe bool, allowRule *Rule, c Call) uni
 			u = unit{act: m.r.Action, rule: m.r, reason: reasonMode, tier: tierMode, origin: u.origin && m.r.Action == u.act}
 		}
 	}
-	// Requirements: the strictest matching rule, when stricter.
+	// Requirements: the strictest matching rule, when at least as strict as
+	// the decision so far. An equally strict requirements rule takes over,
+	// so the decision names the rule the user cannot remove and a session
+	// approval cannot turn a requirements ask into allow.
 	l := e.tiers[tierReq].forKey(key)
 	for i := len(l) - 1; i >= 0; i-- {
 		m := &l[i]
-		if m.r.Action <= u.act || (safe && m.catchAll && m.r.Action == Ask) || !m.m.match(pat) {
+		if m.r.Action < u.act || (u.tier == tierReq && m.r.Action == u.act) || (safe && m.catchAll && m.r.Action == Ask) || !m.m.match(pat) {
 			continue
 		}
 		u = unit{act: m.r.Action, rule: m.r, reason: reasonReq, tier: tierReq}

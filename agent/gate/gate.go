@@ -1,0 +1,171 @@
+// Package gate is the one place every tool call passes before it runs: it
+// puts the shell guard (for bash), the filesystem guards (for file tools)
+// and the permission engine together and returns one decision that names the
+// rule, and the config layer, file and line, that decided.
+//
+// It holds no state of its own beyond what it is built from, takes its
+// configuration as plain values (never a config file) and never executes
+// anything, so `oceancode permission check` and the agent's tool loop decide
+// identically.
+package gate
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/oceancode/oceancode/agent/fsguard"
+	"github.com/oceancode/oceancode/agent/permission"
+	"github.com/oceancode/oceancode/agent/shellguard"
+	"github.com/oceancode/oceancode/provenance"
+)
+
+// Config is what a Gate is built from.
+type Config struct {
+	Permission permission.Config
+	Shell      shellguard.Config
+	// Boundary is the project root and the @ref aliases.
+	Boundary fsguard.Boundary
+}
+
+// Gate decides tool calls. It is safe for concurrent use.
+type Gate struct {
+	engine   *permission.Engine
+	shell    *shellguard.Classifier
+	boundary fsguard.Boundary
+}
+
+// New builds a Gate; a bad rule or pattern is an error naming it.
+func New(c Config) (*Gate, error) {
+	e, err := permission.New(c.Permission)
+	if err != nil {
+		return nil, err
+	}
+	s, err := shellguard.New(c.Shell)
+	if err != nil {
+		return nil, err
+	}
+	return &Gate{engine: e, shell: s, boundary: c.Boundary}, nil
+}
+
+// Engine returns the permission engine (its mode, offered tools, …).
+func (g *Gate) Engine() *permission.Engine { return g.engine }
+
+// Call is one tool call as the model makes it.
+type Call struct {
+	Tool string
+	// Input is the command for bash, the path for file tools, and
+	// "<server>/<tool>" for mcp.
+	Input string
+	// Cwd is the working directory ("" = the project root).
+	Cwd string
+	// MCPOrigin is where an MCP server was declared.
+	MCPOrigin permission.MCPOrigin
+	// Approvals is the session's memory of "always" answers.
+	Approvals *permission.Approvals
+}
+
+// Result is the decision and what the guards found on the way.
+type Result struct {
+	permission.Decision
+	// Guard names the guard that refused before the rules were consulted
+	// ("fsguard"), or "".
+	Guard string
+	// Shell is the shell guard's classification, for bash.
+	Shell *shellguard.Result
+	// Path is the resolved path, for file tools.
+	Path *fsguard.Resolved
+}
+
+// fileTools are the tools whose input is a path.
+var fileTools = map[string]bool{"read": true, "write": true, "edit": true, "apply_patch": true, "hashline": true,
+	"multiedit": true, "grep": true, "glob": true, "list": true}
+
+// readTools read file contents into the model.
+var readTools = map[string]bool{"read": true}
+
+var fsguardOrigin = provenance.Origin{Layer: provenance.Default, Source: "builtin"}
+
+// Check decides one call.
+func (g *Gate) Check(c Call) Result {
+	tool := strings.ToLower(c.Tool)
+	call := permission.Call{Tool: tool, Pattern: c.Input, MCPOrigin: c.MCPOrigin, Approvals: c.Approvals}
+	var res Result
+	switch {
+	case tool == "bash" || tool == "shell":
+		call.Tool = "bash"
+		sr := g.shell.Classify(c.Input, c.Cwd)
+		res.Shell = &sr
+		call.Shell = verdict(&sr)
+	case fileTools[tool]:
+		p, err := g.boundary.Resolve(c.Input, c.Cwd)
+		if err != nil {
+			res.Decision = permission.Decision{Action: permission.Deny, Key: tool, Pattern: c.Input, Origin: fsguardOrigin,
+				Reason: fmt.Sprintf("the path cannot be resolved safely: %v", err)}
+			res.Guard = "fsguard"
+			return res
+		}
+		res.Path = &p
+		if readTools[tool] {
+			if err := fsguard.CheckRead(p.Abs); err != nil {
+				res.Decision = permission.Decision{Action: permission.Deny, Key: tool, Pattern: c.Input, Origin: fsguardOrigin, Reason: err.Error()}
+				res.Guard = "fsguard"
+				return res
+			}
+		}
+		if p.Outside {
+			call.Pattern = p.Abs
+			call.Outside = []string{p.Abs}
+		} else if p.Rel != "" {
+			call.Pattern = p.Rel
+		}
+	}
+	res.Decision = g.engine.Evaluate(call)
+	return res
+}
+
+// verdict turns the shell guard's result into the engine's plain input,
+// keeping each segment's shell.allow/shell.deny rule with its provenance.
+func verdict(r *shellguard.Result) *permission.ShellVerdict {
+	sv := &permission.ShellVerdict{Verdict: r.Verdict.String(), Reason: r.Reason, OutsidePaths: r.OutsidePaths,
+		Segments: make([]string, len(r.Segments)), Verdicts: make([]string, len(r.Segments))}
+	var rules []*permission.Rule
+	for i, s := range r.Segments {
+		sv.Segments[i] = strings.Join(s.Argv, " ")
+		sv.Verdicts[i] = s.Verdict.String()
+		if s.Rule != nil {
+			if pr, ok := s.Rule.Origin.(*permission.Rule); ok {
+				if rules == nil {
+					rules = make([]*permission.Rule, len(r.Segments))
+				}
+				rules[i] = pr
+			}
+		}
+	}
+	sv.Rules = rules
+	return sv
+}
+
+// ShellRules turns shell.allow / shell.deny entries ("Bash(git push:*)")
+// into shell guard rules that carry their provenance as a permission rule.
+// An entry for another tool than Bash is an error: these lists are the
+// shell guard's.
+func ShellRules(entries []string, origins []provenance.Origin, a permission.Action, source string) ([]shellguard.Rule, error) {
+	out := make([]shellguard.Rule, 0, len(entries))
+	for i, e := range entries {
+		var o provenance.Origin
+		if i < len(origins) {
+			o = origins[i]
+		}
+		r, err := permission.ParseRule(e, a, o)
+		if err != nil {
+			return nil, fmt.Errorf("read shell rule %q (%s): %w", e, o.Location(), err)
+		}
+		if r.Key != "bash" {
+			return nil, fmt.Errorf("read shell rule %q (%s): shell.allow and shell.deny hold Bash(…) rules; put %s rules under \"permission\"", e, o.Location(), r.Key)
+		}
+		r.Source = source
+		rule := r
+		out = append(out, shellguard.Rule{Pattern: r.Pattern, Origin: &rule})
+	}
+	return out, nil
+}
