@@ -1,0 +1,129 @@
+package gate
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/oceancode/oceancode/agent/fsguard"
+	"github.com/oceancode/oceancode/agent/permission"
+	"github.com/oceancode/oceancode/agent/shellguard"
+	"github.com/oceancode/oceancode/provenance"
+)
+
+var managed = provenance.Origin{Layer: provenance.Managed, Source: "/etc/oceancode/managed.json", Line: 3}
+
+func testGate(t testing.TB) (*Gate, string) {
+	t.Helper()
+	root := t.TempDir()
+	docs := t.TempDir()
+	for _, f := range []string{".env", ".env.example", "main.go"} {
+		os.WriteFile(filepath.Join(root, f), []byte("x"), 0o644)
+	}
+	os.WriteFile(filepath.Join(docs, "guide.md"), []byte("x"), 0o644)
+	deny, err := ShellRules([]string{"Bash(git push:*)"}, []provenance.Origin{managed}, permission.Deny, "shell.deny")
+	if err != nil {
+		t.Fatal(err)
+	}
+	user := provenance.Origin{Layer: provenance.User, Source: "user.json", Line: 2}
+	g, err := New(Config{
+		Permission: permission.Config{Rules: []permission.Rule{
+			{Key: "bash", Pattern: "*", Action: permission.Ask, Origin: user},
+			{Key: "bash", Pattern: "go test:*", Action: permission.Allow, Origin: user},
+		}},
+		Shell:    shellguard.Config{Deny: deny, ProjectRoot: root, Home: "/home/dev"},
+		Boundary: fsguard.Boundary{ProjectRoot: root, Refs: map[string]string{"docs": docs}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g, root
+}
+
+func TestCheck(t *testing.T) {
+	g, root := testGate(t)
+	tests := []struct {
+		tool, input string
+		action      permission.Action
+		floor       bool
+		guard       string
+		layer       provenance.Layer
+	}{
+		{"bash", "git status", permission.Allow, false, "", provenance.Default},
+		{"bash", "go test ./...", permission.Allow, false, "", provenance.User},
+		{"bash", "git status && make", permission.Ask, false, "", provenance.User},
+		{"bash", "timeout 5 rm -rf /", permission.Deny, true, "", provenance.Default},
+		{"bash", "sudo git push origin main", permission.Deny, false, "", provenance.Managed},
+		{"read", ".env", permission.Deny, false, "fsguard", provenance.Default},
+		{"read", "config/prod.env", permission.Deny, false, "fsguard", provenance.Default},
+		{"read", ".env.example", permission.Allow, false, "", provenance.Default},
+		{"edit", "main.go", permission.Allow, false, "", provenance.Default},
+		{"read", "/etc/hostname", permission.Ask, false, "", provenance.Default},
+		{"read", "@docs/guide.md", permission.Allow, false, "", provenance.Default},
+		{"read", "@docs/../../etc/passwd", permission.Ask, false, "", provenance.Default},
+		{"read", "../outside.txt", permission.Ask, false, "", provenance.Default},
+		{"BASH", "ls", permission.Allow, false, "", provenance.Default},
+	}
+	for _, tt := range tests {
+		r := g.Check(Call{Tool: tt.tool, Input: tt.input, Cwd: root})
+		if r.Action != tt.action || r.Floor != tt.floor || r.Guard != tt.guard {
+			t.Errorf("%s %q = %s floor=%v guard=%q (%s), want %s floor=%v guard=%q", tt.tool, tt.input, r.Action, r.Floor, r.Guard, r.Reason, tt.action, tt.floor, tt.guard)
+			continue
+		}
+		if !r.Floor && r.Guard == "" && r.Origin.Layer != tt.layer {
+			t.Errorf("%s %q decided by %v (%v), want layer %s", tt.tool, tt.input, r.Rule, r.Origin, tt.layer)
+		}
+	}
+}
+
+// TestShellDenyKeepsProvenance: a shell.deny hit names the managed file and
+// line it came from.
+func TestShellDenyKeepsProvenance(t *testing.T) {
+	g, root := testGate(t)
+	r := g.Check(Call{Tool: "bash", Input: "cd src && git push --tags", Cwd: root})
+	if r.Action != permission.Deny || r.Origin != managed {
+		t.Fatalf("decision %s from %+v, want deny from %+v", r.Action, r.Origin, managed)
+	}
+}
+
+func TestShellRulesRefusesOtherTools(t *testing.T) {
+	if _, err := ShellRules([]string{"Read(*.md)"}, nil, permission.Allow, "shell.allow"); err == nil {
+		t.Fatal("a Read rule was accepted in shell.allow")
+	}
+	if _, err := ShellRules([]string{"Bash(git push"}, nil, permission.Allow, "shell.allow"); err == nil {
+		t.Fatal("a malformed rule was accepted")
+	}
+}
+
+// BenchmarkCheckBash is the per-call cost the issue budgets (≤ 10 µs,
+// ≤ 20 allocations): classify a typical command and evaluate it against
+// about twenty rules.
+func BenchmarkCheckBash(b *testing.B) {
+	g, root := benchGate(b)
+	call := Call{Tool: "bash", Input: "git status && go test ./... 2>&1 | tail -n 20", Cwd: root}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		g.Check(call)
+	}
+}
+
+func benchGate(b *testing.B) (*Gate, string) {
+	root := b.TempDir()
+	o := provenance.Origin{Layer: provenance.User, Source: "user.json"}
+	var rules []permission.Rule
+	for _, p := range []string{"*", "git status", "git diff:*", "go test:*", "go build:*", "make:*", "npm test", "npm run lint",
+		"cargo test:*", "ls:*", "cat:*", "rg:*", "grep:*", "find:*", "docker ps", "kubectl get:*", "terraform plan", "helm list", "git log:*", "tail:*"} {
+		a := permission.Allow
+		if p == "*" {
+			a = permission.Ask
+		}
+		rules = append(rules, permission.Rule{Key: "bash", Pattern: p, Action: a, Origin: o})
+	}
+	g, err := New(Config{Permission: permission.Config{Rules: rules}, Shell: shellguard.Config{ProjectRoot: root, Home: "/home/dev"},
+		Boundary: fsguard.Boundary{ProjectRoot: root}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return g, root
+}

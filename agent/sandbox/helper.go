@@ -1,0 +1,138 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// ErrHelperNotFound is returned by HelperMain when the command does not exist.
+var ErrHelperNotFound = errors.New("sandbox: command not found")
+
+// helperSpec is what the helper applies to itself inside bubblewrap before
+// it execs the command. It travels as the helper's arguments.
+type helperSpec struct {
+	Landlock bool     // apply the Landlock ruleset (the kernel has Landlock)
+	RO       []string // Landlock: read and execute beneath these
+	RW       []string // Landlock: full access beneath these
+	Dev      []string // Landlock: full access plus device ioctls beneath these
+	DenyUnix bool     // seccomp: refuse new AF_UNIX sockets (network off)
+	NProc    uint64   // RLIMIT_NPROC (0 = leave)
+	AS       uint64   // RLIMIT_AS in bytes (0 = leave)
+	FSize    uint64   // RLIMIT_FSIZE in bytes (0 = leave)
+	NoFile   uint64   // RLIMIT_NOFILE (0 = leave)
+}
+
+func (h helperSpec) args() []string {
+	var a []string
+	if h.Landlock {
+		a = append(a, "--landlock")
+		for _, p := range h.RO {
+			a = append(a, "--ro", p)
+		}
+		for _, p := range h.RW {
+			a = append(a, "--rw", p)
+		}
+		for _, p := range h.Dev {
+			a = append(a, "--dev", p)
+		}
+	}
+	if h.DenyUnix {
+		a = append(a, "--deny-unix")
+	}
+	for _, l := range []struct {
+		name string
+		v    uint64
+	}{{"--nproc", h.NProc}, {"--as", h.AS}, {"--fsize", h.FSize}, {"--nofile", h.NoFile}} {
+		if l.v > 0 {
+			a = append(a, l.name, strconv.FormatUint(l.v, 10))
+		}
+	}
+	return append(a, "--")
+}
+
+// parseHelperArgs is the inverse of helperSpec.args: it returns the spec
+// and the command after "--".
+func parseHelperArgs(args []string) (helperSpec, []string, error) {
+	var h helperSpec
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			if i+1 >= len(args) {
+				return h, nil, fmt.Errorf("sandbox helper: no command")
+			}
+			return h, args[i+1:], nil
+		}
+		switch a {
+		case "--landlock":
+			h.Landlock = true
+			continue
+		case "--deny-unix":
+			h.DenyUnix = true
+			continue
+		}
+		if i+1 >= len(args) {
+			return h, nil, fmt.Errorf("sandbox helper: %s needs a value", a)
+		}
+		v := args[i+1]
+		i++
+		switch a {
+		case "--ro":
+			h.RO = append(h.RO, v)
+		case "--rw":
+			h.RW = append(h.RW, v)
+		case "--dev":
+			h.Dev = append(h.Dev, v)
+		case "--nproc", "--as", "--fsize", "--nofile":
+			n, err := strconv.ParseUint(v, 10, 64)
+			if err != nil {
+				return h, nil, fmt.Errorf("sandbox helper: %s %q: %w", a, v, err)
+			}
+			switch a {
+			case "--nproc":
+				h.NProc = n
+			case "--as":
+				h.AS = n
+			case "--fsize":
+				h.FSize = n
+			case "--nofile":
+				h.NoFile = n
+			}
+		default:
+			return h, nil, fmt.Errorf("sandbox helper: unknown argument %q", a)
+		}
+	}
+	return h, nil, fmt.Errorf("sandbox helper: missing -- before the command")
+}
+
+// LandlockRules describes, one rule a line, the Landlock ruleset the helper
+// applies for p (golden-tested; also shown by inspect). The helper asks for
+// the newest ABI go-landlock knows and downgrades to the kernel's.
+func LandlockRules(p Policy, env Env) (string, error) {
+	pl, err := buildPlan(p, env)
+	if err != nil {
+		return "", err
+	}
+	return pl.helper.landlockText(), nil
+}
+
+func (h helperSpec) landlockText() string {
+	var b strings.Builder
+	if !h.Landlock {
+		b.WriteString("landlock: not applied (kernel without Landlock; bubblewrap alone confines the child)\n")
+		return b.String()
+	}
+	b.WriteString("landlock: best effort up to ABI 11, handled: all file-system rights; scoped: abstract unix sockets, signals\n")
+	for _, p := range h.RO {
+		fmt.Fprintf(&b, "read  %s (read files, read dirs, execute)\n", p)
+	}
+	for _, p := range h.RW {
+		fmt.Fprintf(&b, "write %s (all file rights, refer, resolve unix)\n", p)
+	}
+	for _, p := range h.Dev {
+		fmt.Fprintf(&b, "dev   %s (all file rights, device ioctls, resolve unix)\n", p)
+	}
+	b.WriteString("anything else: denied (no writes, no unix-socket connects on ABI >= 9)\n")
+	return b.String()
+}

@@ -1,0 +1,204 @@
+//go:build linux && (amd64 || arm64)
+
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// The test binary doubles as the oceancode binary's helper (HelperMain, the
+// exact code the CLI's hidden helper mode calls) and as an attack tool run
+// inside the sandbox (system calls a shell cannot make).
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 {
+		switch os.Args[1] {
+		case HelperArg:
+			err := HelperMain(os.Args[2:])
+			fmt.Fprintln(os.Stderr, "oceancode:", err)
+			os.Exit(126)
+		case "__attack":
+			os.Exit(attackMain(os.Args[2:]))
+		case "__agent":
+			os.Exit(agentMain(os.Args[2:]))
+		}
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	HelperPath = exe
+	os.Exit(m.Run())
+}
+
+// attackMain runs one attack and prints "ALLOWED" or "DENIED: <errno>";
+// the exit status is 0 when the attack got through.
+func attackMain(args []string) int {
+	if len(args) == 0 {
+		return 2
+	}
+	report := func(err error) int {
+		if err != nil {
+			fmt.Printf("DENIED: %v\n", err)
+			return 1
+		}
+		fmt.Println("ALLOWED")
+		return 0
+	}
+	dial := func(network, addr string, payload []byte) error {
+		c, err := net.DialTimeout(network, addr, time.Second)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		_, err = c.Write(payload)
+		return err
+	}
+	switch args[0] {
+	case "vsock":
+		fd, err := unix.Socket(unix.AF_VSOCK, unix.SOCK_STREAM, 0)
+		if err == nil {
+			unix.Close(fd)
+		}
+		return report(err)
+	case "iouring":
+		params := make([]byte, 120)
+		fd, _, errno := unix.Syscall(unix.SYS_IO_URING_SETUP, 4, uintptr(unsafePointer(params)), 0)
+		if errno != 0 {
+			return report(errno)
+		}
+		unix.Close(int(fd))
+		return report(nil)
+	case "tcp":
+		return report(dial("tcp4", args[1], []byte("hello")))
+	case "udp":
+		return report(dial("udp4", args[1], []byte("hello")))
+	case "unix":
+		return report(dial("unix", args[1], []byte("hello")))
+	case "dns":
+		r := &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			return (&net.Dialer{}).DialContext(ctx, "udp4", args[1])
+		}}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		_, err := r.LookupHost(ctx, "exfil.example.com")
+		return report(err)
+	case "kill":
+		pid, _ := strconv.Atoi(args[1])
+		return report(unix.Kill(pid, unix.SIGKILL))
+	case "ptrace":
+		pid, _ := strconv.Atoi(args[1])
+		err := unix.PtraceAttach(pid)
+		return report(err)
+	}
+	return 2
+}
+
+// agentMain plays an agent that runs a sandboxed command and is then
+// killed: it prints the sandboxed command's start and blocks.
+func agentMain(args []string) int {
+	exe, _ := os.Executable()
+	HelperPath = exe
+	c, err := Command(context.Background(), Policy{Enabled: true, Workspace: args[0]}, args[1:], os.Environ())
+	if err != nil {
+		fmt.Println("ERR", err)
+		return 1
+	}
+	c.Stdout = os.Stdout
+	if err := c.Start(); err != nil {
+		fmt.Println("ERR", err)
+		return 1
+	}
+	fmt.Println("STARTED")
+	_ = c.Wait()
+	return 0
+}
+
+// requireSandbox fails (never skips) when this machine cannot run the
+// sandbox: the suite's point is to prove the confinement, and a machine
+// that cannot must not pass quietly. scripts/install-bwrap.sh fixes it.
+func requireSandbox(t *testing.T) Support {
+	t.Helper()
+	s := cachedSupport()
+	if err := s.Usable(); err != nil {
+		t.Fatalf("%v (run scripts/install-bwrap.sh)", err)
+	}
+	return s
+}
+
+type result struct {
+	out, errOut string
+	code        int
+}
+
+// run runs a shell script under p with extra environment variables.
+func run(t *testing.T, p Policy, script string, env ...string) result {
+	t.Helper()
+	return runArgv(t, p, []string{"/bin/sh", "-c", script}, env...)
+}
+
+func runArgv(t *testing.T, p Policy, argv []string, env ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, err := Command(ctx, p, argv, append(os.Environ(), env...))
+	if err != nil {
+		t.Fatalf("Command: %v", err)
+	}
+	var so, se bytes.Buffer
+	c.Stdout, c.Stderr = &so, &se
+	err = c.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	return result{out: so.String(), errOut: se.String(), code: code}
+}
+
+// processesWith lists host processes whose command line contains token
+// (with spaces between arguments).
+func processesWith(token string) []int {
+	var pids []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil {
+			continue
+		}
+		if strings.Contains(string(bytes.ReplaceAll(b, []byte{0}, []byte{' '})), token) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+func processAlive(pid int) bool {
+	if err := syscall.Kill(pid, 0); err != nil {
+		return false
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// A zombie is not alive.
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	return len(f) > 0 && f[0] != "Z"
+}

@@ -1,0 +1,603 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Env is what BwrapArgs needs to know about the host besides the policy.
+// The zero value uses the process's surroundings.
+type Env struct {
+	// Helper is the executable re-executed inside bubblewrap in helper mode
+	// ("" = os.Executable()).
+	Helper string
+	// Home is the home directory whose credential stores are masked
+	// ("" = os.UserHomeDir()).
+	Home string
+	// LandlockABI is the kernel's Landlock ABI version; 0 means the helper
+	// applies no Landlock ruleset (bubblewrap alone confines the child).
+	LandlockABI int
+	// Getenv reads the child's environment (TMPDIR, GOMODCACHE, …); nil
+	// reads nothing.
+	Getenv func(string) string
+}
+
+func (e Env) getenv(k string) string {
+	if e.Getenv == nil {
+		return ""
+	}
+	return e.Getenv(k)
+}
+
+// HelperArg is the first argument that makes the oceancode binary act as
+// the sandbox helper instead of the CLI.
+const HelperArg = "__sandbox-exec"
+
+// credentialStores are masked (unreadable) under the home directory.
+var credentialStores = []string{
+	".ssh", ".aws", ".gnupg", ".netrc", ".docker/config.json", ".config/gh", ".kube",
+	".git-credentials", ".config/git/credentials", ".npmrc", ".pypirc",
+	".cargo/credentials", ".cargo/credentials.toml", ".config/gcloud", ".azure",
+	".terraform.d/credentials.tfrc.json",
+	// The agent's own configuration (may hold provider keys) and state.
+	".config/oceancode", ".local/state/oceancode", ".oceancode",
+}
+
+// systemSecrets are masked host-wide.
+var systemSecrets = []string{"/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/ssh/ssh_host_*_key"}
+
+func systemSecretPaths() []string {
+	var out []string
+	for _, s := range systemSecrets {
+		if strings.ContainsAny(s, "*?[") {
+			m, _ := sysGlob(s)
+			out = append(out, m...)
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// Probes of fixed system locations (/run, /var/tmp, /etc/shadow, …),
+// replaceable so golden tests do not depend on the machine.
+var (
+	sysLstat        = os.Lstat
+	sysEvalSymlinks = filepath.EvalSymlinks
+	sysGlob         = filepath.Glob
+)
+
+func sysExists(p string) bool {
+	_, err := sysLstat(p)
+	return err == nil
+}
+
+func sysIsDir(p string) bool {
+	fi, err := sysLstat(p)
+	return err == nil && fi.IsDir()
+}
+
+// packageCaches are writable in both confined modes when they exist.
+var packageCaches = []string{
+	".cache", ".npm", ".cargo/registry", ".cargo/git", "go/pkg/mod", ".pnpm-store",
+	".local/share/pnpm", ".yarn/berry/cache", ".bun/install/cache", ".m2/repository", ".gradle/caches",
+}
+
+// protectedPath is a path write-protected inside every writable root.
+type protectedPath struct {
+	rel string
+	dir bool
+	// homeOnly: a missing one is blocked only when the root is the home
+	// directory (shells read rc files from $HOME only); an existing one is
+	// always write-protected.
+	homeOnly bool
+	// optional: a missing one is not blocked.
+	optional bool
+}
+
+var protectedPaths = []protectedPath{
+	{rel: ".git/hooks", dir: true},
+	{rel: ".git/config"},
+	{rel: ".oceancode", dir: true},
+	{rel: ".mcp.json"},
+	{rel: ".bashrc", homeOnly: true},
+	{rel: ".bash_profile", homeOnly: true},
+	{rel: ".bash_login", homeOnly: true},
+	{rel: ".bash_logout", homeOnly: true},
+	{rel: ".profile", homeOnly: true},
+	{rel: ".zshrc", homeOnly: true},
+	{rel: ".zprofile", homeOnly: true},
+	{rel: ".zshenv", homeOnly: true},
+	{rel: ".zlogin", homeOnly: true},
+	{rel: ".gitconfig", homeOnly: true},
+}
+
+// placeholder is a missing protected path the runner creates (empty, on the
+// host) for the duration of a command so it can be mounted read-only, and
+// removes afterwards.
+type placeholder struct {
+	Path string
+	Dir  bool
+}
+
+// plan is everything derived from a policy for one command.
+type plan struct {
+	args         []string // bwrap options, without the program name
+	placeholders []placeholder
+	helper       helperSpec
+	writable     []string
+}
+
+// BwrapArgs returns the bubblewrap options (everything before "--" and the
+// helper) that confine a command under p. It reads the file system to find
+// existing paths (protected paths, credential stores, git worktrees) but
+// changes nothing; missing protected paths appear as read-only binds of
+// paths the runner creates just before it starts bubblewrap.
+func BwrapArgs(p Policy, env Env) ([]string, error) {
+	pl, err := buildPlan(p, env)
+	if err != nil {
+		return nil, err
+	}
+	return pl.args, nil
+}
+
+// ErrNotConfined is returned when a confining function is given a policy
+// that asks for no sandbox.
+var ErrNotConfined = errors.New("sandbox: policy is not confined")
+
+func buildPlan(p Policy, env Env) (*plan, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if !p.Confined() {
+		return nil, ErrNotConfined
+	}
+	home := env.Home
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	helper := env.Helper
+	if helper == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("sandbox: locate helper executable: %w", err)
+		}
+		helper = exe
+	}
+	helper = realPath(helper)
+	ws := realPath(filepath.Clean(p.Workspace))
+	if !isDir(ws) {
+		return nil, fmt.Errorf("sandbox: workspace %s: not a directory", p.Workspace)
+	}
+	home = realPath(home)
+	mode := p.EffectiveMode()
+	net := p.EffectiveNetwork()
+	b := &argBuilder{}
+	pl := &plan{}
+
+	// Namespaces: everything bubblewrap supports, always a new user
+	// namespace (the child is never host root), and no nested ones.
+	b.add("--unshare-all", "--unshare-user", "--disable-userns")
+	if net != NetworkOff {
+		b.add("--share-net")
+	}
+	b.add("--die-with-parent", "--new-session", "--cap-drop", "ALL")
+	b.add("--ro-bind", "/", "/")
+	b.add("--dev", "/dev", "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys")
+	if sysExists("/proc/sysrq-trigger") {
+		b.add("--ro-bind", "/proc/sysrq-trigger", "/proc/sysrq-trigger")
+	}
+
+	// Private temp directories and /run (daemon sockets: docker, dbus,
+	// systemd, ssh and gpg agents under /run/user).
+	temps := []string{"/tmp"}
+	if p.TempDir != "" {
+		b.add("--bind", realPath(p.TempDir), "/tmp")
+	} else {
+		b.add("--tmpfs", "/tmp")
+	}
+	if sysIsDir("/var/tmp") {
+		b.add("--tmpfs", "/var/tmp")
+		temps = append(temps, "/var/tmp")
+	}
+	if t := env.getenv("TMPDIR"); t != "" && filepath.IsAbs(t) {
+		t = realPath(filepath.Clean(t))
+		if isDir(t) && !under(t, "/tmp") && !under(t, "/var/tmp") && !under(t, ws) && t != "/" {
+			b.add("--tmpfs", t)
+			temps = append(temps, t)
+		}
+	}
+	if sysIsDir("/run") {
+		b.add("--tmpfs", "/run")
+		if fi, err := sysLstat("/var/run"); err == nil && fi.IsDir() {
+			b.add("--tmpfs", "/var/run")
+		}
+		if net != NetworkOff {
+			// Name resolution: /etc/resolv.conf often points into /run.
+			if r, err := sysEvalSymlinks("/etc/resolv.conf"); err == nil && (under(r, "/run") || under(r, "/var/run")) {
+				b.add("--ro-bind", r, r)
+			}
+		}
+	}
+	for _, s := range []string{"/var/lib/lxd/unix.socket", "/var/snap/lxd/common/lxd/unix.socket"} {
+		if sysExists(s) {
+			b.add("--ro-bind", "/dev/null", s)
+		}
+	}
+	b.add("--ro-bind", helper, helper)
+
+	// Writable roots, parents before children.
+	type root struct {
+		path string
+		kind rootKind
+	}
+	var roots []root // roots that get protected paths
+	if mode == ModeWorkspaceWrite {
+		b.add("--bind", ws, ws)
+		pl.writable = append(pl.writable, ws)
+		roots = append(roots, root{path: ws, kind: workspaceRoot})
+		var extra []string
+		for _, w := range p.Writable {
+			w = realPath(expand(w, home, ws))
+			if isDir(w) && w != "/" && w != ws {
+				extra = append(extra, w)
+			}
+		}
+		gitDirs := worktreeGitDirs(ws)
+		extra = dedupe(append(extra, gitDirs...))
+		kindOf := func(w string) rootKind {
+			switch {
+			case len(gitDirs) > 1 && w == gitDirs[1]:
+				return gitCommonRoot
+			case len(gitDirs) > 0 && w == gitDirs[0]:
+				return gitPrivateRoot
+			}
+			return extraRoot
+		}
+		sort.Strings(extra)
+		for _, w := range extra {
+			b.add("--bind", w, w)
+			pl.writable = append(pl.writable, w)
+			roots = append(roots, root{path: w, kind: kindOf(w)})
+		}
+	} else {
+		b.add("--ro-bind", ws, ws)
+	}
+	var caches []string
+	if home != "" && home != "/" {
+		for _, c := range packageCaches {
+			caches = append(caches, filepath.Join(home, c))
+		}
+	}
+	for _, k := range []string{"GOMODCACHE", "GOCACHE"} {
+		if v := env.getenv(k); filepath.IsAbs(v) {
+			caches = append(caches, filepath.Clean(v))
+		}
+	}
+	for _, c := range dedupe(caches) {
+		c = realPath(c)
+		if !isDir(c) || c == "/" || c == home || coveredBy(c, pl.writable) {
+			continue
+		}
+		b.add("--bind", c, c)
+		pl.writable = append(pl.writable, c)
+	}
+
+	// Protected paths inside the workspace-like writable roots, after the
+	// writable binds so they win.
+	seen := map[string]bool{}
+	for _, r := range roots {
+		for _, pp := range protectedFor(r.path, r.kind) {
+			protect(b, pl, r.path, pp, home, seen)
+		}
+	}
+
+	// Deny roots: unreadable and unwritable, even inside the workspace.
+	var masks []string
+	for _, d := range p.Deny {
+		masks = append(masks, expand(d, home, ws))
+	}
+	for _, d := range p.DenyRead {
+		masks = append(masks, expand(d, home, ws))
+	}
+	if home != "" && home != "/" {
+		for _, c := range credentialStores {
+			masks = append(masks, filepath.Join(home, c))
+		}
+	}
+	var sysMasks []mask
+	for _, s := range systemSecretPaths() {
+		if fi, err := sysLstat(s); err == nil && !fi.IsDir() {
+			sysMasks = append(sysMasks, mask{path: s})
+		}
+	}
+	for _, m := range append(sysMasks, masksFor(masks)...) {
+		if m.dir {
+			b.add("--tmpfs", m.path, "--remount-ro", m.path)
+		} else {
+			b.add("--ro-bind", "/dev/null", m.path)
+		}
+	}
+
+	dir := ws
+	if p.Dir != "" {
+		dir = realPath(expand(p.Dir, home, ws))
+	}
+	b.add("--chdir", dir)
+	pl.args = b.args
+
+	// What the helper applies inside: Landlock, seccomp, rlimits.
+	h := helperSpec{Landlock: env.LandlockABI > 0, DenyUnix: net == NetworkOff}
+	h.RO = []string{"/"}
+	if mode == ModeReadOnly {
+		h.RW = nil
+	}
+	h.RW = append(h.RW, pl.writable...)
+	h.RW = append(h.RW, temps...)
+	h.RW = dedupe(h.RW)
+	h.Dev = []string{"/dev"}
+	l := p.EffectiveLimits()
+	h.NProc = uint64(l.Processes)
+	h.AS = uint64(l.AddressSpaceMB) << 20
+	h.FSize = uint64(l.FileSizeMB) << 20
+	h.NoFile = uint64(l.OpenFiles)
+	pl.helper = h
+	return pl, nil
+}
+
+type rootKind int
+
+const (
+	workspaceRoot  rootKind = iota
+	extraRoot               // sandbox.writable: existing protected paths only
+	gitCommonRoot           // a linked worktree's common git dir
+	gitPrivateRoot          // a linked worktree's private git dir
+)
+
+// protectedFor lists the protected paths of a writable root: the standard
+// list (for a linked worktree, its .git file instead of .git/…), the hooks
+// and config of a worktree's common git dir, and the files of its private
+// git dir that point elsewhere. Only the workspace and the common git dir
+// block missing paths; in other roots missing ones are left alone.
+func protectedFor(r string, kind rootKind) []protectedPath {
+	var list []protectedPath
+	switch kind {
+	case gitCommonRoot:
+		list = []protectedPath{{rel: "hooks", dir: true}, {rel: "config"}}
+	case gitPrivateRoot:
+		list = []protectedPath{{rel: "config"}, {rel: "config.worktree"}, {rel: "commondir"}, {rel: "gitdir"}, {rel: "hooks"}}
+	default:
+		if fi, err := os.Lstat(filepath.Join(r, ".git")); err == nil && fi.Mode().IsRegular() {
+			list = append(list, protectedPath{rel: ".git"})
+			for _, pp := range protectedPaths {
+				if !strings.HasPrefix(pp.rel, ".git/") {
+					list = append(list, pp)
+				}
+			}
+		} else {
+			list = protectedPaths
+		}
+	}
+	if kind == gitPrivateRoot || kind == extraRoot {
+		out := make([]protectedPath, len(list))
+		for i, pp := range list {
+			pp.optional = true
+			out[i] = pp
+		}
+		return out
+	}
+	return list
+}
+
+// protect write-protects r/pp.rel: ancestors between r and the path are
+// pinned (bound onto themselves, so renaming them fails with EBUSY) and the
+// path is bound read-only. A missing path is blocked at its first missing
+// component, which becomes a placeholder.
+func protect(b *argBuilder, pl *plan, r string, pp protectedPath, home string, seen map[string]bool) {
+	parts := strings.Split(pp.rel, "/")
+	cur := r
+	for i, part := range parts {
+		next := filepath.Join(cur, part)
+		fi, err := os.Lstat(next)
+		last := i == len(parts)-1
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				return
+			}
+			if pp.homeOnly && r != home {
+				return
+			}
+			if pp.optional {
+				return
+			}
+			if seen[next] {
+				return
+			}
+			seen[next] = true
+			pl.placeholders = append(pl.placeholders, placeholder{Path: next, Dir: !last || pp.dir})
+			b.add("--ro-bind", next, next)
+			return
+		}
+		if last {
+			if seen[next] {
+				return
+			}
+			seen[next] = true
+			if fi.Mode()&fs.ModeSymlink != 0 {
+				// Protect what the link points at when it stays inside a
+				// writable root; outside one it is read-only anyway.
+				t, err := filepath.EvalSymlinks(next)
+				if err != nil || !coveredBy(t, pl.writable) {
+					return
+				}
+				next = t
+			}
+			b.add("--ro-bind", next, next)
+			return
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 || !fi.IsDir() {
+			return
+		}
+		if !seen["pin:"+next] {
+			seen["pin:"+next] = true
+			b.add("--bind", next, next)
+		}
+		cur = next
+	}
+}
+
+type mask struct {
+	path string
+	dir  bool
+}
+
+// masksFor resolves the paths to mask: existing ones (and the targets of
+// symlinks), deduplicated, parents before children, children of a masked
+// directory dropped.
+func masksFor(paths []string) []mask {
+	var out []mask
+	seen := map[string]bool{}
+	addOne := func(p string) {
+		fi, err := os.Stat(p)
+		if err != nil || seen[p] {
+			return
+		}
+		seen[p] = true
+		out = append(out, mask{path: p, dir: fi.IsDir()})
+	}
+	for _, p := range paths {
+		p = filepath.Clean(p)
+		if p == "/" {
+			continue
+		}
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			addOne(r)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
+	var kept []mask
+	for _, m := range out {
+		covered := false
+		for _, k := range kept {
+			if k.dir && under(m.path, k.path) {
+				covered = true
+				break
+			}
+		}
+		if !covered {
+			kept = append(kept, m)
+		}
+	}
+	return kept
+}
+
+// worktreeGitDirs returns the git directories of a linked worktree at ws
+// (its private git dir and the common dir), which live outside it.
+func worktreeGitDirs(ws string) []string {
+	data, err := os.ReadFile(filepath.Join(ws, ".git"))
+	if err != nil {
+		return nil
+	}
+	line := strings.TrimSpace(string(data))
+	gitdir, ok := strings.CutPrefix(line, "gitdir:")
+	if !ok {
+		return nil
+	}
+	gitdir = strings.TrimSpace(gitdir)
+	if !filepath.IsAbs(gitdir) {
+		gitdir = filepath.Join(ws, gitdir)
+	}
+	gitdir = realPath(gitdir)
+	if !isDir(gitdir) {
+		return nil
+	}
+	out := []string{gitdir}
+	if c, err := os.ReadFile(filepath.Join(gitdir, "commondir")); err == nil {
+		cd := strings.TrimSpace(string(c))
+		if !filepath.IsAbs(cd) {
+			cd = filepath.Join(gitdir, cd)
+		}
+		if cd = realPath(cd); isDir(cd) && cd != "/" {
+			out = append(out, cd)
+		}
+	}
+	return out
+}
+
+type argBuilder struct{ args []string }
+
+func (b *argBuilder) add(a ...string) { b.args = append(b.args, a...) }
+
+// expand resolves "~" and "~/x" against home and relative paths against ws.
+func expand(p, home, ws string) string {
+	switch {
+	case p == "~":
+		return home
+	case strings.HasPrefix(p, "~/"):
+		return filepath.Join(home, p[2:])
+	case filepath.IsAbs(p):
+		return filepath.Clean(p)
+	}
+	return filepath.Join(ws, p)
+}
+
+// realPath resolves symlinks when the path exists.
+func realPath(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return filepath.Clean(p)
+}
+
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
+// under reports whether p is root or inside it.
+func under(p, root string) bool {
+	if root == "/" {
+		return true
+	}
+	return p == root || strings.HasPrefix(p, root+"/")
+}
+
+func coveredBy(p string, roots []string) bool {
+	for _, r := range roots {
+		if under(p, r) {
+			return true
+		}
+	}
+	return false
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func dedupe(in []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range in {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -1,0 +1,385 @@
+//go:build linux && (amd64 || arm64)
+
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Cmd is a command prepared by Command. Start it with Start (then Wait) or
+// Run: Wait releases what the sandbox set up for the command (placeholders
+// for missing protected paths, the pids cgroup). Output and CombinedOutput
+// of the embedded exec.Cmd skip that release; use Run with buffers instead.
+type Cmd struct {
+	*exec.Cmd
+	// Warnings are the weaker-than-full protections that apply (no
+	// Landlock, allowlist not enforced, …); show them to the user.
+	Warnings []string
+
+	once    sync.Once
+	release func()
+	cgroup  *pidsCgroup
+}
+
+// Start starts the command (for a root agent, inside its pids cgroup).
+func (c *Cmd) Start() error {
+	var err error
+	if c.cgroup != nil {
+		err = c.cgroup.start(c.Cmd)
+	} else {
+		err = c.Cmd.Start()
+	}
+	if err != nil {
+		c.Release()
+	}
+	return err
+}
+
+// Wait waits for the command and releases its sandbox resources.
+func (c *Cmd) Wait() error {
+	err := c.Cmd.Wait()
+	c.Release()
+	return err
+}
+
+// Run starts the command and waits for it.
+func (c *Cmd) Run() error {
+	if err := c.Start(); err != nil {
+		return err
+	}
+	return c.Wait()
+}
+
+// Release frees what the sandbox set up for the command; Wait calls it.
+// Call it yourself only when the command is never started.
+func (c *Cmd) Release() {
+	c.once.Do(func() {
+		if c.release != nil {
+			c.release()
+		}
+	})
+}
+
+// HelperPath, when set, is the executable used as the sandbox helper
+// instead of os.Executable() (tests and embedders whose binary does not
+// dispatch HelperArg). It must call HelperMain for HelperArg.
+var HelperPath string
+
+// Command prepares argv to run under p with the environment env (the
+// composed child environment; nil means empty). An unconfined policy (off
+// or danger-full-access) gives a plain command. A confined policy runs the
+// command through bubblewrap and the helper, or fails with an error
+// wrapping ErrUnavailable when this machine cannot confine it.
+func Command(ctx context.Context, p Policy, argv []string, env []string) (*Cmd, error) {
+	if len(argv) == 0 {
+		return nil, errors.New("sandbox: no command")
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if env == nil {
+		env = []string{}
+	}
+	if !p.Confined() {
+		c := exec.CommandContext(ctx, argv[0], argv[1:]...)
+		c.Env = env
+		c.Dir = p.Dir
+		if c.Dir == "" {
+			c.Dir = p.Workspace
+		}
+		return &Cmd{Cmd: c}, nil
+	}
+	sup := cachedSupport()
+	warnings, err := sup.Check(p)
+	if err != nil {
+		return nil, err
+	}
+	helper := HelperPath
+	if helper == "" {
+		if helper, err = os.Executable(); err != nil {
+			return nil, fmt.Errorf("sandbox: locate helper executable: %w", err)
+		}
+	}
+	pl, err := buildPlan(p, Env{Helper: helper, LandlockABI: sup.LandlockABI, Getenv: envLookup(env)})
+	if err != nil {
+		return nil, err
+	}
+	held, err := acquirePlaceholders(pl.placeholders)
+	if err != nil {
+		return nil, err
+	}
+	args := append([]string{}, pl.args...)
+	args = append(args, "--", realPath(helper), HelperArg)
+	args = append(args, pl.helper.args()...)
+	args = append(args, argv...)
+	c := exec.CommandContext(ctx, sup.Bwrap, args...)
+	c.Env = env
+	c.WaitDelay = 2 * time.Second
+	// bubblewrap's --die-with-parent leaves a window before it sets its own
+	// parent-death signal; the kernel-side one set between fork and exec
+	// closes it.
+	c.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	cmd := &Cmd{Cmd: c, Warnings: warnings}
+	if n := p.EffectiveLimits().Processes; n > 0 && os.Geteuid() == 0 {
+		cg, err := sharedPidsCgroup(n + pidsHeadroom)
+		if err != nil {
+			cmd.Warnings = append(cmd.Warnings, "process limit not enforced: "+err.Error())
+		} else {
+			cmd.cgroup = cg
+		}
+	}
+	cmd.release = func() {
+		releasePlaceholders(held)
+	}
+	return cmd, nil
+}
+
+// pidsHeadroom covers bubblewrap's own processes and the helper's threads.
+const pidsHeadroom = 16
+
+func envLookup(env []string) func(string) string {
+	return func(k string) string {
+		for i := len(env) - 1; i >= 0; i-- {
+			if v, ok := strings.CutPrefix(env[i], k+"="); ok {
+				return v
+			}
+		}
+		return ""
+	}
+}
+
+// heldPlaceholder is a placeholder this process holds a shared lock on
+// while a command runs. The lock protocol makes removal safe across agent
+// processes: a placeholder is removed only by a holder that can take the
+// exclusive lock, i.e. when no other sandbox still has it mounted.
+type heldPlaceholder struct {
+	path string
+	fd   int
+	dir  bool
+	dev  uint64
+	ino  uint64
+}
+
+func acquirePlaceholders(phs []placeholder) ([]heldPlaceholder, error) {
+	var held []heldPlaceholder
+	for _, ph := range phs {
+		h, err := acquirePlaceholder(ph)
+		if err != nil {
+			releasePlaceholders(held)
+			return nil, err
+		}
+		held = append(held, h)
+	}
+	return held, nil
+}
+
+func acquirePlaceholder(ph placeholder) (heldPlaceholder, error) {
+	for attempt := 0; attempt < 20; attempt++ {
+		var err error
+		if ph.Dir {
+			err = unix.Mkdir(ph.Path, 0o755)
+		} else {
+			var fd int
+			fd, err = unix.Open(ph.Path, unix.O_CREAT|unix.O_EXCL|unix.O_WRONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0o444)
+			if err == nil {
+				unix.Close(fd)
+			}
+		}
+		if err != nil && !errors.Is(err, unix.EEXIST) {
+			return heldPlaceholder{}, fmt.Errorf("sandbox: create placeholder for protected path %s: %w", ph.Path, err)
+		}
+		fd, err := unix.Open(ph.Path, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			if errors.Is(err, unix.ENOENT) {
+				continue
+			}
+			return heldPlaceholder{}, fmt.Errorf("sandbox: open placeholder %s: %w", ph.Path, err)
+		}
+		if err := unix.Flock(fd, unix.LOCK_SH); err != nil {
+			unix.Close(fd)
+			return heldPlaceholder{}, fmt.Errorf("sandbox: lock placeholder %s: %w", ph.Path, err)
+		}
+		var fst, pst unix.Stat_t
+		if unix.Fstat(fd, &fst) != nil || unix.Lstat(ph.Path, &pst) != nil || fst.Dev != pst.Dev || fst.Ino != pst.Ino {
+			// Removed (and maybe recreated) between open and lock: retry.
+			unix.Close(fd)
+			continue
+		}
+		return heldPlaceholder{path: ph.Path, fd: fd, dir: fst.Mode&unix.S_IFMT == unix.S_IFDIR, dev: fst.Dev, ino: fst.Ino}, nil
+	}
+	return heldPlaceholder{}, fmt.Errorf("sandbox: placeholder %s keeps changing", ph.Path)
+}
+
+func releasePlaceholders(held []heldPlaceholder) {
+	for _, h := range held {
+		if unix.Flock(h.fd, unix.LOCK_EX|unix.LOCK_NB) == nil {
+			var st unix.Stat_t
+			if unix.Lstat(h.path, &st) == nil && st.Dev == h.dev && st.Ino == h.ino {
+				if h.dir {
+					_ = unix.Rmdir(h.path) // fails when not empty: then it is real content
+				} else if st.Size == 0 {
+					_ = unix.Unlink(h.path)
+				}
+			}
+		}
+		unix.Close(h.fd)
+	}
+}
+
+// pidsCgroup bounds the number of tasks of the sandboxed commands when the
+// agent runs as root (RLIMIT_NPROC does not bind root). There is one per
+// agent process and limit, shared by its commands: the bound is on all of
+// that agent's sandboxed processes at once. Commands are started from a
+// launcher thread that lives inside the cgroup (cgroup v1: membership is
+// per thread and inherited at fork) or with CLONE_INTO_CGROUP (v2), so no
+// per-command cgroup migration (which costs milliseconds) is needed.
+type pidsCgroup struct {
+	dir  string
+	v2fd int         // v2: directory fd for CLONE_INTO_CGROUP; -1 for v1
+	reqs chan func() // v1: run on the launcher thread
+}
+
+var (
+	cgroupMu sync.Mutex
+	cgroups  = map[int]*pidsCgroup{}
+)
+
+func pidsCgroupKind() string {
+	if data, err := os.ReadFile("/sys/fs/cgroup/cgroup.controllers"); err == nil && strings.Contains(" "+string(data)+" ", " pids") {
+		if unix.Access("/sys/fs/cgroup", unix.W_OK) == nil {
+			return "v2"
+		}
+	}
+	if _, err := os.Stat("/sys/fs/cgroup/pids/tasks"); err == nil && unix.Access("/sys/fs/cgroup/pids", unix.W_OK) == nil {
+		return "v1"
+	}
+	return ""
+}
+
+// sweepStaleCgroups removes the empty cgroups left by agents that exited.
+func sweepStaleCgroups(parent string) {
+	ents, err := os.ReadDir(parent)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		rest, ok := strings.CutPrefix(e.Name(), "oceancode-sandbox-")
+		if !ok || !e.IsDir() {
+			continue
+		}
+		pidText, _, _ := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		if err != nil || pid == os.Getpid() || unix.Kill(pid, 0) == nil {
+			continue
+		}
+		_ = unix.Rmdir(filepath.Join(parent, e.Name())) // fails while tasks remain
+	}
+}
+
+// sharedPidsCgroup returns this agent's cgroup for limit, creating it.
+func sharedPidsCgroup(limit int) (*pidsCgroup, error) {
+	cgroupMu.Lock()
+	defer cgroupMu.Unlock()
+	if cg := cgroups[limit]; cg != nil {
+		return cg, nil
+	}
+	kind := pidsCgroupKind()
+	parent := "/sys/fs/cgroup/pids"
+	if kind == "v2" {
+		parent = "/sys/fs/cgroup"
+	}
+	if len(cgroups) == 0 && kind != "" {
+		sweepStaleCgroups(parent)
+	}
+	dir := filepath.Join(parent, fmt.Sprintf("oceancode-sandbox-%d-%d", os.Getpid(), limit))
+	var cg *pidsCgroup
+	switch kind {
+	case "v2":
+		sc, _ := os.ReadFile("/sys/fs/cgroup/cgroup.subtree_control")
+		if !strings.Contains(string(sc), "pids") {
+			if err := os.WriteFile("/sys/fs/cgroup/cgroup.subtree_control", []byte("+pids"), 0); err != nil {
+				return nil, fmt.Errorf("enable pids controller: %w", err)
+			}
+		}
+		if err := mkCgroup(dir, limit); err != nil {
+			return nil, err
+		}
+		fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			unix.Rmdir(dir)
+			return nil, fmt.Errorf("open pids cgroup: %w", err)
+		}
+		cg = &pidsCgroup{dir: dir, v2fd: fd}
+	case "v1":
+		if err := mkCgroup(dir, limit); err != nil {
+			return nil, err
+		}
+		cg = &pidsCgroup{dir: dir, v2fd: -1, reqs: make(chan func())}
+		ready := make(chan error)
+		go cg.launcher(ready)
+		if err := <-ready; err != nil {
+			unix.Rmdir(dir)
+			return nil, err
+		}
+	default:
+		return nil, errors.New("running as root (exempt from RLIMIT_NPROC) and no writable pids cgroup")
+	}
+	cgroups[limit] = cg
+	return cg, nil
+}
+
+func mkCgroup(dir string, limit int) error {
+	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+		return fmt.Errorf("create pids cgroup: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "pids.max"), []byte(strconv.Itoa(limit)), 0); err != nil {
+		unix.Rmdir(dir)
+		return fmt.Errorf("set pids.max: %w", err)
+	}
+	return nil
+}
+
+// launcher owns an OS thread moved into the v1 cgroup for good; it never
+// unlocks it (the thread must not run other goroutines, and must not exit:
+// the children's parent-death signal is tied to the thread that forked
+// them).
+func (cg *pidsCgroup) launcher(ready chan<- error) {
+	runtime.LockOSThread()
+	tid := strconv.Itoa(unix.Gettid())
+	if err := os.WriteFile(filepath.Join(cg.dir, "tasks"), []byte(tid), 0); err != nil {
+		ready <- fmt.Errorf("enter pids cgroup: %w", err)
+		select {} // this thread may be half-moved: keep it parked
+	}
+	ready <- nil
+	for f := range cg.reqs {
+		f()
+	}
+}
+
+// start starts cmd inside the cgroup.
+func (cg *pidsCgroup) start(cmd *exec.Cmd) error {
+	if cg.v2fd >= 0 {
+		if cmd.SysProcAttr == nil {
+			cmd.SysProcAttr = &syscall.SysProcAttr{}
+		}
+		cmd.SysProcAttr.UseCgroupFD = true
+		cmd.SysProcAttr.CgroupFD = cg.v2fd
+		return cmd.Start()
+	}
+	done := make(chan error, 1)
+	cg.reqs <- func() { done <- cmd.Start() }
+	return <-done
+}

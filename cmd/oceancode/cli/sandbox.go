@@ -1,0 +1,162 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/oceancode/oceancode/agent/sandbox"
+	"github.com/oceancode/oceancode/internal/exitcode"
+)
+
+// sandboxHelperArg makes Main run the sandbox helper: oceancode re-executed
+// inside bubblewrap applies Landlock, seccomp and rlimits to itself and
+// execs the command. Keep that path tiny: no cobra, no config.
+const sandboxHelperArg = sandbox.HelperArg
+
+// Exit statuses of the helper when it cannot run the command (the shell's
+// conventions): 127 not found, 126 could not be confined or executed.
+const (
+	helperNotFound   = 127
+	helperCannotExec = 126
+)
+
+func runSandboxHelper(args []string) error {
+	err := sandbox.HelperMain(args)
+	if errors.Is(err, sandbox.ErrHelperNotFound) {
+		return exitcode.With(helperNotFound, err)
+	}
+	return exitcode.With(helperCannotExec, err)
+}
+
+func init() { extraCommands = append(extraCommands, newSandboxCmd) }
+
+// sandboxOptions are the flags of "oceancode sandbox"; they become a
+// sandbox.Policy (later: the resolved sandbox.* configuration).
+type sandboxOptions struct {
+	mode       string
+	network    string
+	allowHosts []string
+	workspace  string
+	writable   []string
+	deny       []string
+	denyRead   []string
+}
+
+func newSandboxCmd(app *App) *cobra.Command {
+	var o sandboxOptions
+	cmd := &cobra.Command{
+		Use:   "sandbox [--mode M] [--network off|allowlist|on] [flags] -- CMD [ARGS...]",
+		Short: "Run a command under the kernel sandbox, exactly as the bash tool would",
+		Long: `Run a command confined by the kernel sandbox (bubblewrap + Landlock + seccomp on
+Linux) with the composed child environment, exactly as the agent's bash tool
+would. The exit status is the command's own. If the sandbox is requested and
+cannot be set up, the command is refused (exit 5), never run unconfined.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runSandbox(cmd.Context(), app, o, args)
+		},
+	}
+	f := cmd.Flags()
+	f.SetInterspersed(false)
+	f.StringVar(&o.mode, "mode", string(sandbox.ModeWorkspaceWrite), "read-only | workspace-write | danger-full-access")
+	f.StringVar(&o.network, "network", string(sandbox.NetworkOff), "off | allowlist | on")
+	f.StringArrayVar(&o.allowHosts, "allow-host", nil, "host or host:port allowed with --network allowlist (repeatable)")
+	f.StringVar(&o.workspace, "workspace", "", "workspace root (default: the current directory)")
+	f.StringArrayVar(&o.writable, "writable", nil, "extra writable root (repeatable)")
+	f.StringArrayVar(&o.deny, "deny", nil, "root refused for reads and writes, even inside the workspace (repeatable)")
+	f.StringArrayVar(&o.denyRead, "deny-read", nil, "path made unreadable (repeatable)")
+	return cmd
+}
+
+// sandboxPolicy turns the flags into a policy for a command run from cwd.
+func sandboxPolicy(o sandboxOptions, cwd string) (sandbox.Policy, error) {
+	ws := o.workspace
+	if ws == "" {
+		ws = cwd
+	}
+	if !filepath.IsAbs(ws) {
+		ws = filepath.Join(cwd, ws)
+	}
+	p := sandbox.Policy{
+		Enabled:    true,
+		Mode:       sandbox.Mode(o.mode),
+		Network:    sandbox.Network(o.network),
+		AllowHosts: o.allowHosts,
+		Writable:   o.writable,
+		Deny:       o.deny,
+		DenyRead:   o.denyRead,
+		Workspace:  filepath.Clean(ws),
+	}
+	if rel, err := filepath.Rel(p.Workspace, cwd); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+		p.Dir = cwd
+	}
+	return p, p.Validate()
+}
+
+// composeChildEnv builds the confined command's environment from the
+// agent's. Stand-in for agent/childenv.Compose (to be swapped in): strips
+// variables whose name contains KEY, SECRET or TOKEN, case-insensitively.
+var composeChildEnv = func(parent []string) []string {
+	out := make([]string, 0, len(parent))
+	for _, kv := range parent {
+		name, _, _ := strings.Cut(kv, "=")
+		u := strings.ToUpper(name)
+		if strings.Contains(u, "KEY") || strings.Contains(u, "SECRET") || strings.Contains(u, "TOKEN") {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+func runSandbox(ctx context.Context, app *App, o sandboxOptions, argv []string) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	cwd := app.Dir
+	var err error
+	if cwd == "" {
+		cwd, err = os.Getwd()
+	}
+	if err != nil {
+		return fmt.Errorf("sandbox: working directory: %w", err)
+	}
+	p, err := sandboxPolicy(o, cwd)
+	if err != nil {
+		return exitcode.With(exitcode.Usage, err)
+	}
+	c, err := sandbox.Command(ctx, p, argv, composeChildEnv(os.Environ()))
+	switch {
+	case errors.Is(err, sandbox.ErrUnavailable):
+		return exitcode.With(exitcode.Denied, fmt.Errorf("%w; refusing to run %q unconfined", err, argv[0]))
+	case errors.Is(err, sandbox.ErrInvalidPolicy):
+		return exitcode.With(exitcode.Usage, err)
+	case err != nil:
+		return err
+	}
+	for _, w := range c.Warnings {
+		fmt.Fprintf(app.Stderr, "oceancode: warning: %s\n", w)
+	}
+	c.Stdin, c.Stdout, c.Stderr = app.Stdin, app.Stdout, app.Stderr
+	err = c.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code := ee.ExitCode()
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			code = 128 + int(ws.Signal())
+		}
+		return &exitcode.Err{Code: code, Err: err, Silent: true}
+	}
+	if err != nil {
+		return fmt.Errorf("sandbox: run %s: %w", argv[0], err)
+	}
+	return nil
+}
