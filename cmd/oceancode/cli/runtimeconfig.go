@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/knadh/koanf/v2"
+
 	"github.com/oceancode/oceancode/agent/fsguard"
 	"github.com/oceancode/oceancode/agent/gate"
 	"github.com/oceancode/oceancode/agent/permission"
@@ -94,4 +96,16 @@ func shellList(r *layers.Resolved, key string, a permission.Action) ([]shellguar
 		}
 	}
 	return gate.ShellRules(entries, origins, a, strings.ReplaceAll(key, "_", " "))
+}
+
+// decodeKey decodes the resolved subtree at key into out, using out's json
+// field tags (the config's snake_case names). An absent key leaves out as is.
+func decodeKey(r *layers.Resolved, key string, out any) error {
+	if !r.K.Exists(key) {
+		return nil
+	}
+	if err := r.K.UnmarshalWithConf(key, out, koanf.UnmarshalConf{Tag: "json"}); err != nil {
+		return fmt.Errorf("decode %s: %w", key, err)
+	}
+	return nil
 }

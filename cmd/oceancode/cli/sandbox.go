@@ -12,8 +12,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/oceancode/oceancode/agent/childenv"
 	"github.com/oceancode/oceancode/agent/sandbox"
 	"github.com/oceancode/oceancode/internal/exitcode"
+	"github.com/oceancode/oceancode/layers"
 )
 
 // sandboxHelperArg makes Main run the sandbox helper: oceancode re-executed
@@ -38,8 +40,9 @@ func runSandboxHelper(args []string) error {
 
 func init() { extraCommands = append(extraCommands, newSandboxCmd) }
 
-// sandboxOptions are the flags of "oceancode sandbox"; they become a
-// sandbox.Policy (later: the resolved sandbox.* configuration).
+// sandboxOptions are the flags of "oceancode sandbox". --mode and --network
+// are session-layer settings (so requirements still apply to them); the rest
+// add to the resolved sandbox.* configuration for this one run.
 type sandboxOptions struct {
 	mode       string
 	network    string
@@ -48,6 +51,8 @@ type sandboxOptions struct {
 	writable   []string
 	deny       []string
 	denyRead   []string
+	// modeSet and networkSet say whether the flags were given.
+	modeSet, networkSet bool
 }
 
 func newSandboxCmd(app *App) *cobra.Command {
@@ -59,15 +64,16 @@ func newSandboxCmd(app *App) *cobra.Command {
 Linux) with the composed child environment, exactly as the agent's bash tool
 would. The exit status is the command's own. If the sandbox is requested and
 cannot be set up, the command is refused (exit 5), never run unconfined.`,
-		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return runSandbox(cmd.Context(), app, o, args)
+		Args: args(cobra.MinimumNArgs(1)),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			o.modeSet, o.networkSet = cmd.Flags().Changed("mode"), cmd.Flags().Changed("network")
+			return runSandbox(cmd.Context(), app, o, argv)
 		},
 	}
 	f := cmd.Flags()
 	f.SetInterspersed(false)
-	f.StringVar(&o.mode, "mode", string(sandbox.ModeWorkspaceWrite), "read-only | workspace-write | danger-full-access")
-	f.StringVar(&o.network, "network", string(sandbox.NetworkOff), "off | allowlist | on")
+	f.StringVar(&o.mode, "mode", string(sandbox.ModeWorkspaceWrite), "read-only | workspace-write | danger-full-access (default: the configured mode, else workspace-write)")
+	f.StringVar(&o.network, "network", string(sandbox.NetworkOff), "off | allowlist | on (default: the configured sandbox.network)")
 	f.StringArrayVar(&o.allowHosts, "allow-host", nil, "host or host:port allowed with --network allowlist (repeatable)")
 	f.StringVar(&o.workspace, "workspace", "", "workspace root (default: the current directory)")
 	f.StringArrayVar(&o.writable, "writable", nil, "extra writable root (repeatable)")
@@ -102,19 +108,10 @@ func sandboxPolicy(o sandboxOptions, cwd string) (sandbox.Policy, error) {
 }
 
 // composeChildEnv builds the confined command's environment from the
-// agent's. Stand-in for agent/childenv.Compose (to be swapped in): strips
-// variables whose name contains KEY, SECRET or TOKEN, case-insensitively.
+// agent's with the default child_env rules (secret-named variables
+// stripped); runSandbox uses the configured rules.
 var composeChildEnv = func(parent []string) []string {
-	out := make([]string, 0, len(parent))
-	for _, kv := range parent {
-		name, _, _ := strings.Cut(kv, "=")
-		u := strings.ToUpper(name)
-		if strings.Contains(u, "KEY") || strings.Contains(u, "SECRET") || strings.Contains(u, "TOKEN") {
-			continue
-		}
-		out = append(out, kv)
-	}
-	return out
+	return childenv.Compose(parent, childenv.Config{})
 }
 
 func runSandbox(ctx context.Context, app *App, o sandboxOptions, argv []string) error {
@@ -129,11 +126,54 @@ func runSandbox(ctx context.Context, app *App, o sandboxOptions, argv []string) 
 	if err != nil {
 		return fmt.Errorf("sandbox: working directory: %w", err)
 	}
+	// The configuration decides as it would for the bash tool; --mode and
+	// --network enter as session-layer flags, so pins and min_sandbox_mode
+	// still hold.
+	if o.modeSet || o.networkSet {
+		probe := sandbox.Policy{Enabled: true, Mode: sandbox.Mode(o.mode), Network: sandbox.Network(o.network), Workspace: cwd}
+		if err := probe.Validate(); err != nil {
+			return exitcode.With(exitcode.Usage, err)
+		}
+	}
+	var flags []layers.Setting
+	if o.modeSet {
+		flags = append(flags, layers.Setting{Key: "sandbox.mode", Value: o.mode, Source: "flag:--mode"})
+	}
+	if o.networkSet {
+		flags = append(flags, layers.Setting{Key: "sandbox.network", Value: o.network, Source: "flag:--network"})
+	}
+	res, err := loadConfig(app, flags)
+	if err != nil {
+		return err
+	}
+	if err := sessionGate(res); err != nil {
+		return err
+	}
+	var cfgPolicy sandbox.Policy
+	if err := decodeKey(res, "sandbox", &cfgPolicy); err != nil {
+		return exitcode.With(exitcode.Invalid, err)
+	}
+	o.mode, o.network = string(cfgPolicy.EffectiveMode()), string(cfgPolicy.Network)
+	if o.mode == "" {
+		o.mode = string(sandbox.ModeWorkspaceWrite) // the sandbox is off in config: this verb exists to run under it
+	}
+	if o.network == "" {
+		o.network = string(sandbox.NetworkOff)
+	}
+	o.allowHosts = append(cfgPolicy.AllowHosts, o.allowHosts...)
+	o.writable = append(cfgPolicy.Writable, o.writable...)
+	o.deny = append(cfgPolicy.Deny, o.deny...)
+	o.denyRead = append(cfgPolicy.DenyRead, o.denyRead...)
 	p, err := sandboxPolicy(o, cwd)
 	if err != nil {
 		return exitcode.With(exitcode.Usage, err)
 	}
-	c, err := sandbox.Command(ctx, p, argv, composeChildEnv(os.Environ()))
+	p.Limits = cfgPolicy.Limits
+	var envCfg childenv.Config
+	if err := decodeKey(res, "child_env", &envCfg); err != nil {
+		return exitcode.With(exitcode.Invalid, err)
+	}
+	c, err := sandbox.Command(ctx, p, argv, childenv.Compose(os.Environ(), envCfg))
 	switch {
 	case errors.Is(err, sandbox.ErrUnavailable):
 		return exitcode.With(exitcode.Denied, fmt.Errorf("%w; refusing to run %q unconfined", err, argv[0]))

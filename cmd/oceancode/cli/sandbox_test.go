@@ -31,7 +31,7 @@ func TestSandboxPolicyFromFlags(t *testing.T) {
 
 func TestSandboxChildEnvStripsSecrets(t *testing.T) {
 	got := composeChildEnv([]string{"PATH=/bin", "GITHUB_TOKEN=x", "aws_secret_access_key=y", "API_KEY=z", "HOME=/h"})
-	if strings.Join(got, " ") != "PATH=/bin HOME=/h" {
+	if strings.Join(got, " ") != "HOME=/h PATH=/bin" {
 		t.Errorf("env = %q", got)
 	}
 }
