@@ -11,10 +11,34 @@
 // on. Unknown keys are reported as violations with UnknownKey set and a pointer at the key itself, so the
 // loader can treat them as warnings in project and user files and as errors in managed files.
 //
+// # Why we interpret the schemas ourselves
+//
+// `oceancode` has a start-up budget: `oceancode --version` in 5 ms and `oceancode inspect --json` (parse and
+// validate four small files) in 10 ms, whole process. A general JSON Schema library does not fit it: the
+// package init of github.com/santhosh-tekuri/jsonschema/v6 alone compiled every draft's metaschema, 7.5–10 ms
+// and 1.7 MB in 21,000 allocations (GODEBUG=inittrace=1), in every process that linked it, and compiling
+// config.schema.json cost another ~3.5 ms. So this package carries a small interpreter instead: on first use
+// (once per process) it parses the three embedded documents and compiles them into a tree of nodes, in well
+// under a millisecond, and validation walks that tree. It has no package-level initialisation work.
+//
+// The interpreter implements exactly the draft 2020-12 keywords the embedded schemas use (see
+// docs/schema.md): type, enum, const, format (date-time and uri, as assertions), $ref and $defs (within and
+// across the three documents), properties, patternProperties, additionalProperties, required, items,
+// minItems, maxItems, uniqueItems, minimum, maximum, exclusiveMinimum, exclusiveMaximum, minLength,
+// maxLength, pattern, minProperties, maxProperties, allOf, anyOf and oneOf. Annotations (title,
+// description, default, examples, $comment and every x-* key) are not assertions. Any other keyword makes
+// compiling fail, so a schema edit that needs more cannot be silently ignored: TestSchemasCompile fails.
+//
+// The library is kept as the reference: the tests compile the same embedded text with it and require both
+// validators to agree (valid or not, and the instance locations and details of every violation) on the
+// test files, the bad cases of the tests, thousands of mutated documents and a fuzz target
+// (FuzzDifferential).
+//
 // Beyond standard JSON Schema the files carry a few annotations (ignored by other validators):
 //
 //   - x-merge: how a key combines across config layers: replace (default), append or union; see MergeOf.
 //   - x-pattern-message: the message used when a string does not match the schema's pattern.
+//   - x-key-pattern-message: the message used when a map key does not match its patternProperties.
 //   - x-key-messages: per-key messages for keys that are deliberately not allowed in an object.
 package schema
 
@@ -24,7 +48,6 @@ import (
 	"sync"
 
 	"github.com/oceancode/oceancode/internal/jsonpos"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // Kind names one of the embedded schemas.
@@ -57,86 +80,62 @@ func (k Kind) ID() string { return BaseURL + k.FileName() }
 // Source returns the raw text of the schema for k, as embedded.
 func Source(k Kind) ([]byte, error) {
 	if !k.valid() {
-		return nil, fmt.Errorf("schema: unknown kind %q (want config, managed or requirements)", k)
+		return nil, errUnknownKind(k)
 	}
 	return files.ReadFile(k.FileName())
 }
 
-type compiled struct {
-	raw map[string]any // $id → decoded schema document
-	err error          // the embedded documents could not be parsed (a build defect)
+func errUnknownKind(k Kind) error {
+	return fmt.Errorf("schema: unknown kind %q (want config, managed or requirements)", k)
+}
 
-	mu      sync.Mutex // guards comp
-	comp    *jsonschema.Compiler
-	once    map[Kind]*sync.Once
-	schemas map[Kind]*jsonschema.Schema
-	errs    map[Kind]error
+// compiled is the embedded schemas, decoded and compiled.
+type compiled struct {
+	raw   map[string]any   // $id → decoded schema document
+	roots map[string]*node // $id → compiled root schema
+	err   error            // the embedded documents could not be parsed or compiled (a build defect)
 }
 
 var (
 	loadOnce sync.Once
-	state    compiled
+	state    *compiled
 )
 
-// load parses the embedded documents once. Compiling is per kind (see Compiled) because the library's
-// compile, which validates each schema against the draft 2020-12 metaschema, costs milliseconds.
+// load parses and compiles the embedded documents, once per process, on first use.
 func load() *compiled {
-	loadOnce.Do(func() {
-		c := &state
-		c.raw = map[string]any{}
-		c.once = map[Kind]*sync.Once{}
-		c.schemas = map[Kind]*jsonschema.Schema{}
-		c.errs = map[Kind]error{}
-		c.comp = jsonschema.NewCompiler()
-		c.comp.DefaultDraft(jsonschema.Draft2020)
-		c.comp.AssertFormat()
-		c.comp.UseLoader(noLoader{})
-		for _, k := range Kinds() {
-			c.once[k] = new(sync.Once)
-			src, err := Source(k)
-			if err == nil {
-				var doc *jsonpos.Doc
-				if doc, err = jsonpos.Parse(src, jsonpos.Options{}); err == nil {
-					c.raw[k.ID()] = doc.Value
-					err = c.comp.AddResource(k.ID(), doc.Value)
-				}
-			}
-			if err != nil && c.err == nil {
-				c.err = fmt.Errorf("schema: load %s: %w", k.FileName(), err)
-			}
-		}
-	})
-	return &state
+	loadOnce.Do(func() { state = compileEmbedded() })
+	return state
 }
 
-func (c *compiled) compile(k Kind) (*jsonschema.Schema, error) {
+// compileEmbedded parses the three embedded documents and compiles them together (they refer to each
+// other). It is the whole cost of a first Validate beyond the document itself; see BenchmarkCompile.
+func compileEmbedded() *compiled {
+	c := &compiled{raw: make(map[string]any, 3)}
+	for _, k := range Kinds() {
+		src, err := Source(k)
+		if err == nil {
+			var doc *jsonpos.Doc
+			if doc, err = jsonpos.Parse(src, jsonpos.Options{}); err == nil {
+				c.raw[k.ID()] = doc.Value
+			}
+		}
+		if err != nil {
+			c.err = fmt.Errorf("schema: load %s: %w", k.FileName(), err)
+			return c
+		}
+	}
+	c.roots, c.err = compileDocs(c.raw)
+	return c
+}
+
+// schemaFor returns the compiled root schema of k.
+func schemaFor(k Kind) (*node, error) {
+	if !k.valid() {
+		return nil, errUnknownKind(k)
+	}
+	c := load()
 	if c.err != nil {
 		return nil, c.err
 	}
-	c.once[k].Do(func() {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		s, err := c.comp.Compile(k.ID())
-		if err != nil {
-			err = fmt.Errorf("schema: compile %s: %w", k.FileName(), err)
-		}
-		c.schemas[k], c.errs[k] = s, err
-	})
-	return c.schemas[k], c.errs[k]
-}
-
-// noLoader refuses to fetch anything: every schema the embedded ones refer to is embedded too.
-type noLoader struct{}
-
-func (noLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("schema: refusing to load %s: only embedded schemas are used", url)
-}
-
-// Compiled returns the compiled schema for k. Each schema is compiled once per process, on first use;
-// Compiled is safe for concurrent use.
-func Compiled(k Kind) (*jsonschema.Schema, error) {
-	if !k.valid() {
-		return nil, fmt.Errorf("schema: unknown kind %q (want config, managed or requirements)", k)
-	}
-	return load().compile(k)
+	return c.roots[k.ID()], nil
 }

@@ -27,12 +27,22 @@ func TestSchemasCompile(t *testing.T) {
 		if doc["$id"] != k.ID() || doc["$schema"] != "https://json-schema.org/draft/2020-12/schema" {
 			t.Errorf("%s: $id = %v, $schema = %v", k, doc["$id"], doc["$schema"])
 		}
+		if n, err := schemaFor(k); err != nil || n == nil {
+			t.Errorf("schemaFor(%s) = %v, %v", k, n, err)
+		}
+		// The reference library accepts the same text (it also checks it against the metaschema).
 		if s, err := Compiled(k); err != nil || s == nil {
 			t.Errorf("Compiled(%s) = %v, %v", k, s, err)
 		}
 	}
+	if _, err := schemaFor("nope"); err == nil {
+		t.Error("schemaFor(nope) succeeded")
+	}
 	if _, err := Compiled("nope"); err == nil {
 		t.Error("Compiled(nope) succeeded")
+	}
+	if vs := ValidateValue("nope", "f.json", &jsonpos.Doc{}); len(vs) != 1 || vs[0].Keyword != "$schema" {
+		t.Errorf("ValidateValue(nope) = %v, want one $schema violation", vs)
 	}
 	if _, err := Source("nope"); err == nil {
 		t.Error("Source(nope) succeeded")
@@ -195,50 +205,50 @@ type want struct {
 	unknown   bool
 }
 
-func TestViolations(t *testing.T) {
-	tests := []struct {
-		name string
-		kind Kind
-		in   string
-		want []want
-	}{
-		{
-			name: "wrong type",
-			kind: Config,
-			in: `{
+// violationCases are documents with known violations; the differential test replays them too.
+var violationCases = []struct {
+	name string
+	kind Kind
+	in   string
+	want []want
+}{
+	{
+		name: "wrong type",
+		kind: Config,
+		in: `{
   "shell": { "allow": "Bash(ls)" },
   "sandbox": { "enabled": "yes", "network": true },
   "agents": { "r": { "tools": "read" } },
   "permission": { "read": 5 }
 }`,
-			want: []want{
-				{"/shell/allow", 2, 14, "type", `expected an array of strings, got a string`, false},
-				{"/sandbox/enabled", 3, 16, "type", `expected true or false, got a string`, false},
-				{"/sandbox/network", 3, 34, "type", `expected "off", "allowlist" or "on", got true`, false},
-				{"/agents/r/tools", 4, 22, "type", `expected an array of strings, got a string`, false},
-				{"/permission/read", 5, 19, "type", `expected "allow", "ask" or "deny", or an object, got the integer 5`, false},
-			},
+		want: []want{
+			{"/shell/allow", 2, 14, "type", `expected an array of strings, got a string`, false},
+			{"/sandbox/enabled", 3, 16, "type", `expected true or false, got a string`, false},
+			{"/sandbox/network", 3, 34, "type", `expected "off", "allowlist" or "on", got true`, false},
+			{"/agents/r/tools", 4, 22, "type", `expected an array of strings, got a string`, false},
+			{"/permission/read", 5, 19, "type", `expected "allow", "ask" or "deny", or an object, got the integer 5`, false},
 		},
-		{
-			name: "bad enum",
-			kind: Config,
-			in: `{
+	},
+	{
+		name: "bad enum",
+		kind: Config,
+		in: `{
   "permission_mode": "auto",
   "sandbox": { "mode": "off" },
   "permission": { "bash": { "*": "ask", "git status": "allw" } },
   "jev": { "permissions": "enforce" }
 }`,
-			want: []want{
-				{"/permission_mode", 2, 3, "enum", `"permission_mode" must be one of default, acceptEdits, plan, dontAsk, bypassPermissions; got "auto"`, false},
-				{"/sandbox/mode", 3, 16, "enum", `"sandbox.mode" must be one of read-only, workspace-write, danger-full-access; got "off"`, false},
-				{"/permission/bash/git status", 4, 41, "enum", `"permission.bash["git status"]" must be one of allow, ask, deny; got "allw"`, false},
-				{"/jev/permissions", 5, 12, "enum", `"jev.permissions" must be one of shadow, act; got "enforce"`, false},
-			},
+		want: []want{
+			{"/permission_mode", 2, 3, "enum", `"permission_mode" must be one of default, acceptEdits, plan, dontAsk, bypassPermissions; got "auto"`, false},
+			{"/sandbox/mode", 3, 16, "enum", `"sandbox.mode" must be one of read-only, workspace-write, danger-full-access; got "off"`, false},
+			{"/permission/bash/git status", 4, 41, "enum", `"permission.bash["git status"]" must be one of allow, ask, deny; got "allw"`, false},
+			{"/jev/permissions", 5, 12, "enum", `"jev.permissions" must be one of shadow, act; got "enforce"`, false},
 		},
-		{
-			name: "unknown keys at top and nested",
-			kind: Managed,
-			in: `{
+	},
+	{
+		name: "unknown keys at top and nested",
+		kind: Managed,
+		in: `{
   "permision_mode": "plan",
   "sandbox": {
     "mdoe": "read-only",
@@ -246,58 +256,58 @@ func TestViolations(t *testing.T) {
   },
   "mcp": { "servers": { "a": { "command": "x", "url": "https://x" } } }
 }`,
-			want: []want{
-				{"/permision_mode", 2, 3, "additionalProperties", `unknown key "permision_mode" (did you mean "permission_mode"? allowed: $schema, agents, child_env, jev, limits, mcp, model, permission, permission_mode, provider, refs, sandbox, shell)`, true},
-				{"/sandbox/mdoe", 4, 5, "additionalProperties", `unknown key "mdoe" (did you mean "mode"? allowed: allow_hosts, deny, deny_read, enabled, limits, mode, network, writable)`, true},
-				{"/sandbox/limits/procs", 5, 17, "additionalProperties", `unknown key "procs" (allowed: address_space_mb, file_size_mb, open_files, processes)`, true},
-				{"/mcp/servers/a/url", 7, 48, "additionalProperties", `unknown key "url" (allowed: args, command, enabled, env)`, true},
-			},
+		want: []want{
+			{"/permision_mode", 2, 3, "additionalProperties", `unknown key "permision_mode" (did you mean "permission_mode"? allowed: $schema, agents, child_env, jev, limits, mcp, model, permission, permission_mode, provider, refs, sandbox, shell)`, true},
+			{"/sandbox/mdoe", 4, 5, "additionalProperties", `unknown key "mdoe" (did you mean "mode"? allowed: allow_hosts, deny, deny_read, enabled, limits, mode, network, writable)`, true},
+			{"/sandbox/limits/procs", 5, 17, "additionalProperties", `unknown key "procs" (allowed: address_space_mb, file_size_mb, open_files, processes)`, true},
+			{"/mcp/servers/a/url", 7, 48, "additionalProperties", `unknown key "url" (allowed: args, command, enabled, env)`, true},
 		},
-		{
-			name: "float where int, ranges",
-			kind: Config,
-			in: `{
+	},
+	{
+		name: "float where int, ranges",
+		kind: Config,
+		in: `{
   "sandbox": { "limits": { "processes": 1.5, "open_files": 2 } },
   "jev": { "deadline_ms": 10 },
   "limits": { "max_turns": 0, "timeout_s": 1e400 }
 }`,
-			want: []want{
-				{"/sandbox/limits/processes", 2, 28, "type", `expected an integer, got the number 1.5`, false},
-				{"/sandbox/limits/open_files", 2, 46, "minimum", `"sandbox.limits.open_files" must be at least 16; got 2`, false},
-				{"/jev/deadline_ms", 3, 12, "minimum", `"jev.deadline_ms" must be at least 50; got 10`, false},
-				{"/limits/max_turns", 4, 15, "minimum", `"limits.max_turns" must be at least 1; got 0`, false},
-			},
+		want: []want{
+			{"/sandbox/limits/processes", 2, 28, "type", `expected an integer, got the number 1.5`, false},
+			{"/sandbox/limits/open_files", 2, 46, "minimum", `"sandbox.limits.open_files" must be at least 16; got 2`, false},
+			{"/jev/deadline_ms", 3, 12, "minimum", `"jev.deadline_ms" must be at least 50; got 10`, false},
+			{"/limits/max_turns", 4, 15, "minimum", `"limits.max_turns" must be at least 1; got 0`, false},
 		},
-		{
-			name: "provider, model, maps",
-			kind: Config,
-			in: `{
+	},
+	{
+		name: "provider, model, maps",
+		kind: Config,
+		in: `{
   "provider": { "local": { "base_url": "ftp://x" } },
   "model": "gpt",
   "permission": { "Edit": "allow" },
   "mcp": { "servers": { "b": {}, "e/f": { "command": "y" } } },
   "child_env": { "set": { "1X": "y" } }
 }`,
-			want: []want{
-				{"/provider/local", 2, 17, "required", `missing required key "type" in "provider.local"`, false},
-				{"/provider/local/base_url", 2, 28, "pattern", `"provider.local.base_url" must be an http:// or https:// URL; got "ftp://x"`, false},
-				{"/model", 3, 3, "pattern", `"model" must be PROVIDER/MODEL, e.g. "anthropic/claude-sonnet-4"; got "gpt"`, false},
-				{"/permission/Edit", 4, 19, "propertyNames", `key "Edit" in "permission" must be a lower-case tool key such as bash, edit, read, webfetch, mcp or external_directory`, false},
-				{"/mcp/servers/b", 5, 25, "required", `missing required key "command" or "url" in "mcp.servers.b"`, false},
-				{"/mcp/servers/e~1f", 5, 34, "propertyNames", `key "e/f" in "mcp.servers" must be a non-empty server name without '/'`, false},
-				{"/child_env/set/1X", 6, 27, "propertyNames", `key "1X" in "child_env.set" must be an environment variable name (letters, digits and _, not starting with a digit)`, false},
-			},
+		want: []want{
+			{"/provider/local", 2, 17, "required", `missing required key "type" in "provider.local"`, false},
+			{"/provider/local/base_url", 2, 28, "pattern", `"provider.local.base_url" must be an http:// or https:// URL; got "ftp://x"`, false},
+			{"/model", 3, 3, "pattern", `"model" must be PROVIDER/MODEL, e.g. "anthropic/claude-sonnet-4"; got "gpt"`, false},
+			{"/permission/Edit", 4, 19, "propertyNames", `key "Edit" in "permission" must be a lower-case tool key such as bash, edit, read, webfetch, mcp or external_directory`, false},
+			{"/mcp/servers/b", 5, 25, "required", `missing required key "command" or "url" in "mcp.servers.b"`, false},
+			{"/mcp/servers/e~1f", 5, 34, "propertyNames", `key "e/f" in "mcp.servers" must be a non-empty server name without '/'`, false},
+			{"/child_env/set/1X", 6, 27, "propertyNames", `key "1X" in "child_env.set" must be an environment variable name (letters, digits and _, not starting with a digit)`, false},
 		},
-		{
-			name: "not an object",
-			kind: Config,
-			in:   `["sandbox"]`,
-			want: []want{{"", 1, 1, "type", `expected an object, got an array`, false}},
-		},
-		{
-			name: "requirements",
-			kind: Requirements,
-			in: `{
+	},
+	{
+		name: "not an object",
+		kind: Config,
+		in:   `["sandbox"]`,
+		want: []want{{"", 1, 1, "type", `expected an object, got an array`, false}},
+	},
+	{
+		name: "requirements",
+		kind: Requirements,
+		in: `{
   "schema_version": 2,
   "serial": 9007199254740992,
   "issued_at": "yesterday",
@@ -308,31 +318,33 @@ func TestViolations(t *testing.T) {
   "pins": { "sandox.mode": "x", "sandbox.mode": "read-only" },
   "rules": { "allow": ["Bash(ls)"], "deny": ["curl *"] }
 }`,
-			want: []want{
-				{"/schema_version", 2, 3, "const", `"schema_version" must be 1; got 2`, false},
-				{"/serial", 3, 3, "maximum", `"serial" must be at most 9007199254740991; got 9007199254740992`, false},
-				{"/issued_at", 4, 3, "format", `"issued_at" must be an RFC 3339 date-time such as "2026-11-29T12:00:00Z"; got "yesterday"`, false},
-				{"/allowed_permission_modes/1", 6, 43, "uniqueItems", `"allowed_permission_modes" lists the same value twice (items 0 and 1)`, false},
-				{"/min_sandbox_mode", 7, 3, "enum", `"min_sandbox_mode" must be one of read-only, workspace-write, danger-full-access; got "none"`, false},
-				{"/mcp/allowed_servers/0/command", 8, 48, "pattern", `"mcp.allowed_servers[0].command" must be an absolute path (the command's identity); got "rel/path"`, false},
-				{"/mcp/allowed_servers/1/sha256", 8, 108, "additionalProperties", `unknown key "sha256" (allowed: name, url)`, true},
-				{"/pins/sandox.mode", 9, 13, "propertyNames", `key "sandox.mode" in "pins" must be a dotted config key path starting with a config key (permission_mode, permission, shell, child_env, sandbox, refs, mcp, jev, provider, model, agents, limits)`, false},
-				{"/rules/allow", 10, 14, "additionalProperties", `unknown key "allow": requirements can only narrow: use deny or ask`, true},
-				{"/rules/deny/0", 10, 46, "pattern", `"rules.deny[0]" must be a Tool(pattern) rule such as "Bash(git push:*)" or "Edit(src/**)"; got "curl *"`, false},
-			},
+		want: []want{
+			{"/schema_version", 2, 3, "const", `"schema_version" must be 1; got 2`, false},
+			{"/serial", 3, 3, "maximum", `"serial" must be at most 9007199254740991; got 9007199254740992`, false},
+			{"/issued_at", 4, 3, "format", `"issued_at" must be an RFC 3339 date-time such as "2026-11-29T12:00:00Z"; got "yesterday"`, false},
+			{"/allowed_permission_modes/1", 6, 43, "uniqueItems", `"allowed_permission_modes" lists the same value twice (items 0 and 1)`, false},
+			{"/min_sandbox_mode", 7, 3, "enum", `"min_sandbox_mode" must be one of read-only, workspace-write, danger-full-access; got "none"`, false},
+			{"/mcp/allowed_servers/0/command", 8, 48, "pattern", `"mcp.allowed_servers[0].command" must be an absolute path (the command's identity); got "rel/path"`, false},
+			{"/mcp/allowed_servers/1/sha256", 8, 108, "additionalProperties", `unknown key "sha256" (allowed: name, url)`, true},
+			{"/pins/sandox.mode", 9, 13, "propertyNames", `key "sandox.mode" in "pins" must be a dotted config key path starting with a config key (permission_mode, permission, shell, child_env, sandbox, refs, mcp, jev, provider, model, agents, limits)`, false},
+			{"/rules/allow", 10, 14, "additionalProperties", `unknown key "allow": requirements can only narrow: use deny or ask`, true},
+			{"/rules/deny/0", 10, 46, "pattern", `"rules.deny[0]" must be a Tool(pattern) rule such as "Bash(git push:*)" or "Edit(src/**)"; got "curl *"`, false},
 		},
-		{
-			name: "requirements missing version",
-			kind: Requirements,
-			in:   `{"org": "acme", "mcp": {"allowed_servers": [{}]}}`,
-			want: []want{
-				{"", 1, 1, "required", `missing required key "schema_version"`, false},
-				{"/mcp/allowed_servers/0", 1, 45, "required", `missing required key "command" in "mcp.allowed_servers[0]"`, false},
-				{"/mcp/allowed_servers/0", 1, 45, "required", `missing required key "name" in "mcp.allowed_servers[0]"`, false},
-			},
+	},
+	{
+		name: "requirements missing version",
+		kind: Requirements,
+		in:   `{"org": "acme", "mcp": {"allowed_servers": [{}]}}`,
+		want: []want{
+			{"", 1, 1, "required", `missing required key "schema_version"`, false},
+			{"/mcp/allowed_servers/0", 1, 45, "required", `missing required key "command" in "mcp.allowed_servers[0]"`, false},
+			{"/mcp/allowed_servers/0", 1, 45, "required", `missing required key "name" in "mcp.allowed_servers[0]"`, false},
 		},
-	}
-	for _, tt := range tests {
+	},
+}
+
+func TestViolations(t *testing.T) {
+	for _, tt := range violationCases {
 		t.Run(tt.name, func(t *testing.T) {
 			vs, err := Validate(tt.kind, "f.json", []byte(tt.in))
 			if err != nil {
@@ -388,7 +400,7 @@ func BenchmarkValidateConfig(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := Compiled(Config); err != nil {
+	if _, err := schemaFor(Config); err != nil {
 		b.Fatal(err)
 	}
 	b.SetBytes(int64(len(data)))
@@ -397,6 +409,17 @@ func BenchmarkValidateConfig(b *testing.B) {
 		vs, err := Validate(Config, "config.json", data)
 		if err != nil || len(vs) != 0 {
 			b.Fatal(err, vs)
+		}
+	}
+}
+
+// BenchmarkCompile measures what the first Validate of a process pays for the schemas: parsing the three
+// embedded documents and compiling them.
+func BenchmarkCompile(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if c := compileEmbedded(); c.err != nil {
+			b.Fatal(c.err)
 		}
 	}
 }

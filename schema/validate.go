@@ -12,10 +12,6 @@ import (
 	"strings"
 
 	"github.com/oceancode/oceancode/internal/jsonpos"
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
 )
 
 // Violation is one way a document breaks its schema.
@@ -61,7 +57,7 @@ func (e *ParseError) Unwrap() error { return e.Err }
 // messages. A document that is not acceptable JSON is returned as a *ParseError; otherwise every violation
 // is returned, sorted by position in the document. No violations and a nil error mean the file is valid.
 func Validate(k Kind, file string, data []byte) ([]Violation, error) {
-	if _, err := Compiled(k); err != nil {
+	if _, err := schemaFor(k); err != nil {
 		return nil, err
 	}
 	doc, err := jsonpos.Parse(data, jsonpos.Options{})
@@ -84,20 +80,25 @@ func Validate(k Kind, file string, data []byte) ([]Violation, error) {
 // violation, sorted by position. If the schema itself cannot be compiled (a bug), the document is reported
 // as violating it, so callers fail closed.
 func ValidateValue(k Kind, file string, doc *jsonpos.Doc) []Violation {
-	sch, err := Compiled(k)
+	root, err := schemaFor(k)
 	if err != nil {
 		return []Violation{{File: file, Line: 1, Column: 1, Keyword: "$schema", Message: err.Error()}}
 	}
-	err = sch.Validate(doc.Value)
-	if err == nil {
+	errs := evaluate(root, doc.Value)
+	if len(errs) == 0 {
 		return nil
 	}
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return []Violation{{File: file, Line: 1, Column: 1, Keyword: "$schema", Message: "cannot validate: " + err.Error()}}
+	return report(load(), doc, file, errs)
+}
+
+// report turns failed assertions into violations: one or more per leaf error, deduplicated and sorted by
+// position in the document.
+func report(c *compiled, doc *jsonpos.Doc, file string, errs []*verror) []Violation {
+	r := reporter{c: c, doc: doc, file: file}
+	var leaves []*verror
+	for _, e := range errs {
+		leaves = append(leaves, r.leaves(e)...)
 	}
-	r := reporter{c: load(), doc: doc, file: file}
-	leaves := r.leaves(ve)
 	var out []Violation
 	seen := map[string]bool{}
 	for _, l := range leaves {
@@ -131,58 +132,50 @@ type reporter struct {
 	file string
 }
 
-// leaves flattens a validation error tree to its leaf causes. For a failed oneOf/anyOf it keeps only the
-// branch that fits the value best (or one combined leaf), so a user is not shown the errors of shapes
-// they never meant.
-func (r *reporter) leaves(e *jsonschema.ValidationError) []*jsonschema.ValidationError {
-	switch k := e.ErrorKind.(type) {
-	case *kind.PropertyNames:
-		return []*jsonschema.ValidationError{e}
-	case *kind.OneOf:
-		if len(k.Subschemas) == 0 && len(e.Causes) > 0 {
-			return r.bestBranch(e)
-		}
-	case *kind.AnyOf:
-		if len(e.Causes) > 0 {
-			return r.bestBranch(e)
-		}
+// leaves flattens an error to its leaf causes. For a failed oneOf/anyOf it keeps only the branch that
+// fits the value best (or one combined leaf), so a user is not shown the errors of shapes they never
+// meant.
+func (r *reporter) leaves(e *verror) []*verror {
+	if (e.kind == kOneOf || e.kind == kAnyOf) && len(e.branches) > 0 {
+		return r.bestBranch(e)
 	}
-	if len(e.Causes) == 0 {
-		return []*jsonschema.ValidationError{e}
-	}
-	var out []*jsonschema.ValidationError
-	for _, c := range e.Causes {
-		out = append(out, r.leaves(c)...)
+	return []*verror{e}
+}
+
+func (r *reporter) branchLeaves(errs []*verror) []*verror {
+	var out []*verror
+	for _, e := range errs {
+		out = append(out, r.leaves(e)...)
 	}
 	return out
 }
 
-func (r *reporter) bestBranch(e *jsonschema.ValidationError) []*jsonschema.ValidationError {
-	loc := e.InstanceLocation
+func (r *reporter) bestBranch(e *verror) []*verror {
+	loc := e.loc
 	best, bestScore := -1, 0
-	var branches [][]*jsonschema.ValidationError
+	var branches [][]*verror
 	allType, allRequired := true, true
 	var required []string
-	for i, c := range e.Causes {
-		ls := r.leaves(c)
+	for i, b := range e.branches {
+		ls := r.branchLeaves(b)
 		branches = append(branches, ls)
 		score := 0
 		for _, l := range ls {
-			at := slices.Equal(l.InstanceLocation, loc)
-			switch l.ErrorKind.(type) {
-			case *kind.Type:
+			at := slices.Equal(l.loc, loc)
+			switch l.kind {
+			case kType:
 				if at {
 					score += 100
 				} else {
 					score++
 				}
-			case *kind.Required, *kind.AdditionalProperties:
+			case kRequired, kAdditional:
 				if at {
 					score += 10
 				} else {
 					score++
 				}
-			case *kind.Enum, *kind.Const:
+			case kEnum, kConst:
 				if at {
 					score += 5
 				} else {
@@ -192,15 +185,13 @@ func (r *reporter) bestBranch(e *jsonschema.ValidationError) []*jsonschema.Valid
 				score++
 			}
 		}
-		if len(ls) != 1 || !isKind[*kind.Type](ls[0]) || !slices.Equal(ls[0].InstanceLocation, loc) {
+		if len(ls) != 1 || ls[0].kind != kType || !slices.Equal(ls[0].loc, loc) {
 			allType = false
 		}
-		if len(ls) != 1 || !slices.Equal(ls[0].InstanceLocation, loc) {
-			allRequired = false
-		} else if req, ok := ls[0].ErrorKind.(*kind.Required); !ok || len(req.Missing) != 1 {
+		if len(ls) != 1 || !slices.Equal(ls[0].loc, loc) || ls[0].kind != kRequired || len(ls[0].names) != 1 {
 			allRequired = false
 		} else {
-			required = append(required, req.Missing[0])
+			required = append(required, ls[0].names[0])
 		}
 		if best < 0 || score < bestScore {
 			best, bestScore = i, score
@@ -208,35 +199,12 @@ func (r *reporter) bestBranch(e *jsonschema.ValidationError) []*jsonschema.Valid
 	}
 	switch {
 	case allType:
-		return []*jsonschema.ValidationError{{SchemaURL: e.SchemaURL, InstanceLocation: loc, ErrorKind: &anyType{}}}
+		return []*verror{{kind: kAnyType, loc: loc, at: e.at}}
 	case allRequired:
-		return []*jsonschema.ValidationError{{SchemaURL: e.SchemaURL, InstanceLocation: loc, ErrorKind: &altRequired{Missing: required}}}
+		return []*verror{{kind: kAltRequired, loc: loc, at: e.at, names: required}}
 	}
 	return branches[best]
 }
-
-func isKind[T jsonschema.ErrorKind](e *jsonschema.ValidationError) bool {
-	_, ok := e.ErrorKind.(T)
-	return ok
-}
-
-// anyType is the combined leaf for a value whose type fits none of the alternatives of a oneOf/anyOf.
-type anyType struct{}
-
-func (*anyType) KeywordPath() []string { return []string{"type"} }
-func (*anyType) LocalizedString(p *message.Printer) string {
-	return "value fits none of the alternatives"
-}
-
-// altRequired is the combined leaf for an object that misses the one required key of every alternative.
-type altRequired struct{ Missing []string }
-
-func (*altRequired) KeywordPath() []string { return []string{"required"} }
-func (k *altRequired) LocalizedString(p *message.Printer) string {
-	return "missing required key " + quoteList(k.Missing, " or ")
-}
-
-var printer = message.NewPrinter(language.English)
 
 func (r *reporter) violation(tokens []string, keyword, msg string) Violation {
 	ptr := jsonpos.Pointer(tokens...)
@@ -256,16 +224,16 @@ func (r *reporter) violation(tokens []string, keyword, msg string) Violation {
 	return v
 }
 
-func (r *reporter) violations(e *jsonschema.ValidationError) []Violation {
-	loc := e.InstanceLocation
+func (r *reporter) violations(e *verror) []Violation {
+	loc := e.loc
 	name := keyPath(r.doc.Value, loc)
-	node, haveNode := r.c.lookup(e.SchemaURL)
+	node, haveNode := e.at, e.at.m != nil
 	val := valueAt(r.doc.Value, loc)
-	one := func(keyword, msg string) []Violation { return []Violation{r.violation(loc, keyword, msg)} }
+	one := func(msg string) []Violation { return []Violation{r.violation(loc, e.kind.String(), msg)} }
 
-	switch k := e.ErrorKind.(type) {
-	case *kind.AdditionalProperties:
-		props := slices.Clone(k.Properties)
+	switch e.kind {
+	case kAdditional:
+		props := slices.Clone(e.names)
 		sort.Strings(props)
 		var out []Violation
 		for _, p := range props {
@@ -285,94 +253,86 @@ func (r *reporter) violations(e *jsonschema.ValidationError) []Violation {
 			out = append(out, v)
 		}
 		return out
-	case *kind.Required:
+	case kRequired:
 		var out []Violation
-		for _, m := range k.Missing {
+		for _, m := range e.names {
 			out = append(out, r.violation(loc, "required", fmt.Sprintf("missing required key %q%s", m, in(name))))
 		}
 		return out
-	case *altRequired:
-		return one("required", "missing required key "+quoteList(k.Missing, " or ")+in(name))
-	case *kind.PropertyNames:
-		// Not used by the embedded schemas (the library reports a shared, unreliable instance location
-		// for propertyNames; maps use patternProperties instead).
-		return one("propertyNames", fmt.Sprintf("key %q%s is not valid", k.Property, in(name)))
-	case *kind.Type:
+	case kAltRequired:
+		return one("missing required key " + quoteList(e.names, " or ") + in(name))
+	case kType:
 		want := ""
 		if haveNode {
 			want = r.c.describe(node)
 		}
 		if want == "" || want == "a valid value" {
 			var ws []string
-			for _, w := range k.Want {
+			for _, w := range e.names {
 				ws = append(ws, article(w))
 			}
 			want = strings.Join(ws, " or ")
 		}
-		return one("type", fmt.Sprintf("expected %s, got %s", want, describeValue(val)))
-	case *anyType:
+		return one(fmt.Sprintf("expected %s, got %s", want, describeValue(val)))
+	case kAnyType:
 		want := "a valid value"
 		if haveNode {
 			want = r.c.describe(node)
 		}
-		return one("type", fmt.Sprintf("expected %s, got %s", want, describeValue(val)))
-	case *kind.Enum:
-		return one("enum", fmt.Sprintf("%s must be one of %s; got %s", subject(name), listValues(k.Want), literal(val)))
-	case *kind.Const:
-		return one("const", fmt.Sprintf("%s must be %s; got %s", subject(name), literal(k.Want), literal(val)))
-	case *kind.Format:
-		what := "a valid " + k.Want
-		switch k.Want {
+		return one(fmt.Sprintf("expected %s, got %s", want, describeValue(val)))
+	case kEnum:
+		return one(fmt.Sprintf("%s must be one of %s; got %s", subject(name), listValues(e.values), literal(val)))
+	case kConst:
+		return one(fmt.Sprintf("%s must be %s; got %s", subject(name), literal(e.values[0]), literal(val)))
+	case kFormat:
+		what := "a valid " + e.str
+		switch e.str {
 		case "date-time":
 			what = `an RFC 3339 date-time such as "2026-11-29T12:00:00Z"`
 		case "uri":
 			what = "an absolute URI such as \"https://example.com/path\""
 		}
-		return one("format", fmt.Sprintf("%s must be %s; got %s", subject(name), what, literal(val)))
-	case *kind.Pattern:
-		what := "must match the pattern " + k.Want
+		return one(fmt.Sprintf("%s must be %s; got %s", subject(name), what, literal(val)))
+	case kPattern:
+		what := "must match the pattern " + e.str
 		if haveNode {
 			if pm, ok := node.m["x-pattern-message"].(string); ok {
 				what = pm
 			}
 		}
-		return one("pattern", fmt.Sprintf("%s %s; got %s", subject(name), what, literal(val)))
-	case *kind.Minimum:
-		return one("minimum", fmt.Sprintf("%s must be at least %s; got %s", subject(name), ratString(k.Want), literal(val)))
-	case *kind.Maximum:
-		return one("maximum", fmt.Sprintf("%s must be at most %s; got %s", subject(name), ratString(k.Want), literal(val)))
-	case *kind.ExclusiveMinimum:
-		return one("exclusiveMinimum", fmt.Sprintf("%s must be greater than %s; got %s", subject(name), ratString(k.Want), literal(val)))
-	case *kind.ExclusiveMaximum:
-		return one("exclusiveMaximum", fmt.Sprintf("%s must be less than %s; got %s", subject(name), ratString(k.Want), literal(val)))
-	case *kind.MinLength:
-		if k.Want == 1 {
-			return one("minLength", fmt.Sprintf("%s must not be empty", subject(name)))
+		return one(fmt.Sprintf("%s %s; got %s", subject(name), what, literal(val)))
+	case kMinimum:
+		return one(fmt.Sprintf("%s must be at least %s; got %s", subject(name), ratString(e.limit), literal(val)))
+	case kMaximum:
+		return one(fmt.Sprintf("%s must be at most %s; got %s", subject(name), ratString(e.limit), literal(val)))
+	case kExclusiveMinimum:
+		return one(fmt.Sprintf("%s must be greater than %s; got %s", subject(name), ratString(e.limit), literal(val)))
+	case kExclusiveMaximum:
+		return one(fmt.Sprintf("%s must be less than %s; got %s", subject(name), ratString(e.limit), literal(val)))
+	case kMinLength:
+		if e.want == 1 {
+			return one(fmt.Sprintf("%s must not be empty", subject(name)))
 		}
-		return one("minLength", fmt.Sprintf("%s must be at least %d characters long; got %d", subject(name), k.Want, k.Got))
-	case *kind.MaxLength:
-		return one("maxLength", fmt.Sprintf("%s must be at most %d characters long; got %d", subject(name), k.Want, k.Got))
-	case *kind.MinItems:
-		return one("minItems", fmt.Sprintf("%s must list at least %s; got %d", subject(name), items(k.Want), k.Got))
-	case *kind.MaxItems:
-		return one("maxItems", fmt.Sprintf("%s must list at most %s; got %d", subject(name), items(k.Want), k.Got))
-	case *kind.UniqueItems:
-		tokens := append(slices.Clone(loc), strconv.Itoa(k.Duplicates[1]))
-		return []Violation{r.violation(tokens, "uniqueItems", fmt.Sprintf("%s lists the same value twice (items %d and %d)", subject(name), k.Duplicates[0], k.Duplicates[1]))}
-	case *kind.MinProperties:
-		return one("minProperties", fmt.Sprintf("%s must have at least %d keys; got %d", subject(name), k.Want, k.Got))
-	case *kind.MaxProperties:
-		return one("maxProperties", fmt.Sprintf("%s must have at most %d keys; got %d", subject(name), k.Want, k.Got))
-	case *kind.FalseSchema:
-		return one("false", fmt.Sprintf("%s is not allowed here", subject(name)))
-	case *kind.OneOf:
-		return one("oneOf", fmt.Sprintf("%s is ambiguous: it fits more than one of its allowed shapes", subject(name)))
+		return one(fmt.Sprintf("%s must be at least %d characters long; got %d", subject(name), e.want, e.got))
+	case kMaxLength:
+		return one(fmt.Sprintf("%s must be at most %d characters long; got %d", subject(name), e.want, e.got))
+	case kMinItems:
+		return one(fmt.Sprintf("%s must list at least %s; got %d", subject(name), items(e.want), e.got))
+	case kMaxItems:
+		return one(fmt.Sprintf("%s must list at most %s; got %d", subject(name), items(e.want), e.got))
+	case kUniqueItems:
+		tokens := append(slices.Clone(loc), strconv.Itoa(e.dup[1]))
+		return []Violation{r.violation(tokens, "uniqueItems", fmt.Sprintf("%s lists the same value twice (items %d and %d)", subject(name), e.dup[0], e.dup[1]))}
+	case kMinProperties:
+		return one(fmt.Sprintf("%s must have at least %d keys; got %d", subject(name), e.want, e.got))
+	case kMaxProperties:
+		return one(fmt.Sprintf("%s must have at most %d keys; got %d", subject(name), e.want, e.got))
+	case kFalse:
+		return one(fmt.Sprintf("%s is not allowed here", subject(name)))
+	case kOneOf:
+		return one(fmt.Sprintf("%s is ambiguous: it fits more than one of its allowed shapes", subject(name)))
 	}
-	kw := "schema"
-	if p := e.ErrorKind.KeywordPath(); len(p) > 0 {
-		kw = p[0]
-	}
-	return one(kw, fmt.Sprintf("%s: %s", subject(name), e.ErrorKind.LocalizedString(printer)))
+	return one(fmt.Sprintf("%s is not valid (%s)", subject(name), e.kind))
 }
 
 func (r *reporter) unknownKeyMessage(node rawNode, haveNode bool, key string) string {
