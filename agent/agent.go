@@ -1,0 +1,331 @@
+// Package agent is the turn loop: prompt → model → tool calls → a permission
+// decision for each call → run → results back to the model → … until the
+// model stops, a limit is hit or the caller cancels. Every step is an Event
+// on one stream.
+//
+// The runtime takes its configuration as plain values (Config) and never
+// reads config files: the CLI resolves the layers, turns them into a Gate,
+// tools and a provider, and hands them over. A requirements lock is enforced
+// here too, because the Gate's engine carries the locks.
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/oceancode/oceancode/agent/gate"
+	"github.com/oceancode/oceancode/agent/message"
+	"github.com/oceancode/oceancode/agent/permission"
+	"github.com/oceancode/oceancode/agent/provider"
+	"github.com/oceancode/oceancode/agent/tools"
+)
+
+// Config is everything one run needs.
+type Config struct {
+	Agent    string // build, plan, explore or a custom agent
+	Model    string // the model name sent to the provider
+	System   string // the system prompt
+	Provider provider.Provider
+	Gate     *gate.Gate
+	// Tools are the tools this agent may be offered; those the rules deny
+	// outright are left out of every request.
+	Tools []tools.Tool
+	Env   *tools.Env
+	// Approvals remembers "always" answers for the session.
+	Approvals *permission.Approvals
+	// Ask puts a permission ask to the user; nil in headless runs.
+	Ask func(ctx context.Context, a Ask) (Answer, error)
+	// Auto approves asks in headless runs (the floor and deny rules still
+	// win).
+	Auto bool
+	// MaxTurns bounds model calls (0 = 50); Timeout bounds the run (0 = none).
+	MaxTurns int
+	Timeout  time.Duration
+	// MaxTokens per model call (0 = the provider's default).
+	MaxTokens int
+	// OnEvent receives every event, in order, from the run's goroutine.
+	OnEvent func(Event)
+}
+
+// Ask is a permission question for the user.
+type Ask struct {
+	ToolCall message.ToolCall
+	Target   tools.Target
+	Decision permission.Decision
+}
+
+// Answer is the user's answer to an Ask.
+type Answer string
+
+// Answers.
+const (
+	Once   Answer = "once"
+	Always Answer = "always"
+	Deny   Answer = "deny"
+)
+
+// Result is how a run ended.
+type Result struct {
+	Messages   []message.Message // the whole conversation, history included
+	Usage      message.Usage
+	StopReason string // the model's, or "max_turns", "cancelled", "timeout"
+	Turns      int
+	// Denied counts tool calls the policy refused (for --fail-on-deny).
+	Denied int
+}
+
+// ErrMaxTurns is returned when the run hit MaxTurns.
+var ErrMaxTurns = errors.New("agent: the run reached its turn limit")
+
+// Run continues history with prompt and runs until the model stops.
+func Run(ctx context.Context, c Config, history []message.Message, prompt string) (Result, error) {
+	if c.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.Timeout)
+		defer cancel()
+	}
+	if c.MaxTurns <= 0 {
+		c.MaxTurns = 50
+	}
+	if c.Approvals == nil {
+		c.Approvals = &permission.Approvals{}
+	}
+	r := &run{c: c, byName: map[string]tools.Tool{}}
+	r.offer()
+	res := Result{Messages: append(append([]message.Message(nil), history...), message.UserText(prompt))}
+	r.emit(Event{Type: EventStart, Agent: c.Agent, Mode: string(c.Gate.Engine().Mode()), Text: prompt})
+	if ch := c.Gate.Engine().ModeChange(); ch.Downgraded() {
+		r.emit(Event{Type: EventModeChange, Mode: string(ch.Effective), Text: ch.Reason})
+	}
+	for res.Turns < c.MaxTurns {
+		res.Turns++
+		req := provider.Request{Model: c.Model, System: c.System, Messages: res.Messages, Tools: r.defs, MaxTokens: c.MaxTokens}
+		resp, err := c.Provider.Stream(ctx, req, r.onProviderEvent)
+		if err != nil {
+			res.StopReason = stopReason(ctx, err)
+			r.emit(Event{Type: EventError, Text: err.Error()})
+			r.emit(Event{Type: EventDone, StopReason: res.StopReason, Usage: &res.Usage})
+			return res, err
+		}
+		res.Usage = res.Usage.Add(resp.Usage)
+		u := resp.Usage
+		r.emit(Event{Type: EventUsage, Usage: &u})
+		resp.Message.Role = message.Assistant
+		res.Messages = append(res.Messages, resp.Message)
+		calls := resp.Message.ToolCalls()
+		if len(calls) == 0 {
+			res.StopReason = resp.StopReason
+			r.emit(Event{Type: EventDone, StopReason: res.StopReason, Usage: &res.Usage})
+			return res, nil
+		}
+		results := message.Message{Role: message.User}
+		for _, call := range calls {
+			out := r.toolCall(ctx, call, &res)
+			results.Parts = append(results.Parts, message.Part{Type: message.ToolOutput, ToolResult: &out})
+		}
+		res.Messages = append(res.Messages, results)
+		if err := ctx.Err(); err != nil {
+			res.StopReason = stopReason(ctx, err)
+			r.emit(Event{Type: EventDone, StopReason: res.StopReason, Usage: &res.Usage})
+			return res, err
+		}
+	}
+	res.StopReason = "max_turns"
+	r.emit(Event{Type: EventDone, StopReason: res.StopReason, Usage: &res.Usage})
+	return res, ErrMaxTurns
+}
+
+type run struct {
+	c      Config
+	byName map[string]tools.Tool
+	defs   []provider.ToolDef
+	loop   permission.LoopDetector
+}
+
+// offer keeps the tools the rules do not deny outright.
+func (r *run) offer() {
+	var names []string
+	all := map[string]tools.Tool{}
+	for _, t := range r.c.Tools {
+		n := t.Def().Name
+		names = append(names, n)
+		all[n] = t
+	}
+	for _, n := range r.c.Gate.Engine().Offered(names) {
+		r.byName[n] = all[n]
+		r.defs = append(r.defs, all[n].Def())
+	}
+}
+
+func (r *run) emit(e Event) {
+	if r.c.OnEvent == nil {
+		return
+	}
+	if e.Time.IsZero() {
+		e.Time = time.Now().UTC()
+	}
+	r.c.OnEvent(e)
+}
+
+func (r *run) onProviderEvent(e provider.Event) {
+	switch e.Type {
+	case provider.TextDelta:
+		r.emit(Event{Type: EventText, Text: e.Text})
+	case provider.Retry:
+		msg := "retrying"
+		if e.Err != nil {
+			msg = e.Err.Error()
+		}
+		r.emit(Event{Type: EventRetry, Text: msg})
+	}
+}
+
+// toolCall decides and runs one call and returns what goes back to the model.
+func (r *run) toolCall(ctx context.Context, call message.ToolCall, res *Result) message.ToolResult {
+	c := call
+	r.emit(Event{Type: EventToolCall, ToolCall: &c})
+	fail := func(msg string) message.ToolResult {
+		out := message.ToolResult{CallID: call.ID, Content: msg, IsError: true}
+		r.emit(Event{Type: EventToolResult, ToolCall: &c, Result: &out})
+		return out
+	}
+	t, ok := r.byName[call.Name]
+	if !ok {
+		return fail(fmt.Sprintf("unknown tool %q: the tools offered are %s", call.Name, strings.Join(r.names(), ", ")))
+	}
+	targets, err := targetsOf(t, call.Input)
+	if err != nil {
+		return fail(fmt.Sprintf("invalid input for %s: %v", call.Name, err))
+	}
+	// Doom-loop guard: the same tool with the same input three times in a
+	// row asks before continuing.
+	if r.loop.Observe(call.Name, call.Input) {
+		d := r.c.Gate.Check(gate.Call{Tool: "doom_loop", Input: permission.Key(call.Name), Approvals: r.c.Approvals})
+		if ok, msg := r.settle(ctx, call, tools.Target{Tool: "doom_loop", Input: call.Name}, d, res); !ok {
+			return fail(msg + " (the same call was made three times in a row; try something else)")
+		}
+	}
+	for _, tg := range targets {
+		cwd := tg.Cwd
+		if cwd == "" && r.c.Env != nil {
+			cwd = r.c.Env.Cwd
+		}
+		d := r.c.Gate.Check(gate.Call{Tool: tg.Tool, Input: tg.Input, Cwd: cwd, Approvals: r.c.Approvals})
+		if ok, msg := r.settle(ctx, call, tg, d, res); !ok {
+			return fail(msg)
+		}
+	}
+	out := t.Run(ctx, r.c.Env, call.Input)
+	tr := message.ToolResult{CallID: call.ID, Content: out.Content, IsError: out.IsError}
+	r.emit(Event{Type: EventToolResult, ToolCall: &c, Result: &tr})
+	return tr
+}
+
+// settle turns a decision into go or no-go, asking the user or applying the
+// headless policy for an ask, and reports it as an event.
+func (r *run) settle(ctx context.Context, call message.ToolCall, tg tools.Target, gr gate.Result, res *Result) (bool, string) {
+	d := gr.Decision
+	ev := eventDecision(gr)
+	c := call
+	switch d.Action {
+	case permission.Allow:
+		r.emit(Event{Type: EventPermission, ToolCall: &c, Decision: ev})
+		return true, ""
+	case permission.Deny:
+		r.emit(Event{Type: EventPermission, ToolCall: &c, Decision: ev})
+		res.Denied++
+		return false, "denied: " + d.Explain()
+	}
+	// Ask.
+	switch {
+	case r.c.Ask != nil:
+		ans, err := r.c.Ask(ctx, Ask{ToolCall: call, Target: tg, Decision: d})
+		if err != nil {
+			ans = Deny
+		}
+		ev.Answer = "user:" + string(ans)
+		r.emit(Event{Type: EventPermission, ToolCall: &c, Decision: ev})
+		switch ans {
+		case Always:
+			r.c.Approvals.Approve(permission.Call{Tool: tg.Tool, Pattern: tg.Input, Shell: shellOf(gr)}, permission.Always)
+			return true, ""
+		case Once:
+			return true, ""
+		}
+		res.Denied++
+		return false, "the user declined this call"
+	case r.c.Auto:
+		ev.Answer = "auto"
+		r.emit(Event{Type: EventPermission, ToolCall: &c, Decision: ev})
+		return true, ""
+	}
+	ev.Answer = "refused"
+	r.emit(Event{Type: EventPermission, ToolCall: &c, Decision: ev})
+	res.Denied++
+	return false, "refused: this headless run cannot ask for approval. " + d.Explain()
+}
+
+func shellOf(gr gate.Result) *permission.ShellVerdict {
+	if gr.Shell == nil {
+		return nil
+	}
+	sv := &permission.ShellVerdict{Verdict: gr.Shell.Verdict.String()}
+	for _, s := range gr.Shell.Segments {
+		sv.Segments = append(sv.Segments, strings.Join(s.Argv, " "))
+	}
+	return sv
+}
+
+func eventDecision(gr gate.Result) *Decision {
+	d := gr.Decision
+	ev := &Decision{Action: d.Action.String(), Floor: d.Floor, Reason: d.Reason, Unit: d.Pattern,
+		Layer: d.Origin.Layer.String(), Source: d.Origin.Source, Line: d.Origin.Line}
+	switch {
+	case d.Floor:
+		ev.Rule = "dangerous floor"
+	case gr.Guard != "":
+		ev.Rule = gr.Guard
+	case d.Rule != nil:
+		ev.Rule = d.Rule.String()
+	}
+	return ev
+}
+
+// MultiTarget is implemented by tools whose one call touches several
+// things (apply_patch: every file in the patch); each is decided.
+type MultiTarget interface {
+	Targets(input json.RawMessage) ([]tools.Target, error)
+}
+
+func targetsOf(t tools.Tool, input json.RawMessage) ([]tools.Target, error) {
+	if mt, ok := t.(MultiTarget); ok {
+		return mt.Targets(input)
+	}
+	tg, err := t.Target(input)
+	if err != nil {
+		return nil, err
+	}
+	return []tools.Target{tg}, nil
+}
+
+func (r *run) names() []string {
+	var out []string
+	for _, d := range r.defs {
+		out = append(out, d.Name)
+	}
+	return out
+}
+
+func stopReason(ctx context.Context, err error) string {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return "timeout"
+	case errors.Is(err, context.Canceled) || errors.Is(ctx.Err(), context.Canceled):
+		return "cancelled"
+	}
+	return "error"
+}

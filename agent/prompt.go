@@ -1,0 +1,48 @@
+package agent
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"time"
+)
+
+// Built-in agents.
+const (
+	Build   = "build"
+	Plan    = "plan"
+	Explore = "explore"
+)
+
+// basePrompt is sent on every request: every byte is paid for, so it says
+// only what changes the model's behaviour.
+const basePrompt = `You are OceanCode, a coding agent working in the user's project.
+Work in small verified steps: read before you edit, run the tests you touch, and say what you changed.
+Use the tools; never invent file contents or command output. Paths are relative to the project root unless absolute.
+A tool call may be refused by the user's permission rules; the result says which rule decided. Do not retry a refused call unchanged: choose another approach or explain what you need.
+Be concise.`
+
+var agentPrompts = map[string]string{
+	Build:   "You may read, edit and run commands to complete the task.",
+	Plan:    "Plan only: read and investigate, then write the plan to a file under .oceancode/plans/ and summarise it. Do not change other files.",
+	Explore: "Explore only: read and search to answer the question. You cannot edit files or run commands.",
+}
+
+// SystemPrompt builds the system prompt for an agent. custom is a custom
+// agent's own prompt (replacing the built-in line for its role).
+func SystemPrompt(agent, custom, projectRoot, cwd string, now time.Time) string {
+	var b strings.Builder
+	b.WriteString(basePrompt)
+	b.WriteString("\n\n")
+	role := agentPrompts[agent]
+	if custom != "" {
+		role = custom
+	}
+	if role == "" {
+		role = agentPrompts[Build]
+	}
+	b.WriteString(role)
+	fmt.Fprintf(&b, "\n\nProject root: %s\nWorking directory: %s\nPlatform: %s/%s\nDate: %s\n",
+		projectRoot, cwd, runtime.GOOS, runtime.GOARCH, now.Format("2006-01-02"))
+	return b.String()
+}
