@@ -15,11 +15,12 @@
 //
 // `oceancode` has a start-up budget: `oceancode --version` in 5 ms and `oceancode inspect --json` (parse and
 // validate four small files) in 10 ms, whole process. A general JSON Schema library does not fit it: the
-// package init of github.com/santhosh-tekuri/jsonschema/v6 alone compiled every draft's metaschema, 7.5–10 ms
-// and 1.7 MB in 21,000 allocations (GODEBUG=inittrace=1), in every process that linked it, and compiling
-// config.schema.json cost another ~3.5 ms. So this package carries a small interpreter instead: on first use
-// (once per process) it parses the three embedded documents and compiles them into a tree of nodes, in well
-// under a millisecond, and validation walks that tree. It has no package-level initialisation work.
+// package init of github.com/santhosh-tekuri/jsonschema/v6, which compiles every draft's metaschema, took
+// 6–10 ms and 1.7 MB in 21,000 allocations (GODEBUG=inittrace=1) in every process that linked it, even
+// `--version`; compiling our three schemas with it took another ~5 ms and 1.6 MB. So this package carries a
+// small interpreter instead. It has no package-level initialisation work; on first use (once per process)
+// it decodes the three embedded documents and compiles them into a tree of nodes, about 0.4 ms and 200 KB
+// (BenchmarkCompile; regular expressions are compiled when first needed), and validation walks that tree.
 //
 // The interpreter implements exactly the draft 2020-12 keywords the embedded schemas use (see
 // docs/schema.md): type, enum, const, format (date-time and uri, as assertions), $ref and $defs (within and
@@ -29,10 +30,11 @@
 // description, default, examples, $comment and every x-* key) are not assertions. Any other keyword makes
 // compiling fail, so a schema edit that needs more cannot be silently ignored: TestSchemasCompile fails.
 //
-// The library is kept as the reference: the tests compile the same embedded text with it and require both
-// validators to agree (valid or not, and the instance locations and details of every violation) on the
-// test files, the bad cases of the tests, thousands of mutated documents and a fuzz target
-// (FuzzDifferential).
+// The library is kept as the reference, in tests only: they compile the same embedded text with it and
+// require both validators to agree (valid or not, and the instance locations and details of every error)
+// on the test files, the bad cases of the tests, thousands of mutated and generated documents, every
+// $defs entry on its own, and a fuzz target (FuzzDifferential). Numbers are compared exactly, as the
+// library does, but without its big-number arithmetic: 1e999999 costs us microseconds, not 100 ms.
 //
 // Beyond standard JSON Schema the files carry a few annotations (ignored by other validators):
 //
@@ -46,8 +48,6 @@ import (
 	"embed"
 	"fmt"
 	"sync"
-
-	"github.com/oceancode/oceancode/internal/jsonpos"
 )
 
 // Kind names one of the embedded schemas.
@@ -65,6 +65,28 @@ const BaseURL = "https://oceancode.dev/schema/"
 
 //go:embed config.schema.json managed.schema.json requirements.schema.json
 var files embed.FS
+
+// The same files as strings, which the compiler decodes without copying (see decodeSchemaDoc).
+var (
+	//go:embed config.schema.json
+	configText string
+	//go:embed managed.schema.json
+	managedText string
+	//go:embed requirements.schema.json
+	requirementsText string
+)
+
+func (k Kind) text() string {
+	switch k {
+	case Config:
+		return configText
+	case Managed:
+		return managedText
+	case Requirements:
+		return requirementsText
+	}
+	return ""
+}
 
 // Kinds returns the schema kinds in a stable order.
 func Kinds() []Kind { return []Kind{Config, Managed, Requirements} }
@@ -92,7 +114,7 @@ func errUnknownKind(k Kind) error {
 // compiled is the embedded schemas, decoded and compiled.
 type compiled struct {
 	raw   map[string]any   // $id → decoded schema document
-	roots map[string]*node // $id → compiled root schema
+	nodes map[string]*node // "$id#pointer" → compiled schema (the roots are at "$id#")
 	err   error            // the embedded documents could not be parsed or compiled (a build defect)
 }
 
@@ -112,19 +134,14 @@ func load() *compiled {
 func compileEmbedded() *compiled {
 	c := &compiled{raw: make(map[string]any, 3)}
 	for _, k := range Kinds() {
-		src, err := Source(k)
-		if err == nil {
-			var doc *jsonpos.Doc
-			if doc, err = jsonpos.Parse(src, jsonpos.Options{}); err == nil {
-				c.raw[k.ID()] = doc.Value
-			}
-		}
+		v, err := decodeSchemaDoc(k.text())
 		if err != nil {
 			c.err = fmt.Errorf("schema: load %s: %w", k.FileName(), err)
 			return c
 		}
+		c.raw[k.ID()] = v
 	}
-	c.roots, c.err = compileDocs(c.raw)
+	c.nodes, c.err = compileDocs(c.raw)
 	return c
 }
 
@@ -137,5 +154,5 @@ func schemaFor(k Kind) (*node, error) {
 	if c.err != nil {
 		return nil, c.err
 	}
-	return c.roots[k.ID()], nil
+	return c.nodes[k.ID()+"#"], nil
 }

@@ -35,6 +35,10 @@ func TestSchemasCompile(t *testing.T) {
 			t.Errorf("Compiled(%s) = %v, %v", k, s, err)
 		}
 	}
+	// Patterns are compiled on first use; every one of them must compile.
+	if err := checkPatterns(load().nodes); err != nil {
+		t.Error(err)
+	}
 	if _, err := schemaFor("nope"); err == nil {
 		t.Error("schemaFor(nope) succeeded")
 	}
@@ -69,6 +73,43 @@ func walk(t *testing.T, fn func(k Kind, ptr string, m map[string]any)) {
 	c := load()
 	for _, k := range Kinds() {
 		rec(k, nil, c.raw[k.ID()])
+	}
+}
+
+// TestDecodeMatchesJSONPos checks the compiler's decoder of the embedded documents against jsonpos,
+// which parses user files.
+func TestDecodeMatchesJSONPos(t *testing.T) {
+	for _, k := range Kinds() {
+		src, err := Source(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := jsonpos.Parse(src, jsonpos.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := decodeSchemaDoc(string(src))
+		if err != nil {
+			t.Fatalf("%s: %v", k, err)
+		}
+		if diff := cmp.Diff(want.Value, got); diff != "" {
+			t.Errorf("%s: decoded documents differ (-jsonpos +ours):\n%s", k, diff)
+		}
+	}
+	for _, in := range []string{`{"a": "\u00e9\"\/\n", "b": [1, -2.5e3, true, false, null, {}], "c": "é"}`, "[]", `"x"`, "-0"} {
+		want, err := jsonpos.Parse([]byte(in), jsonpos.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := decodeSchemaDoc(in)
+		if err != nil || !cmp.Equal(want.Value, got) {
+			t.Errorf("decodeSchemaDoc(%s) = %#v, %v; want %#v", in, got, err, want.Value)
+		}
+	}
+	for _, in := range []string{``, `{`, `{"a" 1}`, `{"a": 1,}`, `[1,]`, `{"a": 1, "a": 2}`, `01`, `1.`, `"\x"`, "\"a\x01\"", `tru`, `{} x`, "\"\xff\""} {
+		if v, err := decodeSchemaDoc(in); err == nil {
+			t.Errorf("decodeSchemaDoc(%q) = %#v, want an error", in, v)
+		}
 	}
 }
 

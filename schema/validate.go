@@ -495,7 +495,7 @@ func describeValue(v any) string {
 	case string:
 		return "a string"
 	case json.Number:
-		if isInteger(x) {
+		if isIntegral(x) {
 			return "the integer " + string(x)
 		}
 		return "the number " + string(x)
@@ -505,11 +505,6 @@ func describeValue(v any) string {
 		return "an object"
 	}
 	return fmt.Sprintf("a %T", v)
-}
-
-func isInteger(n json.Number) bool {
-	r, ok := new(big.Rat).SetString(string(n))
-	return ok && r.IsInt()
 }
 
 // literal renders a scalar as JSON (strings quoted, at most 60 characters); arrays and objects by kind.
