@@ -49,6 +49,22 @@ func listPackages(t *testing.T) map[string]pkg {
 	return pkgs
 }
 
+// TestBinariesStayLean: neither binary links the JSON Schema library (its
+// package init alone costs ~7 ms per process; it is the test oracle only).
+func TestBinariesStayLean(t *testing.T) {
+	for _, bin := range []string{"./cmd/oceancode", "./cmd/oceanadmin"} {
+		out, err := exec.Command("go", "list", "-deps", bin).Output()
+		if err != nil {
+			t.Fatalf("go list %s: %v", bin, err)
+		}
+		for _, dep := range strings.Fields(string(out)) {
+			if strings.HasPrefix(dep, "github.com/santhosh-tekuri/jsonschema") {
+				t.Errorf("%s links %s: schema validation must stay on the package's own interpreter", bin, dep)
+			}
+		}
+	}
+}
+
 func under(p, prefix string) bool { return p == prefix || strings.HasPrefix(p, prefix+"/") }
 
 // internalDeps returns the module-internal packages p depends on (transitively).
@@ -125,6 +141,7 @@ func TestDependencyRules(t *testing.T) {
 	// External dependencies of the pure and security packages.
 	external := map[string][]string{
 		"provenance":       {},
+		"schema":           {},
 		"signing":          {"golang.org/x/crypto/"},
 		"agent/shellguard": {"mvdan.cc/sh/v3/"},
 		"agent/permission": {},
