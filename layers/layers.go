@@ -83,6 +83,22 @@ type Setting struct {
 	Source string // "flag:--sandbox", "env:OC_SANDBOX_MODE"
 }
 
+// Probe is a setting injected into a layer.
+type Probe struct {
+	Layer provenance.Layer
+	Setting
+}
+
+func probesOf(ps []Probe, l provenance.Layer) []Setting {
+	var out []Setting
+	for _, p := range ps {
+		if p.Layer == l {
+			out = append(out, p.Setting)
+		}
+	}
+	return out
+}
+
 // Explicit names the files of each layer directly instead of discovering
 // them (oceanadmin simulate). Anchors stand in for the admin anchor.
 type Explicit struct {
@@ -98,13 +114,19 @@ type Options struct {
 	Dir    string              // working directory ("" = process's)
 	Getenv func(string) string // environment (nil = os.Getenv)
 	Flags  []Setting           // session-layer flags
+	// Probes inject settings into a layer as if a file of that layer had
+	// set them (oceancode doctor --policy tries every path to a locked
+	// value this way). Never built from user input.
+	Probes []Probe
 	// ManagedDir overrides SystemManagedDir (tests only; never user input).
 	ManagedDir string
 	// StateDir overrides the user's state dir; NoState disables the
 	// anti-rollback state and last-known-good policy (offline simulation).
 	StateDir string
 	NoState  bool
-	Now      time.Time
+	// StateReadOnly checks against the state but never writes it (probes).
+	StateReadOnly bool
+	Now           time.Time
 	// AnchorCheck holds the owner the admin anchor must have (uid 0).
 	AnchorCheck signing.AnchorCheck
 	// Explicit replaces discovery (simulate).
@@ -275,19 +297,23 @@ func Resolve(o Options) *Resolved {
 	for _, f := range projectFiles {
 		m.addFile(provenance.Project, f, schema.Config, o.Explicit != nil)
 	}
+	m.addSettings(provenance.Project, probesOf(o.Probes, provenance.Project))
 	for _, f := range userFiles {
 		m.addFile(provenance.User, f, schema.Config, o.Explicit != nil)
 	}
+	m.addSettings(provenance.User, probesOf(o.Probes, provenance.User))
 	managedRequired := o.Explicit != nil || (!anchors.Enforced && o.Getenv(EnvManagedConfig) != "")
 
 	// session: environment, then flags
-	m.addSettings(envSettings(o.Getenv))
-	m.addSettings(o.Flags)
+	m.addSettings(provenance.Session, envSettings(o.Getenv))
+	m.addSettings(provenance.Session, o.Flags)
+	m.addSettings(provenance.Session, probesOf(o.Probes, provenance.Session))
 
 	// managed
 	for _, f := range managedFiles {
 		m.addFile(provenance.Managed, f, schema.Managed, managedRequired)
 	}
+	m.addSettings(provenance.Managed, probesOf(o.Probes, provenance.Managed))
 
 	// requirements
 	stateDir := o.StateDir
@@ -297,7 +323,7 @@ func Resolve(o Options) *Resolved {
 	if o.NoState {
 		stateDir = ""
 	}
-	res := requirements.Load(requirements.Options{Path: reqPath, Anchors: anchors, Now: o.Now, StateDir: stateDir})
+	res := requirements.Load(requirements.Options{Path: reqPath, Anchors: anchors, Now: o.Now, StateDir: stateDir, ReadOnly: o.StateReadOnly})
 	r.Requirements = res
 	info := LayerInfo{Layer: provenance.Requirements, Source: reqPath, Status: StatusUsed}
 	switch res.Status {

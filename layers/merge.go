@@ -147,12 +147,13 @@ func (m *merger) addFile(layer provenance.Layer, path string, kind schema.Kind, 
 	m.load(layer)
 }
 
-// addSettings adds the session layer's flags or environment variables.
-func (m *merger) addSettings(settings []Setting) {
+// addSettings adds settings that come from no file: the session layer's
+// flags and environment variables, or probes injected into another layer.
+func (m *merger) addSettings(layer provenance.Layer, settings []Setting) {
 	for _, s := range settings {
 		segs, err := provenance.SplitKey(s.Key)
 		if err != nil {
-			m.diag(Diagnostic{Severity: Error, Layer: provenance.Session, Source: s.Source, Message: err.Error()})
+			m.diag(Diagnostic{Severity: Error, Layer: layer, Source: s.Source, Message: err.Error()})
 			continue
 		}
 		doc := nest(segs, s.Value)
@@ -161,19 +162,19 @@ func (m *merger) addSettings(settings []Setting) {
 		if err == nil {
 			bad := false
 			for _, v := range schema.ValidateValue(schema.Config, s.Source, jd) {
-				m.diag(Diagnostic{Severity: Error, Layer: provenance.Session, Source: s.Source,
+				m.diag(Diagnostic{Severity: Error, Layer: layer, Source: s.Source,
 					Message: fmt.Sprintf("%s: %s (fix the flag or environment variable)", s.Key, strings.TrimPrefix(v.Message, v.Pointer+": "))})
 				bad = true
 			}
 			if bad {
-				m.r.Layers = append(m.r.Layers, LayerInfo{Layer: provenance.Session, Source: s.Source, Status: StatusInvalid, Reason: "invalid value for " + s.Key})
+				m.r.Layers = append(m.r.Layers, LayerInfo{Layer: layer, Source: s.Source, Status: StatusInvalid, Reason: "invalid value for " + s.Key})
 				continue
 			}
 		}
-		m.r.Layers = append(m.r.Layers, LayerInfo{Layer: provenance.Session, Source: s.Source, Status: StatusUsed})
+		m.r.Layers = append(m.r.Layers, LayerInfo{Layer: layer, Source: s.Source, Status: StatusUsed})
 		m.cur = map[string]any{}
-		m.walk(provenance.Origin{Layer: provenance.Session, Source: s.Source}, nil, doc, nil)
-		m.load(provenance.Session)
+		m.walk(provenance.Origin{Layer: layer, Source: s.Source}, nil, doc, nil)
+		m.load(layer)
 	}
 }
 
