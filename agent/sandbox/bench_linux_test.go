@@ -9,14 +9,18 @@ import (
 	"sort"
 	"testing"
 	"time"
+
+	"github.com/oceancode/oceancode/agent/sandbox/egress"
 )
 
 // BenchmarkSandboxTrue measures running true through the real sandbox
 // (bubblewrap + helper re-exec + Landlock + seccomp, workspace-write,
-// network off) against a plain exec of true. Each sub-benchmark reports
-// the median wall time per run as median-ms; the overhead is the
-// difference. No timing is asserted. OCEANCODE_HELPER=/path/to/oceancode
-// measures with the production binary as the helper.
+// network off, then network allowlist with the egress proxy started once
+// for all runs, as a session does) against a plain exec of true. Each
+// sub-benchmark reports the median wall time per run as median-ms; the
+// overhead is the difference. No timing is asserted.
+// OCEANCODE_HELPER=/path/to/oceancode measures with the production binary
+// as the helper.
 func BenchmarkSandboxTrue(b *testing.B) {
 	ws := b.TempDir()
 	truePath, err := exec.LookPath("true")
@@ -41,7 +45,7 @@ func BenchmarkSandboxTrue(b *testing.B) {
 	b.Run("plain", func(b *testing.B) {
 		median(b, func() error { return exec.Command(truePath).Run() })
 	})
-	b.Run("sandbox", func(b *testing.B) {
+	sandboxed := func(b *testing.B, p Policy) {
 		if err := cachedSupport().Usable(); err != nil {
 			b.Fatal(err)
 		}
@@ -50,7 +54,6 @@ func BenchmarkSandboxTrue(b *testing.B) {
 			HelperPath = h
 			defer func() { HelperPath = old }()
 		}
-		p := Policy{Enabled: true, Workspace: ws}
 		median(b, func() error {
 			c, err := Command(context.Background(), p, []string{"true"}, env)
 			if err != nil {
@@ -58,5 +61,20 @@ func BenchmarkSandboxTrue(b *testing.B) {
 			}
 			return c.Run()
 		})
+	}
+	b.Run("sandbox", func(b *testing.B) {
+		sandboxed(b, Policy{Enabled: true, Workspace: ws})
+	})
+	b.Run("sandbox-allowlist", func(b *testing.B) {
+		allow := []string{"proxy.golang.org", "*.githubusercontent.com"}
+		proxy, err := egress.New(egress.Config{Allow: allow})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := proxy.Start(); err != nil {
+			b.Fatal(err)
+		}
+		defer proxy.Close()
+		sandboxed(b, Policy{Enabled: true, Workspace: ws, Network: NetworkAllowlist, AllowHosts: allow, Egress: proxy})
 	})
 }

@@ -154,8 +154,8 @@ func TestGoldenBwrapArgsAndLandlock(t *testing.T) {
 			Limits: Limits{Processes: 64, AddressSpaceMB: -1, FileSizeMB: 10, OpenFiles: 256},
 		}, env},
 		{"allowlist-no-landlock", Policy{
-			Mode: ModeWorkspaceWrite, Workspace: ws, Network: NetworkAllowlist, AllowHosts: []string{"proxy.golang.org:443"},
-		}, Env{Helper: helper, Home: home, LandlockABI: 0, Getenv: func(k string) string {
+			Mode: ModeWorkspaceWrite, Workspace: ws, Network: NetworkAllowlist, AllowHosts: []string{"proxy.golang.org:443", "*.githubusercontent.com"},
+		}, Env{Helper: helper, Home: home, LandlockABI: 0, EgressSocket: "/tmp/oceancode-egress-1234/proxy.sock", Getenv: func(k string) string {
 			if k == "GOMODCACHE" {
 				return home + "/go/pkg/mod"
 			}
@@ -234,7 +234,7 @@ func TestGoldenSBPL(t *testing.T) {
 }
 
 func TestHelperArgsRoundTrip(t *testing.T) {
-	h := helperSpec{Landlock: true, RO: []string{"/"}, RW: []string{"/w", "/tmp"}, Dev: []string{"/dev"}, DenyUnix: true, NProc: 5, AS: 1 << 30, FSize: 7, NoFile: 9}
+	h := helperSpec{Landlock: true, RO: []string{"/"}, RW: []string{"/w", "/tmp"}, Dev: []string{"/dev"}, DenyUnix: true, Egress: "/run/e.sock", NProc: 5, AS: 1 << 30, FSize: 7, NoFile: 9}
 	got, argv, err := parseHelperArgs(append(h.args(), "sh", "-c", "--x"))
 	if err != nil {
 		t.Fatal(err)
@@ -277,6 +277,8 @@ func TestPolicyResolution(t *testing.T) {
 		{Enabled: true, Workspace: "rel"},
 		{Enabled: true, Workspace: "/"},
 		{Enabled: true, Workspace: "/w", AllowHosts: []string{"a b"}},
+		{Enabled: true, Workspace: "/w", Network: NetworkAllowlist, AllowHosts: []string{"*"}},
+		{Enabled: true, Workspace: "/w", Network: NetworkAllowlist, AllowHosts: []string{"https://github.com"}},
 	} {
 		if err := bad.Validate(); err == nil {
 			t.Errorf("Validate(%+v) = nil", bad)
@@ -285,7 +287,16 @@ func TestPolicyResolution(t *testing.T) {
 	if got := (Policy{Limits: Limits{Processes: -1}}).EffectiveLimits(); got.Processes != 0 || got.OpenFiles != DefaultLimits.OpenFiles {
 		t.Errorf("EffectiveLimits = %+v", got)
 	}
-	if d := (Policy{Enabled: true, Network: NetworkAllowlist}).Describe(); !strings.Contains(d, "egress open: allowlist not enforced") {
+	if d := (Policy{Enabled: true, Network: NetworkAllowlist, AllowHosts: []string{"github.com"}}).Describe(); !strings.Contains(d, "filtered through the session's egress proxy, to github.com") || strings.Contains(d, "egress open") {
 		t.Errorf("Describe = %q", d)
+	}
+	if d := (Policy{Enabled: true, Network: NetworkAllowlist}).Describe(); !strings.Contains(d, "to no host") {
+		t.Errorf("Describe = %q", d)
+	}
+	if w, err := (Support{OS: "linux"}).Check(Policy{Enabled: true, Workspace: "/w", Network: NetworkAllowlist}); err != nil || len(w) != 0 {
+		t.Errorf("Check on linux = %q, %v; want no warning (enforced)", w, err)
+	}
+	if w, _ := (Support{OS: "darwin"}).Check(Policy{Enabled: true, Workspace: "/w", Network: NetworkAllowlist}); len(w) != 1 || !strings.Contains(w[0], "not enforced on macOS") {
+		t.Errorf("Check on darwin = %q", w)
 	}
 }

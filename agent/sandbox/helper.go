@@ -10,6 +10,15 @@ import (
 // ErrHelperNotFound is returned by HelperMain when the command does not exist.
 var ErrHelperNotFound = errors.New("sandbox: command not found")
 
+// ExitStatus is returned by HelperMain when the command ran as the
+// helper's child (network allowlist: the helper stays alive to forward to
+// the egress proxy) and has exited: the helper process must exit with Code
+// (128+signal for a command killed by a signal, as bubblewrap reports it)
+// and print nothing.
+type ExitStatus struct{ Code int }
+
+func (e *ExitStatus) Error() string { return "sandbox: command exit status " + strconv.Itoa(e.Code) }
+
 // helperSpec is what the helper applies to itself inside bubblewrap before
 // it execs the command. It travels as the helper's arguments.
 type helperSpec struct {
@@ -17,7 +26,8 @@ type helperSpec struct {
 	RO       []string // Landlock: read and execute beneath these
 	RW       []string // Landlock: full access beneath these
 	Dev      []string // Landlock: full access plus device ioctls beneath these
-	DenyUnix bool     // seccomp: refuse new AF_UNIX sockets (network off)
+	DenyUnix bool     // seccomp: refuse new AF_UNIX sockets (network off, allowlist)
+	Egress   string   // network allowlist: the proxy's socket inside the sandbox
 	NProc    uint64   // RLIMIT_NPROC (0 = leave)
 	AS       uint64   // RLIMIT_AS in bytes (0 = leave)
 	FSize    uint64   // RLIMIT_FSIZE in bytes (0 = leave)
@@ -40,6 +50,9 @@ func (h helperSpec) args() []string {
 	}
 	if h.DenyUnix {
 		a = append(a, "--deny-unix")
+	}
+	if h.Egress != "" {
+		a = append(a, "--egress", h.Egress)
 	}
 	for _, l := range []struct {
 		name string
@@ -84,6 +97,8 @@ func parseHelperArgs(args []string) (helperSpec, []string, error) {
 			h.RW = append(h.RW, v)
 		case "--dev":
 			h.Dev = append(h.Dev, v)
+		case "--egress":
+			h.Egress = v
 		case "--nproc", "--as", "--fsize", "--nofile":
 			n, err := strconv.ParseUint(v, 10, 64)
 			if err != nil {

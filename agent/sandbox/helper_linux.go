@@ -4,14 +4,18 @@ package sandbox
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"runtime"
+	"strings"
 	"syscall"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	llsyscall "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
+
+	"github.com/oceancode/oceancode/agent/sandbox/egress"
 )
 
 // HelperMain is the helper mode of the oceancode binary: it runs inside
@@ -19,6 +23,15 @@ import (
 // ruleset and the seccomp filter to itself, then execs the command. It
 // returns only on failure (the command never runs unconfined: any failure
 // to confine is an error). args are the arguments after HelperArg.
+//
+// With network allowlist (--egress) the helper does not exec: it listens on
+// 127.0.0.1 inside the sandbox's network namespace, points the command's
+// proxy variables there, and forwards each connection to the egress
+// proxy's socket from goroutines on other threads, while the confined
+// thread starts the command as its child (inheriting Landlock and seccomp)
+// and waits for it. It then returns *ExitStatus with the command's status.
+// The helper is made non-dumpable first, so the command cannot ptrace it
+// or read its memory.
 func HelperMain(args []string) error {
 	h, argv, err := parseHelperArgs(args)
 	if err != nil {
@@ -38,6 +51,12 @@ func HelperMain(args []string) error {
 	if err != nil {
 		return fmt.Errorf("%w: %s", ErrHelperNotFound, argv[0])
 	}
+	env := os.Environ()
+	if h.Egress != "" {
+		if env, err = startForwarder(h.Egress, env); err != nil {
+			return err
+		}
+	}
 	if h.Landlock {
 		if err := applyLandlock(h); err != nil {
 			return err
@@ -46,8 +65,69 @@ func HelperMain(args []string) error {
 	if err := installSeccomp(h.DenyUnix); err != nil {
 		return err
 	}
-	err = syscall.Exec(path, argv, os.Environ())
+	if h.Egress != "" {
+		return runChild(path, argv, env)
+	}
+	err = syscall.Exec(path, argv, env)
 	return fmt.Errorf("sandbox: exec %s: %w", argv[0], err)
+}
+
+// proxyVars are the variables pointed at the forwarder; NO_PROXY keeps the
+// sandbox's own loopback direct.
+var proxyVars = []string{"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"}
+
+// withProxyEnv sets the proxy variables for a forwarder on port, replacing
+// any inherited ones (a host proxy is unreachable from the namespace).
+func withProxyEnv(env []string, port int) []string {
+	drop := map[string]bool{"NO_PROXY": true, "no_proxy": true}
+	for _, k := range proxyVars {
+		drop[k] = true
+	}
+	out := make([]string, 0, len(env)+len(proxyVars)+2)
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if !drop[k] {
+			out = append(out, kv)
+		}
+	}
+	u := egress.ProxyURL(port)
+	for _, k := range proxyVars {
+		out = append(out, k+"="+u)
+	}
+	return append(out, "NO_PROXY=localhost,127.0.0.1,::1", "no_proxy=localhost,127.0.0.1,::1")
+}
+
+// startForwarder listens on 127.0.0.1 in the sandbox's network namespace
+// and serves the forwarder to the proxy socket from another thread. It
+// makes the helper non-dumpable first.
+func startForwarder(socket string, env []string) ([]string, error) {
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		return nil, fmt.Errorf("sandbox: make the helper non-dumpable: %w", err)
+	}
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: listen for the egress forwarder: %w", err)
+	}
+	go egress.Forward(ln, socket)
+	return withProxyEnv(env, ln.Addr().(*net.TCPAddr).Port), nil
+}
+
+// runChild starts the command from this (confined, locked) thread, so it
+// inherits the Landlock domain and the seccomp filter, and waits for it.
+func runChild(path string, argv, env []string) error {
+	proc, err := os.StartProcess(path, argv, &os.ProcAttr{Env: env, Files: []*os.File{os.Stdin, os.Stdout, os.Stderr}})
+	if err != nil {
+		return fmt.Errorf("sandbox: start %s: %w", argv[0], err)
+	}
+	st, err := proc.Wait()
+	if err != nil {
+		return fmt.Errorf("sandbox: wait for %s: %w", argv[0], err)
+	}
+	ws, ok := st.Sys().(syscall.WaitStatus)
+	if ok && ws.Signaled() {
+		return &ExitStatus{Code: 128 + int(ws.Signal())}
+	}
+	return &ExitStatus{Code: st.ExitCode()}
 }
 
 func applyLandlock(h helperSpec) error {

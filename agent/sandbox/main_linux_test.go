@@ -3,10 +3,16 @@
 package sandbox
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"crypto/tls"
+	"errors"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"strconv"
@@ -26,6 +32,10 @@ func TestMain(m *testing.M) {
 		switch os.Args[1] {
 		case HelperArg:
 			err := HelperMain(os.Args[2:])
+			var es *ExitStatus
+			if errors.As(err, &es) {
+				os.Exit(es.Code)
+			}
 			fmt.Fprintln(os.Stderr, "oceancode:", err)
 			os.Exit(126)
 		case "__attack":
@@ -95,6 +105,52 @@ func attackMain(args []string) int {
 		defer cancel()
 		_, err := r.LookupHost(ctx, "exfil.example.com")
 		return report(err)
+	case "proxy-get":
+		// A client that uses the proxy from HTTPS_PROXY for both schemes
+		// (Go's own environment lookup skips the proxy for loopback
+		// targets). Prints the status and the body.
+		pu, err := url.Parse(os.Getenv("HTTPS_PROXY"))
+		if err != nil || pu.Host == "" {
+			return report(fmt.Errorf("no HTTPS_PROXY: %q", os.Getenv("HTTPS_PROXY")))
+		}
+		tr := &http.Transport{Proxy: http.ProxyURL(pu), TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}
+		c := &http.Client{Transport: tr, Timeout: 5 * time.Second}
+		resp, err := c.Get(args[1])
+		if err != nil {
+			return report(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		fmt.Printf("STATUS %d\n%s", resp.StatusCode, body)
+		if resp.StatusCode != http.StatusOK {
+			return 1
+		}
+		return 0
+	case "proxy-raw":
+		// proxy-raw CONNECT|GET host:port: one raw request to the
+		// forwarder; prints the response head and body.
+		pu, err := url.Parse(os.Getenv("HTTP_PROXY"))
+		if err != nil || pu.Host == "" {
+			return report(fmt.Errorf("no HTTP_PROXY: %q", os.Getenv("HTTP_PROXY")))
+		}
+		c, err := net.DialTimeout("tcp", pu.Host, time.Second)
+		if err != nil {
+			return report(err)
+		}
+		defer c.Close()
+		if args[1] == "CONNECT" {
+			fmt.Fprintf(c, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n", args[2], args[2])
+		} else {
+			fmt.Fprintf(c, "GET http://%s/ HTTP/1.1\r\nHost: %s\r\n\r\n", args[2], args[2])
+		}
+		c.SetReadDeadline(time.Now().Add(3 * time.Second))
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			return report(err)
+		}
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		fmt.Printf("STATUS %d\n%s", resp.StatusCode, body)
+		return 0
 	case "kill":
 		pid, _ := strconv.Atoi(args[1])
 		return report(unix.Kill(pid, unix.SIGKILL))

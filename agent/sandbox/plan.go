@@ -25,6 +25,9 @@ type Env struct {
 	// Getenv reads the child's environment (TMPDIR, GOMODCACHE, …); nil
 	// reads nothing.
 	Getenv func(string) string
+	// EgressSocket is the host path of the egress proxy's unix socket for
+	// network allowlist ("" = Policy.Egress's).
+	EgressSocket string
 }
 
 func (e Env) getenv(k string) string {
@@ -33,6 +36,13 @@ func (e Env) getenv(k string) string {
 	}
 	return e.Getenv(k)
 }
+
+// Where the egress proxy's socket appears inside the sandbox (in the
+// private /run tmpfs; in bubblewrap's /dev tmpfs on a host without /run).
+const (
+	egressSocketInside      = "/run/oceancode-egress.sock"
+	egressSocketInsideNoRun = "/dev/oceancode-egress.sock"
+)
 
 // HelperArg is the first argument that makes the oceancode binary act as
 // the sandbox helper instead of the CLI.
@@ -183,8 +193,18 @@ func buildPlan(p Policy, env Env) (*plan, error) {
 	// Namespaces: everything bubblewrap supports, always a new user
 	// namespace (the child is never host root), and no nested ones.
 	b.add("--unshare-all", "--unshare-user", "--disable-userns")
-	if net != NetworkOff {
+	if net == NetworkOn {
 		b.add("--share-net")
+	}
+	var egressSock string
+	if net == NetworkAllowlist {
+		egressSock = env.EgressSocket
+		if egressSock == "" && p.Egress != nil {
+			egressSock = p.Egress.SocketPath()
+		}
+		if egressSock == "" {
+			return nil, fmt.Errorf("sandbox: %w: start an egress.Proxy for the session and set Policy.Egress", ErrNoEgressProxy)
+		}
 	}
 	b.add("--die-with-parent", "--new-session", "--cap-drop", "ALL")
 	b.add("--ro-bind", "/", "/")
@@ -217,12 +237,21 @@ func buildPlan(p Policy, env Env) (*plan, error) {
 		if fi, err := sysLstat("/var/run"); err == nil && fi.IsDir() {
 			b.add("--tmpfs", "/var/run")
 		}
-		if net != NetworkOff {
+		if net == NetworkOn {
 			// Name resolution: /etc/resolv.conf often points into /run.
 			if r, err := sysEvalSymlinks("/etc/resolv.conf"); err == nil && (under(r, "/run") || under(r, "/var/run")) {
 				b.add("--ro-bind", r, r)
 			}
 		}
+	}
+	// The egress proxy's socket, where the helper's forwarder finds it.
+	egressInside := ""
+	if egressSock != "" {
+		egressInside = egressSocketInside
+		if !sysIsDir("/run") {
+			egressInside = egressSocketInsideNoRun
+		}
+		b.add("--ro-bind", egressSock, egressInside)
 	}
 	for _, s := range []string{"/var/lib/lxd/unix.socket", "/var/snap/lxd/common/lxd/unix.socket"} {
 		if sysExists(s) {
@@ -332,7 +361,10 @@ func buildPlan(p Policy, env Env) (*plan, error) {
 	pl.args = b.args
 
 	// What the helper applies inside: Landlock, seccomp, rlimits.
-	h := helperSpec{Landlock: env.LandlockABI > 0, DenyUnix: net == NetworkOff}
+	// The command may not make unix sockets unless the network is on; with
+	// allowlist the helper's forwarder (threads outside the filter) makes
+	// them.
+	h := helperSpec{Landlock: env.LandlockABI > 0, DenyUnix: net != NetworkOn, Egress: egressInside}
 	h.RO = []string{"/"}
 	if mode == ModeReadOnly {
 		h.RW = nil

@@ -4,7 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"strings"
+
+	"github.com/oceancode/oceancode/agent/sandbox/egress"
 )
 
 // Mode says what a confined command may write.
@@ -30,8 +33,10 @@ const (
 	// NetworkOff: a new network namespace with loopback only; no egress,
 	// host loopback services unreachable, no new unix sockets.
 	NetworkOff Network = "off"
-	// NetworkAllowlist: egress limited to AllowHosts. Not enforced yet:
-	// egress is open, as the seed page says, and Describe and Detect say so.
+	// NetworkAllowlist: a new network namespace like off, whose only way
+	// out is the session's egress proxy (Policy.Egress): HTTP and HTTPS
+	// (CONNECT) to the hosts on AllowHosts, names resolved by the proxy.
+	// On macOS it is not enforced yet (egress open) and Check says so.
 	NetworkAllowlist Network = "allowlist"
 	// NetworkOn: the host's network namespace is shared.
 	NetworkOn Network = "on"
@@ -81,8 +86,9 @@ type Policy struct {
 	Writable []string `json:"writable"`
 	// Network is sandbox.network ("" = off).
 	Network Network `json:"network"`
-	// AllowHosts is sandbox.allow_hosts (host or host:port), used with
-	// NetworkAllowlist.
+	// AllowHosts is sandbox.allow_hosts, used with NetworkAllowlist: host,
+	// host:port, *.domain[:port] or an IP literal (egress.ParseRule has the
+	// syntax).
 	AllowHosts []string `json:"allow_hosts"`
 	// Limits is sandbox.limits.
 	Limits Limits `json:"limits"`
@@ -96,6 +102,11 @@ type Policy struct {
 	// persist across the commands of a session; "" = a private tmpfs per
 	// command.
 	TempDir string `json:"-"`
+	// Egress is the session's started egress proxy, required by a confined
+	// policy with NetworkAllowlist (Command refuses without it, wrapping
+	// ErrNoEgressProxy). Its allow-list must be AllowHosts. Start one per
+	// session and share it between commands.
+	Egress *egress.Proxy `json:"-"`
 }
 
 // EffectiveMode resolves Enabled and Mode: "" means no sandbox (off).
@@ -168,10 +179,8 @@ func (p Policy) Validate() error {
 	if filepath.Clean(p.Workspace) == "/" {
 		return fmt.Errorf("sandbox: %w: the workspace cannot be /", ErrInvalidPolicy)
 	}
-	for _, h := range p.AllowHosts {
-		if h == "" || strings.ContainsAny(h, " /\t") {
-			return fmt.Errorf("sandbox: %w: allow_hosts entry %q is not host or host:port", ErrInvalidPolicy, h)
-		}
+	if _, err := egress.ParseAllowList(p.AllowHosts); err != nil {
+		return fmt.Errorf("sandbox: %w: %w", ErrInvalidPolicy, err)
 	}
 	for _, w := range p.Writable {
 		if w == "" {
@@ -212,7 +221,16 @@ func (p Policy) Describe() string {
 	case NetworkOn:
 		b.WriteString("; network on (egress open)")
 	case NetworkAllowlist:
-		b.WriteString("; network allowlist: egress open: allowlist not enforced")
+		if runtime.GOOS == "darwin" {
+			b.WriteString("; network allowlist: egress open: allowlist not enforced on macOS")
+			break
+		}
+		hosts := "no host"
+		if len(p.AllowHosts) > 0 {
+			hosts = strings.Join(p.AllowHosts, ", ")
+		}
+		fmt.Fprintf(&b, "; network allowlist: no direct egress; HTTP/HTTPS only, filtered through the session's egress proxy, to %s"+
+			" (names resolving to loopback, link-local or metadata addresses refused)", hosts)
 	}
 	l := p.EffectiveLimits()
 	fmt.Fprintf(&b, "; limits: processes %s, address space %s, file size %s, open files %s",

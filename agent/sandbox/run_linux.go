@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,6 +18,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/oceancode/oceancode/agent/sandbox/egress"
 )
 
 // Cmd is a command prepared by Command. Start it with Start (then Wait) or
@@ -26,7 +29,7 @@ import (
 type Cmd struct {
 	*exec.Cmd
 	// Warnings are the weaker-than-full protections that apply (no
-	// Landlock, allowlist not enforced, …); show them to the user.
+	// Landlock, process limit not enforced, …); show them to the user.
 	Warnings []string
 
 	once    sync.Once
@@ -107,6 +110,9 @@ func Command(ctx context.Context, p Policy, argv []string, env []string) (*Cmd, 
 	if err != nil {
 		return nil, err
 	}
+	if err := checkEgress(p); err != nil {
+		return nil, err
+	}
 	helper := HelperPath
 	if helper == "" {
 		if helper, err = os.Executable(); err != nil {
@@ -145,6 +151,28 @@ func Command(ctx context.Context, p Policy, argv []string, env []string) (*Cmd, 
 		releasePlaceholders(held)
 	}
 	return cmd, nil
+}
+
+// checkEgress refuses a network allowlist policy without a started egress
+// proxy enforcing exactly its AllowHosts.
+func checkEgress(p Policy) error {
+	if p.EffectiveNetwork() != NetworkAllowlist {
+		return nil
+	}
+	if p.Egress == nil || p.Egress.SocketPath() == "" {
+		return fmt.Errorf("sandbox: %w: start an egress.Proxy for the session and set Policy.Egress", ErrNoEgressProxy)
+	}
+	want, err := egress.ParseAllowList(p.AllowHosts)
+	if err != nil {
+		return fmt.Errorf("sandbox: %w: %w", ErrInvalidPolicy, err)
+	}
+	a, b := want.Strings(), p.Egress.AllowList().Strings()
+	sort.Strings(a)
+	sort.Strings(b)
+	if strings.Join(a, " ") != strings.Join(b, " ") {
+		return fmt.Errorf("sandbox: %w: the proxy allows [%s] but sandbox.allow_hosts is [%s]", ErrNoEgressProxy, strings.Join(b, " "), strings.Join(a, " "))
+	}
+	return nil
 }
 
 // pidsHeadroom covers bubblewrap's own processes and the helper's threads.

@@ -10,6 +10,12 @@ import (
 // never run unconfined. The message says what to install or enable.
 var ErrUnavailable = errors.New("unavailable")
 
+// ErrNoEgressProxy is wrapped by Command's error for a confined policy with
+// network allowlist and no started egress proxy (Policy.Egress), or one
+// whose allow-list is not the policy's AllowHosts. The command is refused:
+// egress is never left open silently.
+var ErrNoEgressProxy = errors.New("network allowlist needs the session's egress proxy")
+
 // Support is the detected state of the machine's sandboxing, for doctor and
 // inspect.
 type Support struct {
@@ -60,8 +66,8 @@ func (s Support) Check(p Policy) ([]string, error) {
 		return nil, err
 	}
 	w := append([]string(nil), s.Warnings...)
-	if p.EffectiveNetwork() == NetworkAllowlist {
-		w = append(w, "sandbox.network is allowlist but the allowlist is not enforced yet: egress is open (use network off to block egress)")
+	if p.EffectiveNetwork() == NetworkAllowlist && s.OS == "darwin" {
+		w = append(w, "sandbox.network is allowlist but the allowlist is not enforced on macOS yet: egress is open (use network off to block egress)")
 	}
 	return w, nil
 }

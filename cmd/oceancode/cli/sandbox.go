@@ -4,16 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/oceancode/oceancode/agent/childenv"
 	"github.com/oceancode/oceancode/agent/sandbox"
+	"github.com/oceancode/oceancode/agent/sandbox/egress"
 	"github.com/oceancode/oceancode/internal/exitcode"
 	"github.com/oceancode/oceancode/layers"
 )
@@ -32,6 +35,12 @@ const (
 
 func runSandboxHelper(args []string) error {
 	err := sandbox.HelperMain(args)
+	var st *sandbox.ExitStatus
+	if errors.As(err, &st) {
+		// The command ran as the helper's child (network allowlist): its
+		// status is ours, with nothing printed.
+		return &exitcode.Err{Code: st.Code, Err: err, Silent: true}
+	}
 	if errors.Is(err, sandbox.ErrHelperNotFound) {
 		return exitcode.With(helperNotFound, err)
 	}
@@ -63,7 +72,13 @@ func newSandboxCmd(app *App) *cobra.Command {
 		Long: `Run a command confined by the kernel sandbox (bubblewrap + Landlock + seccomp on
 Linux) with the composed child environment, exactly as the agent's bash tool
 would. The exit status is the command's own. If the sandbox is requested and
-cannot be set up, the command is refused (exit 5), never run unconfined.`,
+cannot be set up, the command is refused (exit 5), never run unconfined.
+
+With --network allowlist the command has no network of its own: an egress
+proxy started for this run lets HTTP and HTTPS through to the --allow-host
+entries (host, host:port, *.domain[:port] or an IP literal; ports 443 and 80
+by default) and refuses everything else with 403; each refusal is reported on
+stderr.`,
 		Args: args(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			o.modeSet, o.networkSet = cmd.Flags().Changed("mode"), cmd.Flags().Changed("network")
@@ -74,7 +89,7 @@ cannot be set up, the command is refused (exit 5), never run unconfined.`,
 	f.SetInterspersed(false)
 	f.StringVar(&o.mode, "mode", string(sandbox.ModeWorkspaceWrite), "read-only | workspace-write | danger-full-access (default: the configured mode, else workspace-write)")
 	f.StringVar(&o.network, "network", string(sandbox.NetworkOff), "off | allowlist | on (default: the configured sandbox.network)")
-	f.StringArrayVar(&o.allowHosts, "allow-host", nil, "host or host:port allowed with --network allowlist (repeatable)")
+	f.StringArrayVar(&o.allowHosts, "allow-host", nil, "host, host:port, *.domain[:port] or IP allowed with --network allowlist (repeatable)")
 	f.StringVar(&o.workspace, "workspace", "", "workspace root (default: the current directory)")
 	f.StringArrayVar(&o.writable, "writable", nil, "extra writable root (repeatable)")
 	f.StringArrayVar(&o.deny, "deny", nil, "root refused for reads and writes, even inside the workspace (repeatable)")
@@ -173,6 +188,27 @@ func runSandbox(ctx context.Context, app *App, o sandboxOptions, argv []string) 
 	if err := decodeKey(res, "child_env", &envCfg); err != nil {
 		return exitcode.With(exitcode.Invalid, err)
 	}
+	stderr := app.Stderr
+	if _, ok := stderr.(*os.File); !ok {
+		// The proxy's reports and the command's stderr copy run at once.
+		stderr = &syncWriter{w: stderr}
+	}
+	if p.Confined() && p.EffectiveNetwork() == sandbox.NetworkAllowlist {
+		// One proxy for this one command; the agent starts one per session.
+		proxy, err := egress.New(egress.Config{Allow: p.AllowHosts, OnDecision: func(d egress.Decision) {
+			if !d.Allowed {
+				fmt.Fprintf(stderr, "oceancode: %s\n", d)
+			}
+		}})
+		if err != nil {
+			return exitcode.With(exitcode.Usage, err)
+		}
+		if err := proxy.Start(); err != nil {
+			return err
+		}
+		defer proxy.Close()
+		p.Egress = proxy
+	}
 	c, err := sandbox.Command(ctx, p, argv, childenv.Compose(os.Environ(), envCfg))
 	switch {
 	case errors.Is(err, sandbox.ErrUnavailable):
@@ -185,7 +221,7 @@ func runSandbox(ctx context.Context, app *App, o sandboxOptions, argv []string) 
 	for _, w := range c.Warnings {
 		fmt.Fprintf(app.Stderr, "oceancode: warning: %s\n", w)
 	}
-	c.Stdin, c.Stdout, c.Stderr = app.Stdin, app.Stdout, app.Stderr
+	c.Stdin, c.Stdout, c.Stderr = app.Stdin, app.Stdout, stderr
 	err = c.Run()
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
@@ -199,4 +235,16 @@ func runSandbox(ctx context.Context, app *App, o sandboxOptions, argv []string) 
 		return fmt.Errorf("sandbox: run %s: %w", argv[0], err)
 	}
 	return nil
+}
+
+// syncWriter serialises writes from several goroutines.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(b []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(b)
 }

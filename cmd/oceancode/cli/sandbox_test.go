@@ -2,11 +2,15 @@ package cli
 
 import (
 	"bytes"
+	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/oceancode/oceancode/agent/sandbox"
@@ -116,6 +120,42 @@ func TestSandboxCommandEndToEnd(t *testing.T) {
 		o, code := run([]string{"PATH=" + t.TempDir()}, "sandbox", "--", "/bin/true")
 		if code != 5 || !strings.Contains(o, "apt-get install bubblewrap") {
 			t.Errorf("exit %d, want 5 with the install hint\n%s", code, o)
+		}
+	})
+	t.Run("network allowlist through the egress proxy", func(t *testing.T) {
+		var hits [2]atomic.Int64
+		var ports [2]string
+		for i := range hits {
+			ln, err := net.Listen("tcp4", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				hits[i].Add(1)
+				io.WriteString(w, "hello from the allowed host")
+			})}
+			go srv.Serve(ln)
+			t.Cleanup(func() { srv.Close() })
+			_, ports[i], _ = net.SplitHostPort(ln.Addr().String())
+		}
+		// bash's /dev/tcp as the client: plain HTTP through the forwarder.
+		get := `p=${HTTP_PROXY##*:}; exec 3<>/dev/tcp/127.0.0.1/$p || exit 9
+			printf 'GET http://%s/ HTTP/1.1\r\nHost: %s\r\n\r\n' "$0" "$0" >&3; cat <&3`
+		o, code := run(nil, "sandbox", "--network", "allowlist", "--allow-host", "127.0.0.1:"+ports[0], "--", "bash", "-c", get, "127.0.0.1:"+ports[0])
+		if code != 0 || !strings.Contains(o, "200 OK") || !strings.Contains(o, "hello from the allowed host") || hits[0].Load() != 1 {
+			t.Errorf("allowed: exit %d, hits %d\n%s", code, hits[0].Load(), o)
+		}
+		o, code = run(nil, "sandbox", "--network", "allowlist", "--allow-host", "127.0.0.1:"+ports[0], "--", "bash", "-c", get, "127.0.0.1:"+ports[1])
+		if code != 0 || !strings.Contains(o, "403 Forbidden") || !strings.Contains(o, "oceancode: egress refused GET 127.0.0.1:"+ports[1]) || hits[1].Load() != 0 {
+			t.Errorf("refused: exit %d, hits %d\n%s", code, hits[1].Load(), o)
+		}
+		// No route around the proxy.
+		o, code = run(nil, "sandbox", "--network", "allowlist", "--allow-host", "127.0.0.1:"+ports[0], "--", "bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/$0", ports[0])
+		if code == 0 || hits[0].Load() != 1 {
+			t.Errorf("direct connection: exit %d, hits %d\n%s", code, hits[0].Load(), o)
+		}
+		if o, code := run(nil, "sandbox", "--network", "allowlist", "--allow-host", "*", "--", "true"); code != 2 {
+			t.Errorf("bad --allow-host: exit %d, want 2\n%s", code, o)
 		}
 	})
 	t.Run("danger-full-access runs unconfined", func(t *testing.T) {

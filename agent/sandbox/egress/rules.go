@@ -1,0 +1,306 @@
+package egress
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"strconv"
+	"strings"
+)
+
+// ErrBadRule is wrapped by the errors of ParseRule and ParseAllowList.
+var ErrBadRule = errors.New("bad allow_hosts entry")
+
+// DefaultPorts are the ports an entry without a port allows.
+var DefaultPorts = []uint16{443, 80}
+
+// Rule is one parsed sandbox.allow_hosts entry.
+type Rule struct {
+	// Host is the lower-case name without a trailing dot. For a wildcard
+	// entry it is the suffix after "*." ("example.com" for
+	// "*.example.com"). Empty for an IP entry.
+	Host string
+	// Wildcard: the entry matches names strictly below Host (one or more
+	// labels), never Host itself.
+	Wildcard bool
+	// IP is the address of an IP-literal entry (zero for names).
+	IP netip.Addr
+	// Port is the one port allowed; 0 means DefaultPorts.
+	Port uint16
+}
+
+// String is the canonical form of the entry (what ParseRule accepts).
+func (r Rule) String() string {
+	var h string
+	switch {
+	case r.IP.IsValid():
+		h = r.IP.String()
+		if r.IP.Is6() {
+			h = "[" + h + "]"
+		}
+	case r.Wildcard:
+		h = "*." + r.Host
+	default:
+		h = r.Host
+	}
+	if r.Port != 0 {
+		h += ":" + strconv.Itoa(int(r.Port))
+	}
+	return h
+}
+
+func (r Rule) portOK(port uint16) bool {
+	if r.Port != 0 {
+		return port == r.Port
+	}
+	for _, p := range DefaultPorts {
+		if port == p {
+			return true
+		}
+	}
+	return false
+}
+
+// ParseRule parses one allow_hosts entry:
+//
+//	example.com            the name exactly, ports 443 and 80
+//	example.com:8443       the name exactly, that port only
+//	*.example.com          any name below example.com (not example.com itself)
+//	*.example.com:8080     the same, that port only
+//	203.0.113.7[:port]     an IPv4 address, requested as that literal
+//	[2001:db8::1][:port]   an IPv6 address (brackets needed with a port)
+//	2001:db8::1            an IPv6 address without a port
+//
+// Names are case-insensitive, a trailing dot is ignored, and
+// internationalised names must be written in their xn-- (punycode) form.
+// Refused: "*" alone, a wildcard over a single label ("*.com"), a "*"
+// anywhere but a leading "*.", schemes, paths, CIDR ranges, port 0 and
+// names that look like (but are not) IP addresses ("127.1").
+func ParseRule(s string) (Rule, error) {
+	bad := func(why string) (Rule, error) {
+		return Rule{}, fmt.Errorf("egress: %w %q: %s", ErrBadRule, s, why)
+	}
+	if s == "" {
+		return bad("empty")
+	}
+	if strings.ContainsAny(s, "/ \t\r\n@?#") {
+		return bad("want host or host:port, without a scheme or path")
+	}
+	host, portText, err := splitHostPort(s)
+	if err != nil {
+		return bad(err.Error())
+	}
+	var r Rule
+	if portText != "" {
+		n, err := strconv.ParseUint(portText, 10, 16)
+		if err != nil || n == 0 {
+			return bad("port must be 1-65535")
+		}
+		r.Port = uint16(n)
+	}
+	if a, err := netip.ParseAddr(host); err == nil {
+		if a.Zone() != "" {
+			return bad("an IPv6 zone is not allowed")
+		}
+		r.IP = a.Unmap()
+		return r, nil
+	}
+	if strings.Contains(host, ":") {
+		return bad("not a valid IP address")
+	}
+	if rest, ok := strings.CutPrefix(host, "*."); ok {
+		r.Wildcard = true
+		host = rest
+	}
+	name, err := normalizeName(host)
+	if err != nil {
+		return bad(err.Error())
+	}
+	if r.Wildcard && !strings.Contains(name, ".") {
+		return bad("a wildcard must cover a name with at least two labels (*.example.com, not *.com)")
+	}
+	r.Host = name
+	return r, nil
+}
+
+// splitHostPort splits "host", "host:port", "[v6]", "[v6]:port" and a bare
+// IPv6 address (two or more colons, no brackets: no port).
+func splitHostPort(s string) (host, port string, err error) {
+	if strings.HasPrefix(s, "[") {
+		end := strings.IndexByte(s, ']')
+		if end < 0 {
+			return "", "", errors.New("missing ]")
+		}
+		host, rest := s[1:end], s[end+1:]
+		if _, err := netip.ParseAddr(host); err != nil || !strings.Contains(host, ":") {
+			return "", "", errors.New("brackets must hold an IPv6 address")
+		}
+		switch {
+		case rest == "":
+			return host, "", nil
+		case strings.HasPrefix(rest, ":") && len(rest) > 1:
+			return host, rest[1:], nil
+		}
+		return "", "", errors.New("junk after ]")
+	}
+	if strings.Count(s, ":") > 1 {
+		return s, "", nil
+	}
+	if h, p, ok := strings.Cut(s, ":"); ok {
+		if h == "" || p == "" {
+			return "", "", errors.New("empty host or port")
+		}
+		return h, p, nil
+	}
+	return s, "", nil
+}
+
+// normalizeName lower-cases a DNS name, drops one trailing dot and checks
+// its syntax: labels of letters, digits, '-' and '_', 1-63 bytes, at most
+// 253 bytes in all, and a last label that is not all digits (so no IPv4
+// shorthand like 127.1 or 2130706433 passes as a name).
+func normalizeName(h string) (string, error) {
+	h = strings.TrimSuffix(strings.ToLower(h), ".")
+	if h == "" {
+		return "", errors.New("empty host")
+	}
+	if len(h) > 253 {
+		return "", errors.New("name longer than 253 bytes")
+	}
+	labels := strings.Split(h, ".")
+	for _, l := range labels {
+		if l == "" || len(l) > 63 {
+			return "", errors.New("empty or over-long label")
+		}
+		for i := 0; i < len(l); i++ {
+			c := l[i]
+			switch {
+			case c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == '_':
+			case c == '-' && i > 0 && i < len(l)-1:
+			case c == '*':
+				return "", errors.New(`"*" is allowed only as a leading "*."`)
+			case c >= 0x80:
+				return "", errors.New("non-ASCII name: write it in xn-- (punycode) form")
+			default:
+				return "", fmt.Errorf("invalid character %q", c)
+			}
+		}
+	}
+	last := labels[len(labels)-1]
+	if strings.Trim(last, "0123456789") == "" || strings.HasPrefix(last, "0x") {
+		return "", errors.New("looks like an IP address but is not one")
+	}
+	return h, nil
+}
+
+// AllowList is a parsed sandbox.allow_hosts.
+type AllowList []Rule
+
+// ParseAllowList parses every entry; the error names the first bad one.
+func ParseAllowList(entries []string) (AllowList, error) {
+	out := make(AllowList, 0, len(entries))
+	for _, e := range entries {
+		r, err := ParseRule(e)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// Strings returns the canonical entries.
+func (l AllowList) Strings() []string {
+	out := make([]string, len(l))
+	for i, r := range l {
+		out[i] = r.String()
+	}
+	return out
+}
+
+// Target is a requested destination, split from a request's host:port.
+type Target struct {
+	// Name is the normalised DNS name ("" for an IP literal).
+	Name string
+	// IP is the literal address requested (zero for a name).
+	IP   netip.Addr
+	Port uint16
+}
+
+func (t Target) String() string {
+	h := t.Name
+	if t.IP.IsValid() {
+		h = t.IP.String()
+		if t.IP.Is6() {
+			h = "[" + h + "]"
+		}
+	}
+	return h + ":" + strconv.Itoa(int(t.Port))
+}
+
+// ParseTarget parses a request's "host:port" (CONNECT authority) or, with
+// defaultPort != 0, a host with an optional port (absolute-URI requests).
+func ParseTarget(hostport string, defaultPort uint16) (Target, error) {
+	bad := func(why string) (Target, error) {
+		return Target{}, fmt.Errorf("egress: bad target %q: %s", hostport, why)
+	}
+	if hostport == "" || strings.ContainsAny(hostport, "/ \t\r\n@?#*") {
+		return bad("want host:port")
+	}
+	host, portText, err := splitHostPort(hostport)
+	if err != nil {
+		return bad(err.Error())
+	}
+	var t Target
+	switch {
+	case portText != "":
+		n, err := strconv.ParseUint(portText, 10, 16)
+		if err != nil || n == 0 {
+			return bad("port must be 1-65535")
+		}
+		t.Port = uint16(n)
+	case defaultPort != 0:
+		t.Port = defaultPort
+	default:
+		return bad("missing port")
+	}
+	if a, err := netip.ParseAddr(host); err == nil {
+		if a.Zone() != "" {
+			return bad("an IPv6 zone is not allowed")
+		}
+		t.IP = a.Unmap()
+		return t, nil
+	}
+	if strings.Contains(host, ":") {
+		return bad("not a valid IP address")
+	}
+	if t.Name, err = normalizeName(host); err != nil {
+		return bad(err.Error())
+	}
+	return t, nil
+}
+
+// Match returns the first rule that allows t. Names match name rules only
+// and IP literals match IP rules only: a name rule never allows an IP
+// literal, and an IP rule never allows a name.
+func (l AllowList) Match(t Target) (Rule, bool) {
+	for _, r := range l {
+		if !r.portOK(t.Port) {
+			continue
+		}
+		switch {
+		case r.IP.IsValid():
+			if t.IP.IsValid() && t.IP == r.IP {
+				return r, true
+			}
+		case t.Name == "":
+		case r.Wildcard:
+			if strings.HasSuffix(t.Name, "."+r.Host) {
+				return r, true
+			}
+		case t.Name == r.Host:
+			return r, true
+		}
+	}
+	return Rule{}, false
+}
