@@ -93,3 +93,21 @@ func processLimitMode() string {
 	}
 	return "not enforced: running as root (exempt from RLIMIT_NPROC) and no writable pids cgroup"
 }
+
+// QuickDetect is Detect without running anything: bubblewrap on PATH, the
+// Landlock ABI and seccomp. inspect uses it (its start-up budget has no
+// room for a namespace probe); doctor runs the full Detect.
+func QuickDetect() Support {
+	s := Support{OS: runtime.GOOS, Seccomp: seccompAvailable()}
+	if abi, err := llsyscall.LandlockGetABIVersion(); err == nil && abi > 0 {
+		s.LandlockABI = abi
+	} else {
+		s.Warnings = append(s.Warnings, "Landlock is unavailable: bubblewrap alone confines commands")
+	}
+	if path, err := exec.LookPath("bwrap"); err == nil {
+		s.Bwrap = path
+	} else {
+		s.Problem = "bubblewrap (bwrap) is not installed: " + installHint
+	}
+	return s
+}

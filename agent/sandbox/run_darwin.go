@@ -77,3 +77,6 @@ func Command(ctx context.Context, p Policy, argv []string, env []string) (*Cmd, 
 	c.Env, c.Dir = env, filepath.Clean(dir)
 	return &Cmd{Cmd: c, Warnings: warnings}, nil
 }
+
+// QuickDetect is Detect (which runs nothing on macOS either).
+func QuickDetect() Support { return Detect() }

@@ -52,3 +52,6 @@ func Command(ctx context.Context, p Policy, argv []string, env []string) (*Cmd, 
 	}
 	return &Cmd{Cmd: c}, nil
 }
+
+// QuickDetect is Detect.
+func QuickDetect() Support { return Detect() }

@@ -27,7 +27,10 @@ type Report struct {
 	Locks        *Locks              `json:"locks,omitempty"`
 	Diagnostics  []layers.Diagnostic `json:"diagnostics,omitempty"`
 	Blocking     string              `json:"blocking,omitempty"`
-	order        []string
+	// Sandbox is what the runtime says about the configured sandbox on this
+	// machine; the CLI fills it (the report itself knows only config).
+	Sandbox *Sandbox `json:"sandbox,omitempty"`
+	order   []string
 }
 
 // Requirements is the requirements status block.
@@ -75,6 +78,14 @@ type Refusal struct {
 	Source string `json:"source"`
 	Line   int    `json:"line"`
 	Reason string `json:"reason"`
+}
+
+// Sandbox describes the configured sandbox and whether it can run here.
+type Sandbox struct {
+	Configured string   `json:"configured"`         // e.g. "sandbox workspace-write, network off"
+	Available  bool     `json:"available"`          // bubblewrap (or sandbox-exec) found
+	Problem    string   `json:"problem,omitempty"`  // why not, and what to install
+	Warnings   []string `json:"warnings,omitempty"` // e.g. no Landlock
 }
 
 // Locks are requirements' constraints, as shown.

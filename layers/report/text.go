@@ -48,6 +48,16 @@ func (r *Report) Text(w io.Writer, detail bool) error {
 		fmt.Fprintf(&b, "\nSessions are refused:\n  %s\n", strings.ReplaceAll(r.Blocking, "\n", "\n  "))
 	}
 
+	if sb := r.Sandbox; sb != nil {
+		fmt.Fprintf(&b, "\nSandbox: %s\n", sb.Configured)
+		if sb.Problem != "" {
+			fmt.Fprintf(&b, "  not available here: %s\n", sb.Problem)
+		}
+		for _, w := range sb.Warnings {
+			fmt.Fprintf(&b, "  warning: %s\n", w)
+		}
+	}
+
 	b.WriteString("\nLayers (lowest first):\n")
 	tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	for _, l := range r.Layers {

@@ -3,6 +3,8 @@ package cli
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/oceancode/oceancode/agent/sandbox"
+	"github.com/oceancode/oceancode/layers"
 	"github.com/oceancode/oceancode/layers/report"
 )
 
@@ -44,6 +46,7 @@ func runInspect(app *App, o inspectOptions, keys []string) error {
 		return err
 	}
 	rep := report.Build(res, report.Options{Prefixes: keys, ShowSecrets: o.showSecrets, Abbrev: homeAbbrev(app)})
+	rep.Sandbox = sandboxView(res)
 	if o.layersOnly {
 		rep.DropKeys()
 	}
@@ -64,4 +67,22 @@ func homeAbbrev(app *App) []report.Abbrev {
 		return []report.Abbrev{{Dir: h, Name: "~"}}
 	}
 	return nil
+}
+
+// sandboxView says what the configured sandbox is and whether it can run
+// here (a quick check: nothing is executed).
+func sandboxView(res *layers.Resolved) *report.Sandbox {
+	var pol sandbox.Policy
+	if err := decodeKey(res, "sandbox", &pol); err != nil {
+		return &report.Sandbox{Configured: "unreadable sandbox configuration: " + err.Error()}
+	}
+	v := &report.Sandbox{Configured: pol.Describe()}
+	if pol.Confined() {
+		s := sandbox.QuickDetect()
+		v.Available, v.Problem, v.Warnings = s.Problem == "", s.Problem, s.Warnings
+		if v.Problem != "" {
+			v.Problem += "; until then bash commands are refused, never run unconfined"
+		}
+	}
+	return v
 }
