@@ -11,7 +11,6 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -197,7 +196,7 @@ func (r *run) toolCall(ctx context.Context, call message.ToolCall, res *Result) 
 	if !ok {
 		return fail(fmt.Sprintf("unknown tool %q: the tools offered are %s", call.Name, strings.Join(r.names(), ", ")))
 	}
-	targets, err := targetsOf(t, call.Input)
+	targets, err := tools.TargetsOf(t, call.Input)
 	if err != nil {
 		return fail(fmt.Sprintf("invalid input for %s: %v", call.Name, err))
 	}
@@ -293,23 +292,6 @@ func eventDecision(gr gate.Result) *Decision {
 		ev.Rule = d.Rule.String()
 	}
 	return ev
-}
-
-// MultiTarget is implemented by tools whose one call touches several
-// things (apply_patch: every file in the patch); each is decided.
-type MultiTarget interface {
-	Targets(input json.RawMessage) ([]tools.Target, error)
-}
-
-func targetsOf(t tools.Tool, input json.RawMessage) ([]tools.Target, error) {
-	if mt, ok := t.(MultiTarget); ok {
-		return mt.Targets(input)
-	}
-	tg, err := t.Target(input)
-	if err != nil {
-		return nil, err
-	}
-	return []tools.Target{tg}, nil
 }
 
 func (r *run) names() []string {

@@ -4,6 +4,17 @@
 // then runs it. File tools go through the filesystem guards; bash goes
 // through the shell guard, the sandbox when it is on, and the composed child
 // environment.
+//
+// The loop runs the gate on the Target (TargetsOf, for a tool such as
+// apply_patch that touches several paths: every one must be allowed), never
+// on the raw input. A file tool's Target is the path as the model wrote it;
+// the gate resolves it (symlinks, "..", @ref aliases) and judges where it
+// lands, and Run resolves it again through Env.Boundary and opens exactly
+// the resolved path. Run also enforces what holds whatever the rules say:
+// .env files are never read, a write needs a fresh read of the file, and a
+// bash command that cannot be confined when the sandbox is on is refused.
+// Inputs are checked strictly against each tool's schema, in Target and
+// in Run. docs/tools.md describes every tool, its limits and its guards.
 package tools
 
 import (
@@ -42,4 +53,25 @@ type Result struct {
 	// Meta is structured detail for events and output formats (exit status,
 	// truncation, files changed); it is not sent to the model.
 	Meta map[string]any
+}
+
+// MultiTarget is implemented by a tool whose one call can touch several
+// things (apply_patch: every file it adds, updates, deletes or moves). The
+// turn loop must put each of them through the permission gate and run the
+// call only when all are allowed; Target then returns the first of them.
+type MultiTarget interface {
+	Targets(input json.RawMessage) ([]Target, error)
+}
+
+// TargetsOf returns everything a call touches: Targets for a MultiTarget,
+// else the one Target.
+func TargetsOf(t Tool, input json.RawMessage) ([]Target, error) {
+	if m, ok := t.(MultiTarget); ok {
+		return m.Targets(input)
+	}
+	tg, err := t.Target(input)
+	if err != nil {
+		return nil, err
+	}
+	return []Target{tg}, nil
 }
