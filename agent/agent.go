@@ -48,6 +48,10 @@ type Config struct {
 	MaxTokens int
 	// OnEvent receives every event, in order, from the run's goroutine.
 	OnEvent func(Event)
+	// OnMessage receives every message added to the conversation (the
+	// prompt, each answer, each set of tool results) as soon as it is
+	// complete, so a session store can commit it before the run goes on.
+	OnMessage func(message.Message)
 }
 
 // Ask is a permission question for the user.
@@ -95,7 +99,14 @@ func Run(ctx context.Context, c Config, history []message.Message, prompt string
 	}
 	r := &run{c: c, byName: map[string]tools.Tool{}}
 	r.offer()
-	res := Result{Messages: append(append([]message.Message(nil), history...), message.UserText(prompt))}
+	res := Result{Messages: append([]message.Message(nil), history...)}
+	add := func(m message.Message) {
+		res.Messages = append(res.Messages, m)
+		if c.OnMessage != nil {
+			c.OnMessage(m)
+		}
+	}
+	add(message.UserText(prompt))
 	r.emit(Event{Type: EventStart, Agent: c.Agent, Mode: string(c.Gate.Engine().Mode()), Text: prompt})
 	if ch := c.Gate.Engine().ModeChange(); ch.Downgraded() {
 		r.emit(Event{Type: EventModeChange, Mode: string(ch.Effective), Text: ch.Reason})
@@ -114,7 +125,7 @@ func Run(ctx context.Context, c Config, history []message.Message, prompt string
 		u := resp.Usage
 		r.emit(Event{Type: EventUsage, Usage: &u})
 		resp.Message.Role = message.Assistant
-		res.Messages = append(res.Messages, resp.Message)
+		add(resp.Message)
 		calls := resp.Message.ToolCalls()
 		if len(calls) == 0 {
 			res.StopReason = resp.StopReason
@@ -126,7 +137,7 @@ func Run(ctx context.Context, c Config, history []message.Message, prompt string
 			out := r.toolCall(ctx, call, &res)
 			results.Parts = append(results.Parts, message.Part{Type: message.ToolOutput, ToolResult: &out})
 		}
-		res.Messages = append(res.Messages, results)
+		add(results)
 		if err := ctx.Err(); err != nil {
 			res.StopReason = stopReason(ctx, err)
 			r.emit(Event{Type: EventDone, StopReason: res.StopReason, Usage: &res.Usage})

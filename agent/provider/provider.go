@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"time"
 
 	"github.com/oceancode/oceancode/agent/message"
 )
@@ -45,6 +46,10 @@ type Event struct {
 	Text     string
 	ToolCall *message.ToolCall
 	Err      error
+	// Attempt (Retry events) is the number of the retry about to be made,
+	// from 1; Delay is how long the provider waits before making it.
+	Attempt int
+	Delay   time.Duration
 }
 
 // Response is the model's complete answer.
@@ -71,6 +76,13 @@ type Config struct {
 	Stream bool
 	// MaxRetries bounds retries of 429/5xx answers (0 = the default, 4).
 	MaxRetries int
+	// RetryBackoff is the first backoff step, doubled on each retry and
+	// jittered (0 = DefaultRetryBackoff). A server's Retry-After wins.
+	RetryBackoff time.Duration
+	// RetryMaxWait caps the total time one call spends waiting between
+	// retries (0 = DefaultRetryMaxWait); a wait that would exceed it ends the
+	// retries with the last error.
+	RetryMaxWait time.Duration
 }
 
 // ErrUnknownType is returned for a provider type nobody implements.

@@ -6,13 +6,19 @@ package clitest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/oceancode/oceancode/agent"
+	"github.com/oceancode/oceancode/agent/provider/providertest"
 
 	admincli "github.com/oceancode/oceancode/cmd/oceanadmin/cli"
 	agentcli "github.com/oceancode/oceancode/cmd/oceancode/cli"
@@ -29,6 +35,15 @@ func TestMain(m *testing.M) {
 	}
 	testscript.Main(m, map[string]func(){
 		"oceancode": func() {
+			// OC_TEST_PANIC_AT=tool_call makes the run panic at that event
+			// (test binary only), to prove the crash report and orphan path.
+			if at := os.Getenv("OC_TEST_PANIC_AT"); at != "" {
+				agentcli.TestHooks.OnEvent = func(e agent.Event) {
+					if string(e.Type) == at {
+						panic("test panic at " + at)
+					}
+				}
+			}
 			os.Exit(agentcli.Main(context.Background(), os.Args[1:], agentcli.StdIO()))
 		},
 		"oceanadmin": func() {
@@ -36,6 +51,13 @@ func TestMain(m *testing.M) {
 		},
 	})
 }
+
+// mockServers maps a running script to its mock model (scripts run in
+// parallel, so the map is guarded).
+var (
+	mockMu      sync.Mutex
+	mockServers = map[*testscript.TestScript]*providertest.Server{}
+)
 
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
@@ -81,6 +103,41 @@ func TestScripts(t *testing.T) {
 				if got != want {
 					ts.Fatalf("%s exited %d, want %d", args[1], got, want)
 				}
+			},
+			// mockmodel SCRIPT: start a scripted loopback model (both wire
+			// formats) for the rest of the script; $MOCK_URL is its base URL
+			// and $MOCK_REQUESTS the file its requests are saved to.
+			"mockmodel": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 1 {
+					ts.Fatalf("usage: mockmodel SCRIPT.json")
+				}
+				s, err := providertest.LoadScript(ts.MkAbs(args[0]))
+				ts.Check(err)
+				srv := providertest.NewScript(nil, s)
+				ts.Setenv("MOCK_URL", srv.URL())
+				reqFile := ts.MkAbs("mock-requests.json")
+				ts.Setenv("MOCK_REQUESTS", reqFile)
+				ts.Defer(srv.Close)
+				mockMu.Lock()
+				mockServers[ts] = srv
+				mockMu.Unlock()
+			},
+			// mockrequests: write the mock model's recorded requests to
+			// $MOCK_REQUESTS (bodies included) for grep.
+			"mockrequests": func(ts *testscript.TestScript, neg bool, args []string) {
+				mockMu.Lock()
+				srv := mockServers[ts]
+				mockMu.Unlock()
+				if srv == nil {
+					ts.Fatalf("mockrequests: no mockmodel started")
+				}
+				reqs := srv.Requests()
+				var b strings.Builder
+				fmt.Fprintf(&b, "count %d\n", len(reqs))
+				for _, r := range reqs {
+					fmt.Fprintf(&b, "%s %s tools=%s\n%s\n", r.Method, r.Path, strings.Join(r.Tools, ","), r.Body)
+				}
+				ts.Check(os.WriteFile(ts.Getenv("MOCK_REQUESTS"), []byte(b.String()), 0o644))
 			},
 			// chmod MODE FILE
 			"chmod": func(ts *testscript.TestScript, neg bool, args []string) {

@@ -101,10 +101,15 @@ func shellList(r *layers.Resolved, key string, a permission.Action) ([]shellguar
 // decodeKey decodes the resolved subtree at key into out, using out's json
 // field tags (the config's snake_case names). An absent key leaves out as is.
 func decodeKey(r *layers.Resolved, key string, out any) error {
-	if !r.K.Exists(key) {
+	segs, err := provenance.SplitKey(key)
+	if err != nil {
+		return fmt.Errorf("decode %s: %w", key, err)
+	}
+	path := strings.Join(segs, layers.Delim)
+	if !r.K.Exists(path) {
 		return nil
 	}
-	if err := r.K.UnmarshalWithConf(key, out, koanf.UnmarshalConf{Tag: "json"}); err != nil {
+	if err := r.K.UnmarshalWithConf(path, out, koanf.UnmarshalConf{Tag: "json"}); err != nil {
 		return fmt.Errorf("decode %s: %w", key, err)
 	}
 	return nil

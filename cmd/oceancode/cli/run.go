@@ -1,0 +1,491 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/oceancode/oceancode/agent"
+	"github.com/oceancode/oceancode/agent/childenv"
+	"github.com/oceancode/oceancode/agent/fsguard"
+	"github.com/oceancode/oceancode/agent/gate"
+	"github.com/oceancode/oceancode/agent/message"
+	"github.com/oceancode/oceancode/agent/permission"
+	"github.com/oceancode/oceancode/agent/provider"
+	"github.com/oceancode/oceancode/agent/provider/anthropic"
+	"github.com/oceancode/oceancode/agent/provider/openai"
+	"github.com/oceancode/oceancode/agent/sandbox"
+	"github.com/oceancode/oceancode/agent/sandbox/egress"
+	"github.com/oceancode/oceancode/agent/session"
+	"github.com/oceancode/oceancode/agent/tools"
+	"github.com/oceancode/oceancode/internal/exitcode"
+	"github.com/oceancode/oceancode/internal/version"
+	"github.com/oceancode/oceancode/layers"
+	"github.com/oceancode/oceancode/provenance"
+)
+
+func init() { extraCommands = append(extraCommands, newRunCmd) }
+
+type runOptions struct {
+	auto       bool
+	agent      string
+	mode       string
+	sandbox    string
+	format     string
+	model      string
+	session    string
+	failOnDeny bool
+	maxTurns   int
+	timeout    time.Duration
+}
+
+func newRunCmd(app *App) *cobra.Command {
+	var o runOptions
+	cmd := &cobra.Command{
+		Use:   "run [flags] PROMPT",
+		Short: "Run one task headless, then exit",
+		Long: `Runs one task against the configured model and exits. Every tool call passes
+the permission gate; without --auto anything the rules leave at "ask" is
+refused and the model is told which rule would approve it. With --auto asks
+are approved, but the dangerous floor and deny rules still win.
+
+Output: text (the answer on stdout, tool calls and decisions on stderr), json
+(one object at the end) or stream-json (one event per line).
+
+Exit status: 0 done, 1 error, 3 invalid configuration, 4 requirements
+refused (before any model call), 5 a tool call was denied and --fail-on-deny
+was given, 130 interrupted.`,
+		Example: `  oceancode run "fix the failing test in ./pkg/x"
+  oceancode run --auto --format stream-json --model local/qwen3-coder "update the changelog"`,
+		Args: args(cobra.MinimumNArgs(1)),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			return runRun(cmd.Context(), app, o, strings.Join(a, " "))
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&o.auto, "auto", false, "approve what the rules leave at ask (the floor and deny rules still win)")
+	f.StringVar(&o.agent, "agent", agent.Build, "build, plan, explore or a custom agent")
+	f.StringVar(&o.mode, "permission-mode", "", "default|acceptEdits|plan|dontAsk|bypassPermissions")
+	f.StringVar(&o.sandbox, "sandbox", "", "read-only|workspace-write|danger-full-access")
+	f.StringVar(&o.format, "format", "text", "text|json|stream-json")
+	f.StringVar(&o.model, "model", "", "PROVIDER/MODEL (default: the config's model)")
+	f.StringVar(&o.session, "session", "", "continue this session")
+	f.BoolVar(&o.failOnDeny, "fail-on-deny", false, "exit 5 when the policy denied a tool call")
+	f.IntVar(&o.maxTurns, "max-turns", 0, "stop after this many model calls (default: the config's limits.max_turns, else 50)")
+	f.DurationVar(&o.timeout, "timeout", 0, "stop after this long (default: the config's limits.timeout_s, else none)")
+	return cmd
+}
+
+func runRun(ctx context.Context, app *App, o runOptions, prompt string) error {
+	switch o.format {
+	case "text", "json", "stream-json":
+	default:
+		return exitcode.With(exitcode.Usage, fmt.Errorf("--format %q: want text, json or stream-json", o.format))
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	var flags []layers.Setting
+	if o.mode != "" {
+		if _, err := permission.ParseMode(o.mode); err != nil {
+			return exitcode.With(exitcode.Usage, fmt.Errorf("--permission-mode: %w", err))
+		}
+		flags = append(flags, layers.Setting{Key: "permission_mode", Value: o.mode, Source: "flag:--permission-mode"})
+	}
+	if o.sandbox != "" {
+		flags = append(flags, layers.Setting{Key: "sandbox.mode", Value: o.sandbox, Source: "flag:--sandbox"})
+	}
+	if o.model != "" {
+		flags = append(flags, layers.Setting{Key: "model", Value: o.model, Source: "flag:--model"})
+	}
+	res, err := loadConfig(app, flags)
+	if err != nil {
+		return err
+	}
+	// Refused requirements or a broken config stop here, before any model call.
+	if err := sessionGate(res); err != nil {
+		return err
+	}
+	rt, err := buildRuntime(ctx, app, res, o)
+	if err != nil {
+		return err
+	}
+	defer rt.close()
+	// A panic leaves a crash report (no secrets) before the process dies of
+	// it; the session stays marked running, so doctor lists it as orphaned.
+	defer session.Recover(crashDir(app), version.String(), rt.sessionID)
+
+	out := newRenderer(app, o.format)
+	events := func(e agent.Event) {
+		out.event(e)
+		rt.record(e)
+		if TestHooks.OnEvent != nil {
+			TestHooks.OnEvent(e)
+		}
+	}
+	for _, n := range rt.notices {
+		events(n)
+	}
+	rt.cfg.OnEvent = events
+	if rt.rec != nil {
+		rt.cfg.OnMessage = rt.rec.message
+	}
+	result, runErr := agent.Run(ctx, rt.cfg, rt.history, prompt)
+	rt.finish(result, runErr)
+	out.finish(result, rt.sessionID, runErr)
+	switch {
+	case runErr != nil && ctx.Err() != nil:
+		return &exitcode.Err{Code: exitcode.Interrupted, Err: runErr, Silent: o.format != "text"}
+	case runErr != nil:
+		return &exitcode.Err{Code: exitcode.Error, Err: runErr, Silent: o.format != "text"}
+	case o.failOnDeny && result.Denied > 0:
+		return &exitcode.Err{Code: exitcode.Denied, Err: fmt.Errorf("run: the policy denied %d tool call(s) (--fail-on-deny)", result.Denied), Silent: o.format != "text"}
+	}
+	return nil
+}
+
+// TestHooks lets end-to-end tests reach inside a run (a panic at a chosen
+// event, to prove crash reports). Production code never sets it.
+var TestHooks struct {
+	OnEvent func(agent.Event)
+}
+
+// runState is everything a run holds open.
+type runState struct {
+	cfg       agent.Config
+	history   []message.Message
+	notices   []agent.Event
+	sessionID string
+	rec       *recorder
+	closers   []func()
+}
+
+func (r *runState) close() {
+	for i := len(r.closers) - 1; i >= 0; i-- {
+		r.closers[i]()
+	}
+}
+
+func (r *runState) record(e agent.Event) {
+	if r.rec != nil {
+		r.rec.event(e)
+	}
+}
+
+func (r *runState) finish(res agent.Result, err error) {
+	if r.rec != nil {
+		r.rec.finish(res, err)
+	}
+}
+
+// buildRuntime turns the resolved configuration into the agent's plain
+// values: the gate, the model, the tools and their environment, the
+// session.
+func buildRuntime(ctx context.Context, app *App, res *layers.Resolved, o runOptions) (*runState, error) {
+	rt := &runState{}
+	home := app.Getenv("HOME")
+	gc, err := gateConfig(res, o.agent, home)
+	if err != nil {
+		return nil, exitcode.With(exitcode.Invalid, err)
+	}
+	g, err := gate.New(gc)
+	if err != nil {
+		return nil, exitcode.With(exitcode.Invalid, err)
+	}
+	// A mode asked for and refused is said so, on stderr and as an event —
+	// never silently.
+	if e := res.Entries["permission_mode"]; e != nil {
+		for _, rf := range e.Refused {
+			note := fmt.Sprintf("permission mode %v (from %s) is not available: %s", rf.Value, rf.Origin.Location(), rf.Reason)
+			rt.notices = append(rt.notices, agent.Event{Type: agent.EventModeChange, Mode: fmt.Sprint(e.Value), Text: note})
+			fmt.Fprintf(app.Stderr, "oceancode: %s\n", note)
+		}
+	}
+	if ch := g.Engine().ModeChange(); ch.Downgraded() {
+		fmt.Fprintf(app.Stderr, "oceancode: permission mode %s is not available: %s; running in %s\n", ch.Requested, ch.Reason, ch.Effective)
+	}
+
+	model, _ := valueOf(res, "model").(string)
+	prov, modelName, err := providerFor(app, res, model)
+	if err != nil {
+		return nil, err
+	}
+
+	cwd, err := app.WorkDir()
+	if err != nil {
+		return nil, err
+	}
+	root := res.ProjectRoot
+	if root == "" {
+		root = cwd
+		gc.Boundary.ProjectRoot = cwd
+	}
+	var pol sandbox.Policy
+	if err := decodeKey(res, "sandbox", &pol); err != nil {
+		return nil, exitcode.With(exitcode.Invalid, err)
+	}
+	pol.Workspace, pol.Dir = root, cwd
+	if pol.Confined() && pol.EffectiveNetwork() == sandbox.NetworkAllowlist {
+		px, err := egress.New(egress.Config{Allow: pol.AllowHosts})
+		if err != nil {
+			return nil, exitcode.With(exitcode.Invalid, fmt.Errorf("sandbox.allow_hosts: %w", err))
+		}
+		if err := px.Start(); err != nil {
+			return nil, fmt.Errorf("start the egress proxy: %w", err)
+		}
+		rt.closers = append(rt.closers, func() { px.Close() })
+		pol.Egress = px
+	}
+	var envCfg childenv.Config
+	if err := decodeKey(res, "child_env", &envCfg); err != nil {
+		return nil, exitcode.With(exitcode.Invalid, err)
+	}
+	tracker := &fsguard.Tracker{}
+	tracker.Start(time.Now())
+	env := &tools.Env{Boundary: gc.Boundary, Cwd: cwd, Tracker: tracker, Sandbox: pol,
+		ChildEnv: childenv.Compose(os.Environ(), envCfg), Todos: &tools.TodoList{}}
+	if v, ok := intValue(res, "limits.timeout_s"); ok && o.timeout == 0 {
+		o.timeout = time.Duration(v) * time.Second
+	}
+	if v, ok := intValue(res, "limits.max_turns"); ok && o.maxTurns == 0 {
+		o.maxTurns = v
+	}
+	custom, _ := valueOf(res, provenance.KeyPath("agents", o.agent, "prompt")).(string)
+	rt.cfg = agent.Config{
+		Agent: o.agent, Model: modelName, Provider: prov, Gate: g, Env: env,
+		System:   agent.SystemPrompt(o.agent, custom, root, cwd, time.Now()),
+		Tools:    tools.Builtins(),
+		Auto:     o.auto,
+		MaxTurns: o.maxTurns, Timeout: o.timeout,
+	}
+	if v, ok := intValue(res, "limits.max_tokens"); ok {
+		rt.cfg.MaxTokens = v
+	}
+	// Sub-agents get the built-in tools only, never MCP or skill tools.
+	env.Task = func(ctx context.Context, name, prompt string) (string, error) {
+		sub := rt.cfg
+		sub.Agent = name
+		if name == "" {
+			sub.Agent = agent.Explore
+		}
+		sgc, err := gateConfig(res, sub.Agent, home)
+		if err != nil {
+			return "", err
+		}
+		sgc.Boundary = gc.Boundary
+		if sub.Gate, err = gate.New(sgc); err != nil {
+			return "", err
+		}
+		sub.System = agent.SystemPrompt(sub.Agent, "", root, cwd, time.Now())
+		sub.Tools = tools.Builtins()
+		sub.OnEvent = nil
+		r, err := agent.Run(ctx, sub, nil, prompt)
+		if len(r.Messages) > 0 {
+			return r.Messages[len(r.Messages)-1].TextOf(), err
+		}
+		return "", err
+	}
+
+	rec, err := openRecorder(ctx, app, o, rt.cfg)
+	if err != nil {
+		return nil, err
+	}
+	if rec != nil {
+		rt.rec, rt.sessionID, rt.history = rec, rec.id, rec.history
+		rt.cfg.Approvals = rec.approvals
+		rt.closers = append(rt.closers, rec.close)
+	}
+	return rt, nil
+}
+
+// providerFor picks the provider and model name from "PROVIDER/MODEL" and
+// the provider's configuration; the API key is read from the environment.
+func providerFor(app *App, res *layers.Resolved, model string) (provider.Provider, string, error) {
+	if model == "" {
+		return nil, "", exitcode.With(exitcode.Usage, errors.New("no model: pass --model PROVIDER/MODEL or set \"model\" in the config (see docs/providers.md)"))
+	}
+	name, modelName, ok := strings.Cut(model, "/")
+	if !ok || name == "" || modelName == "" {
+		return nil, "", exitcode.With(exitcode.Usage, fmt.Errorf("model %q: want PROVIDER/MODEL, e.g. anthropic/claude-sonnet-4-5 or local/qwen3-coder", model))
+	}
+	var pc struct {
+		Type      string            `json:"type"`
+		BaseURL   string            `json:"base_url"`
+		APIKeyEnv string            `json:"api_key_env"`
+		Headers   map[string]string `json:"headers"`
+	}
+	if err := decodeKey(res, provenance.KeyPath("provider", name), &pc); err != nil {
+		return nil, "", exitcode.With(exitcode.Invalid, err)
+	}
+	if pc.Type == "" {
+		switch name {
+		case "anthropic", "openai":
+			pc.Type = name
+		default:
+			return nil, "", exitcode.With(exitcode.Usage, fmt.Errorf("model %q: no provider %q is configured: add \"provider\": {%q: {\"type\": \"openai\", \"base_url\": …}} (see docs/providers.md)", model, name, name))
+		}
+	}
+	if pc.APIKeyEnv == "" {
+		pc.APIKeyEnv = map[string]string{"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}[pc.Type]
+	}
+	cfg := provider.Config{Type: pc.Type, BaseURL: pc.BaseURL, Headers: pc.Headers, Stream: true}
+	if pc.APIKeyEnv != "" {
+		cfg.APIKey = app.Getenv(pc.APIKeyEnv)
+	}
+	var p provider.Provider
+	var err error
+	switch pc.Type {
+	case "anthropic":
+		p, err = anthropic.New(cfg)
+	case "openai":
+		p, err = openai.New(cfg)
+	default:
+		err = fmt.Errorf("provider %q: type %q: %w", name, pc.Type, provider.ErrUnknownType)
+	}
+	if err != nil {
+		return nil, "", exitcode.With(exitcode.Invalid, err)
+	}
+	return p, modelName, nil
+}
+
+func intValue(r *layers.Resolved, key string) (int, bool) {
+	switch v := valueOf(r, key).(type) {
+	case json.Number:
+		n, err := v.Int64()
+		return int(n), err == nil
+	case int:
+		return v, true
+	}
+	return 0, false
+}
+
+// renderer writes a run's events in the chosen format.
+type renderer struct {
+	app    *App
+	format string
+	mu     sync.Mutex
+	enc    *json.Encoder
+	text   strings.Builder
+	events int
+}
+
+func newRenderer(app *App, format string) *renderer {
+	r := &renderer{app: app, format: format}
+	r.enc = json.NewEncoder(app.Stdout)
+	r.enc.SetEscapeHTML(false)
+	return r
+}
+
+func (r *renderer) event(e agent.Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.events++
+	switch r.format {
+	case "stream-json":
+		_ = r.enc.Encode(e)
+	case "json":
+		if e.Type == agent.EventText {
+			r.text.WriteString(e.Text)
+		}
+	default:
+		r.textEvent(e)
+	}
+}
+
+func (r *renderer) textEvent(e agent.Event) {
+	w, errw := r.app.Stdout, r.app.Stderr
+	switch e.Type {
+	case agent.EventText:
+		io.WriteString(w, e.Text)
+	case agent.EventToolCall:
+		fmt.Fprintf(errw, "\n→ %s %s\n", e.ToolCall.Name, compact(e.ToolCall.Input))
+	case agent.EventPermission:
+		d := e.Decision
+		line := fmt.Sprintf("  %s by %s", d.Action, d.Rule)
+		if d.Source != "" && !d.Floor {
+			line += " (" + d.Layer + " " + d.Source
+			if d.Line > 0 {
+				line += fmt.Sprintf(":%d", d.Line)
+			}
+			line += ")"
+		}
+		if d.Answer != "" {
+			line += " → " + d.Answer
+		}
+		if d.Action != "allow" && d.Reason != "" {
+			line += ": " + d.Reason
+		}
+		fmt.Fprintln(errw, line)
+	case agent.EventToolResult:
+		if e.Result.IsError {
+			fmt.Fprintf(errw, "  ✗ %s\n", firstLine(e.Result.Content))
+		} else {
+			fmt.Fprintf(errw, "  ✓ %s\n", firstLine(e.Result.Content))
+		}
+	case agent.EventModeChange:
+		// already on stderr when it came from the configuration
+	case agent.EventRetry:
+		fmt.Fprintf(errw, "  (retrying: %s)\n", e.Text)
+	case agent.EventError:
+		fmt.Fprintf(errw, "oceancode: %s\n", e.Text)
+	}
+}
+
+// runJSON is the --format json object (docs/runtime.md), version 1.
+type runJSON struct {
+	Version    int           `json:"version"`
+	Session    string        `json:"session,omitempty"`
+	Result     string        `json:"result"`
+	StopReason string        `json:"stop_reason"`
+	Turns      int           `json:"turns"`
+	Denied     int           `json:"denied"`
+	Usage      message.Usage `json:"usage"`
+	Error      string        `json:"error,omitempty"`
+}
+
+func (r *renderer) finish(res agent.Result, session string, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch r.format {
+	case "json":
+		j := runJSON{Version: 1, Session: session, Result: r.text.String(), StopReason: res.StopReason, Turns: res.Turns, Denied: res.Denied, Usage: res.Usage}
+		if err != nil {
+			j.Error = err.Error()
+		}
+		enc := json.NewEncoder(r.app.Stdout)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(j)
+	case "text":
+		if r.text.Len() == 0 {
+			fmt.Fprintln(r.app.Stdout)
+		}
+		if session != "" {
+			fmt.Fprintf(r.app.Stderr, "session %s (continue with --session %s)\n", session, session)
+		}
+	}
+}
+
+func compact(b json.RawMessage) string {
+	s := string(b)
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	if len(s) > 160 {
+		s = s[:160] + "…"
+	}
+	return s
+}
