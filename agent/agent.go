@@ -106,6 +106,21 @@ func Run(ctx context.Context, c Config, history []message.Message, prompt string
 			c.OnMessage(m)
 		}
 	}
+	// A session that stopped between the model's tool calls and their
+	// results (a crash, kill -9) is resumed with those calls answered as
+	// interrupted: both wire formats refuse unanswered tool calls, and the
+	// model must not assume a call it cannot see the end of ran or not.
+	if n := len(res.Messages); n > 0 && res.Messages[n-1].Role == message.Assistant {
+		if calls := res.Messages[n-1].ToolCalls(); len(calls) > 0 {
+			fix := message.Message{Role: message.User}
+			for _, tc := range calls {
+				fix.Parts = append(fix.Parts, message.Part{Type: message.ToolOutput, ToolResult: &message.ToolResult{
+					CallID: tc.ID, IsError: true,
+					Content: "interrupted: the session stopped before this call's result was recorded; it may or may not have run — check before repeating it"}})
+			}
+			add(fix)
+		}
+	}
 	add(message.UserText(prompt))
 	r.emit(Event{Type: EventStart, Agent: c.Agent, Mode: string(c.Gate.Engine().Mode()), Text: prompt})
 	if ch := c.Gate.Engine().ModeChange(); ch.Downgraded() {
@@ -248,7 +263,7 @@ func (r *run) settle(ctx context.Context, call message.ToolCall, tg tools.Target
 	case permission.Deny:
 		r.emit(Event{Type: EventPermission, ToolCall: &c, Decision: ev})
 		res.Denied++
-		return false, "denied: " + d.Explain()
+		return false, d.Explain()
 	}
 	// Ask.
 	switch {

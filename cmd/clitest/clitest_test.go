@@ -9,16 +9,20 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/oceancode/oceancode/agent"
 	"github.com/oceancode/oceancode/agent/provider/providertest"
+	"github.com/oceancode/oceancode/agent/session"
 
 	admincli "github.com/oceancode/oceancode/cmd/oceanadmin/cli"
 	agentcli "github.com/oceancode/oceancode/cmd/oceancode/cli"
@@ -44,7 +48,11 @@ func TestMain(m *testing.M) {
 					}
 				}
 			}
-			os.Exit(agentcli.Main(context.Background(), os.Args[1:], agentcli.StdIO()))
+			// As cmd/oceancode's main: SIGINT and SIGTERM cancel the context.
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			code := agentcli.Main(ctx, os.Args[1:], agentcli.StdIO())
+			stop()
+			os.Exit(code)
 		},
 		"oceanadmin": func() {
 			os.Exit(admincli.Main(context.Background(), os.Args[1:], admincli.StdIO()))
@@ -138,6 +146,34 @@ func TestScripts(t *testing.T) {
 					fmt.Fprintf(&b, "%s %s tools=%s\n%s\n", r.Method, r.Path, strings.Join(r.Tools, ","), r.Body)
 				}
 				ts.Check(os.WriteFile(ts.Getenv("MOCK_REQUESTS"), []byte(b.String()), 0o644))
+			},
+			// mockstalled: wait (at most 20 s) until the mock model is
+			// stalling a delayed turn, i.e. the run is mid-request.
+			"mockstalled": func(ts *testscript.TestScript, neg bool, args []string) {
+				mockMu.Lock()
+				srv := mockServers[ts]
+				mockMu.Unlock()
+				if srv == nil {
+					ts.Fatalf("mockstalled: no mockmodel started")
+				}
+				select {
+				case <-srv.Stalled():
+				case <-time.After(20 * time.Second):
+					ts.Fatalf("mockstalled: the model was not reached within 20s")
+				}
+			},
+			// lastsession: set $SESSION to the newest stored session's ID.
+			"lastsession": func(ts *testscript.TestScript, neg bool, args []string) {
+				ctx := context.Background()
+				st, err := session.Open(ctx, filepath.Join(ts.Getenv("XDG_STATE_HOME"), "oceancode", "sessions.db"))
+				ts.Check(err)
+				defer st.Close()
+				list, err := st.List(ctx, session.ListOptions{Limit: 1})
+				ts.Check(err)
+				if len(list) == 0 {
+					ts.Fatalf("lastsession: no session stored")
+				}
+				ts.Setenv("SESSION", list[0].ID)
 			},
 			// chmod MODE FILE
 			"chmod": func(ts *testscript.TestScript, neg bool, args []string) {

@@ -349,6 +349,17 @@ var conformanceCases = []conformanceCase{
 			t.Errorf("a failed call returned parts: %+v", resp.Message.Parts)
 		}
 	}},
+	{"stream_truncated", func(t *testing.T, mk func(*Server) provider.Provider, stream bool) {
+		srv := New(t, Turn{Text: "this answer ends early without its end marker but the connection closes cleanly",
+			ToolCalls: []ToolCall{{Name: "bash", Input: json.RawMessage(`{"command":"make test"}`)}}, Truncate: true}, Text("unreached"))
+		resp, _, err := call(t, mk(srv), baseRequest("hi"))
+		if err == nil {
+			t.Fatalf("a truncated answer was taken as complete: %+v", resp)
+		}
+		if len(resp.Message.Parts) != 0 {
+			t.Errorf("a failed call returned parts: %+v", resp.Message.Parts)
+		}
+	}},
 	{"api_key", func(t *testing.T, mk func(*Server) provider.Provider, stream bool) {
 		srv := New(t, Turn{Status: 401, Error: "invalid x-api-key {{api_key}}"})
 		_, rec, err := call(t, mk(srv), baseRequest("hi"))

@@ -55,6 +55,10 @@ type Turn struct {
 	// Cut aborts the connection half-way through the answer (stream or
 	// body), as a crashed server or a dropped proxy would.
 	Cut bool `json:"cut,omitempty"`
+	// Truncate ends the answer cleanly half-way: the HTTP response is
+	// complete but the stream lacks its end marker (or the body is half a
+	// JSON document), as a proxy that times out long responses would.
+	Truncate bool `json:"truncate,omitempty"`
 }
 
 // ToolCall is one scripted tool call. An empty ID gets a generated one

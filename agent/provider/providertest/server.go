@@ -441,7 +441,8 @@ func (p *player) input(c ToolCall) []byte {
 }
 
 // stream writes the SSE frames; firstAfter is how many frames go out before
-// a Delay stall. A Cut turn aborts after half of them.
+// a Delay stall. A Cut turn aborts the connection after half of them; a
+// Truncate turn ends the response there.
 func (p *player) stream(firstAfter int) {
 	w := p.w
 	w.Header().Set("Content-Type", "text/event-stream")
@@ -449,13 +450,16 @@ func (p *player) stream(firstAfter int) {
 	w.WriteHeader(http.StatusOK)
 	fl, _ := w.(http.Flusher)
 	cut := len(p.events)
-	if p.turn.Cut {
+	if p.turn.Cut || p.turn.Truncate {
 		cut = len(p.events) / 2
 	}
 	for i, ev := range p.events {
 		if i == cut {
 			if fl != nil {
 				fl.Flush()
+			}
+			if p.turn.Truncate {
+				return
 			}
 			panic(http.ErrAbortHandler)
 		}
@@ -477,7 +481,8 @@ func (p *player) stream(firstAfter int) {
 }
 
 // whole writes a non-streamed JSON body, after a Delay; a Cut turn sends a
-// Content-Length for all of it and then aborts half-way.
+// Content-Length for all of it and then aborts half-way, a Truncate turn
+// sends half of it as a complete response.
 func (p *player) whole(body []byte) {
 	if !p.stall() {
 		return
@@ -494,6 +499,9 @@ func (p *player) whole(body []byte) {
 		panic(http.ErrAbortHandler)
 	}
 	w.WriteHeader(http.StatusOK)
+	if p.turn.Truncate {
+		body = body[:len(body)/2]
+	}
 	_, _ = w.Write(body)
 }
 

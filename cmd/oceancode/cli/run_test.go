@@ -1,0 +1,112 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/oceancode/oceancode/agent/message"
+	"github.com/oceancode/oceancode/agent/provider/providertest"
+	"github.com/oceancode/oceancode/layers/layerstest"
+)
+
+// scripted is the turn script the run goldens play: an allowed write, the
+// floor, a refused .env read, a sub-agent, then an answer.
+func scripted() []providertest.Turn {
+	u := &message.Usage{InputTokens: 1000, OutputTokens: 10}
+	turns := []providertest.Turn{
+		{ToolCalls: []providertest.ToolCall{{ID: "call_1", Name: "write", Input: []byte(`{"path":"notes.txt","content":"hi\n"}`)}}},
+		{ToolCalls: []providertest.ToolCall{{ID: "call_2", Name: "bash", Input: []byte(`{"command":"sudo rm -rf /"}`)}}},
+		{ToolCalls: []providertest.ToolCall{{ID: "call_3", Name: "read", Input: []byte(`{"path":".env"}`)}}},
+		{ToolCalls: []providertest.ToolCall{{ID: "call_4", Name: "task", Input: []byte(`{"agent":"explore","prompt":"list the files"}`)}}},
+		{Text: "The project has notes."}, // the sub-agent's answer
+		{Text: "Done: wrote notes.txt."},
+	}
+	for i := range turns {
+		turns[i].Usage = u // fixed, so goldens do not depend on path lengths
+	}
+	return turns
+}
+
+var (
+	timeRe    = regexp.MustCompile(`"time":"[^"]+"`)
+	sessionRe = regexp.MustCompile(`ses_[0-9a-z]+`)
+	dateRe    = regexp.MustCompile(`Date: \d{4}-\d{2}-\d{2}`)
+)
+
+func runGolden(t *testing.T, format, golden string) *providertest.Server {
+	m := layerstest.New(t)
+	srv := providertest.New(t, scripted()...)
+	m.ProjectConfig(`{"provider": {"mock": {"type": "openai", "base_url": "` + srv.OpenAIURL() + `"}}, "model": "mock/test-model"}`)
+	os.WriteFile(filepath.Join(m.Project, ".env"), []byte("API_KEY=s3cret\n"), 0o644)
+	m.Env["OPENAI_API_KEY"] = "sk-test"
+	app, out, errb := machineApp(t, m)
+	if code := Main(context.Background(), []string{"run", "--format", format, "list and write notes"}, app); code != 0 {
+		t.Fatalf("exit %d\n%s", code, errb)
+	}
+	got := out.String()
+	got = timeRe.ReplaceAllString(got, `"time":"T"`)
+	got = sessionRe.ReplaceAllString(got, "ses_ID")
+	got = strings.ReplaceAll(got, m.Root, "$ROOT")
+	path := filepath.Join("testdata", golden)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return srv
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test -update creates it)", err)
+	}
+	if diff := cmp.Diff(string(want), got); diff != "" {
+		t.Errorf("run --format %s differs (-want +got); go test -update if intended:\n%s", format, diff)
+	}
+	return srv
+}
+
+func TestRunStreamJSONGolden(t *testing.T) {
+	srv := runGolden(t, "stream-json", "run-stream.golden")
+	reqs := srv.Requests()
+	if len(reqs) != 6 {
+		t.Fatalf("%d model requests, want 6", len(reqs))
+	}
+	// The sub-agent (request 5) is offered the built-in read-only tools of
+	// explore only: no write, no bash, never MCP.
+	sub := strings.Join(reqs[4].Tools, ",")
+	for _, no := range []string{"write", "bash", "edit", "task"} {
+		if strings.Contains(","+sub+",", ","+no+",") {
+			t.Errorf("the explore sub-agent was offered %s: %s", no, sub)
+		}
+	}
+	if !strings.Contains(sub, "read") {
+		t.Errorf("the explore sub-agent was not offered read: %s", sub)
+	}
+	// No side requests, and the secret never left.
+	for i, r := range reqs {
+		if strings.Contains(string(r.Body), "s3cret") {
+			t.Errorf("request %d carried the .env secret", i+1)
+		}
+	}
+}
+
+func TestRunJSONGolden(t *testing.T) {
+	runGolden(t, "json", "run.golden")
+}
+
+// TestFirstRequestBudget: the default agent's first request (system prompt
+// plus tool definitions) stays under 20 KB: every byte is paid for on every
+// request.
+func TestFirstRequestBudget(t *testing.T) {
+	srv := runGolden(t, "stream-json", "run-stream.golden")
+	first := srv.Requests()[0]
+	if n := len(first.Body); n > 20*1024 {
+		t.Errorf("first request body is %d bytes, budget 20 KiB", n)
+	}
+	t.Logf("first request body: %d bytes", len(first.Body))
+}
