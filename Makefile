@@ -5,6 +5,10 @@ FUZZTIME  ?= 20s
 BENCHTIME ?= 1s
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -s -w -X github.com/oceancode/oceancode/internal/version.Version=$(VERSION)
+# Pure Go: no glibc, no cgo threads. go-landlock's psx then uses the
+# runtime's own AllThreadsSyscall, and the binaries stay static and lean
+# (measured: 38 MiB → 19 MiB peak RSS for oceancode version).
+export CGO_ENABLED := 0
 
 .PHONY: help build test demo bench fuzz lint tools clean
 
@@ -19,6 +23,7 @@ build: tools ## build bin/oceancode and bin/oceanadmin
 	@mkdir -p $(BIN)
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/oceancode ./cmd/oceancode
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/oceanadmin ./cmd/oceanadmin
+	$(GO) build -trimpath -o $(BIN)/mockmodel ./internal/cmd/mockmodel
 
 test: tools ## run every test (installs bubblewrap with apt when missing and root)
 	@if [ -x scripts/install-bwrap.sh ]; then scripts/install-bwrap.sh; fi

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/oceancode/oceancode/agent/provider/providertest"
 	"github.com/oceancode/oceancode/layers/layerstest"
 )
 
@@ -29,6 +30,7 @@ func built(b *testing.B) string {
 		}
 		for _, c := range []string{"oceancode", "oceanadmin"} {
 			cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", filepath.Join(binDir, c), "../"+c)
+			cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // as make build
 			if out, err := cmd.CombinedOutput(); err != nil {
 				buildErr = err
 				b.Logf("%s", out)
@@ -110,3 +112,51 @@ func joinEnv(env []string) string {
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+// BenchmarkRunTurnProcess: one headless `oceancode run` turn with one bash
+// tool call against the loopback model, whole process, sandbox off. It
+// reports the median wall time, the peak RSS and the median time from the
+// process's start to its first model request.
+func BenchmarkRunTurnProcess(b *testing.B) {
+	bin := built(b)
+	srv := providertest.NewScript(nil, providertest.Script{Loop: true, Turns: []providertest.Turn{
+		{ToolCalls: []providertest.ToolCall{{Name: "bash", Input: []byte(`{"command":"echo hello"}`)}}},
+		{Text: "done"},
+	}})
+	defer srv.Close()
+	m := layerstest.New(b)
+	m.ProjectConfig(`{"provider": {"mock": {"type": "openai", "base_url": "` + srv.OpenAIURL() + `"}}, "model": "mock/m"}`)
+	env := []string{"HOME=" + m.Home, "XDG_CONFIG_HOME=" + m.Env["XDG_CONFIG_HOME"], "XDG_STATE_HOME=" + m.Env["XDG_STATE_HOME"],
+		"OPENAI_API_KEY=k", "PATH=" + os.Getenv("PATH")}
+	var firstReq []time.Duration
+	var times []time.Duration
+	var peak int64
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		before := len(srv.Requests())
+		cmd := exec.Command(filepath.Join(bin, "oceancode"), "run", "--auto", "--format", "json", "say hello")
+		cmd.Dir, cmd.Env = m.Project, env
+		start := time.Now()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("run: %v\n%s", err, out)
+		}
+		times = append(times, time.Since(start))
+		reqs := srv.Requests()
+		if len(reqs)-before != 2 {
+			b.Fatalf("%d model requests for one turn with one tool call, want 2 (no side requests)", len(reqs)-before)
+		}
+		firstReq = append(firstReq, reqs[before].At.Sub(start))
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru.Maxrss > peak {
+			peak = ru.Maxrss
+		}
+	}
+	b.StopTimer()
+	med := func(d []time.Duration) float64 {
+		sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+		return float64(d[len(d)/2].Microseconds()) / 1000
+	}
+	b.ReportMetric(med(times), "ms-median")
+	b.ReportMetric(med(firstReq), "ms-to-first-request")
+	b.ReportMetric(float64(peak)/1024, "MiB-peak-rss")
+	b.ReportMetric(float64(len(srv.Requests()[0].Body)), "first-request-bytes")
+}

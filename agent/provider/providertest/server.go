@@ -76,6 +76,9 @@ type Request struct {
 	Turn int
 	// Interrupted is set when the client went away during a Delay.
 	Interrupted bool
+	// At is when the request arrived (benchmarks measure a process's time
+	// to its first model request with it).
+	At time.Time
 }
 
 var sensitive = []string{"Authorization", "X-Api-Key", "Api-Key", "Proxy-Authorization", "Cookie"}
@@ -298,7 +301,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "read body", http.StatusBadRequest)
 		return
 	}
-	rec := Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body, Format: format, Turn: -1}
+	rec := Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body, Format: format, Turn: -1, At: time.Now()}
 	rec.APIKey, rec.AuthHeader = credential(r.Header)
 	var decodeErr error
 	if format == FormatAnthropic {
