@@ -8,7 +8,8 @@ bin=$(cd "${1:-bin}" && pwd)
 oa="$bin/oceanadmin"
 oc="$bin/oceancode"
 demo=$(mktemp -d "${TMPDIR:-/tmp}/oceancode-demo.XXXXXX")
-trap 'rm -rf "$demo"' EXIT
+mock_pid=""
+trap '[ -n "$mock_pid" ] && kill "$mock_pid" 2>/dev/null; rm -rf "$demo"' EXIT
 
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 run()  { printf '$ %s\n' "$*"; "$@"; }
@@ -106,5 +107,28 @@ run "$oc" inspect --layers
 expect_fail 4 "$oc" permission check bash 'ls'
 expect_fail 4 "$oa" simulate --managed "$demo/etc/managed.json" --requirements "$demo/etc/requirements.json" \
   --pubkey "$demo/admin/admin.pub" --user "$XDG_CONFIG_HOME/oceancode/oceancode.json" permission_mode
+
+step "9. The good policy again, and a headless run against a scripted loopback model"
+cp "$demo/requirements.good" "$demo/etc/requirements.json"
+cat > "$demo/turns.json" <<'JSON'
+{"turns": [
+  {"text": "I'll write the notes first.", "tool_calls": [{"name": "write", "input": {"path": "NOTES.md", "content": "# Notes\n"}}]},
+  {"text": "Now clean everything.", "tool_calls": [{"name": "bash", "input": {"command": "sudo rm -rf /"}}]},
+  {"text": "Let me check the credentials.", "tool_calls": [{"name": "read", "input": {"path": ".env"}}]},
+  {"text": "Done: NOTES.md is written; the rest was refused by policy."}
+]}
+JSON
+echo 'API_KEY=demo-secret' > "$demo/project/.env"
+sleep 3600 | "$bin/mockmodel" -script "$demo/turns.json" > "$demo/mock.url" &
+mock_pid=$!
+for _ in $(seq 50); do [ -s "$demo/mock.url" ] && break; sleep 0.1; done
+url=$(head -n 1 "$demo/mock.url")
+printf '{"provider": {"mock": {"type": "openai", "base_url": "%s/v1"}}, "model": "mock/demo"}\n' "$url" > "$demo/project/.oceancode/oceancode.local.json"
+echo "the model is a scripted loopback server at $url (OpenAI wire format); it asks to write a file,"
+echo "to rm -rf /, and to read .env, and the run asks for bypassPermissions:"
+export OPENAI_API_KEY=demo-key
+run "$oc" run --auto --permission-mode bypassPermissions "tidy the project"
+echo "NOTES.md exists: $(test -f NOTES.md && echo yes); / is intact; .env never reached the model."
+run "$oc" session list
 
 printf '\n\033[1mdemo complete.\033[0m\n'
