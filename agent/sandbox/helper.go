@@ -151,3 +151,20 @@ func (h helperSpec) landlockText() string {
 	b.WriteString("anything else: denied (no writes, no unix-socket connects on ABI >= 9)\n")
 	return b.String()
 }
+
+// HelperExitCode is the helper process's exit status for HelperMain's
+// error, by the shell's conventions: the command's own status when it ran
+// as the helper's child (network allowlist), 127 when it was not found, 126
+// when it could not be confined or executed.
+func HelperExitCode(err error) int {
+	var st *ExitStatus
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &st):
+		return st.Code
+	case errors.Is(err, ErrHelperNotFound):
+		return 127
+	}
+	return 126
+}

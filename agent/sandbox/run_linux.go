@@ -81,6 +81,33 @@ func (c *Cmd) Release() {
 // dispatch HelperArg). It must call HelperMain for HelperArg.
 var HelperPath string
 
+// HelperBinary is the lean helper's file name: a binary beside the agent's
+// own that only applies the confinement and execs (cmd/oceancode-sandbox).
+// Re-executing it costs a fraction of re-executing the whole agent, whose
+// start-up initialises every linked package (the model SDKs among them).
+const HelperBinary = "oceancode-sandbox"
+
+// osExecutable is os.Executable (a variable for the helper-choice test).
+var osExecutable = os.Executable
+
+// helperPath picks the helper: HelperPath, else the lean helper beside this
+// executable when it is there, else this executable itself (which must
+// dispatch HelperArg to HelperMain).
+func helperPath() (string, error) {
+	if HelperPath != "" {
+		return HelperPath, nil
+	}
+	self, err := osExecutable()
+	if err != nil {
+		return "", fmt.Errorf("sandbox: locate helper executable: %w", err)
+	}
+	lean := filepath.Join(filepath.Dir(self), HelperBinary)
+	if fi, err := os.Stat(lean); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+		return lean, nil
+	}
+	return self, nil
+}
+
 // Command prepares argv to run under p with the environment env (the
 // composed child environment; nil means empty). An unconfined policy (off
 // or danger-full-access) gives a plain command. A confined policy runs the
@@ -113,11 +140,9 @@ func Command(ctx context.Context, p Policy, argv []string, env []string) (*Cmd, 
 	if err := checkEgress(p); err != nil {
 		return nil, err
 	}
-	helper := HelperPath
-	if helper == "" {
-		if helper, err = os.Executable(); err != nil {
-			return nil, fmt.Errorf("sandbox: locate helper executable: %w", err)
-		}
+	helper, err := helperPath()
+	if err != nil {
+		return nil, err
 	}
 	pl, err := buildPlan(p, Env{Helper: helper, LandlockABI: sup.LandlockABI, Getenv: envLookup(env)})
 	if err != nil {

@@ -26,25 +26,16 @@ import (
 // execs the command. Keep that path tiny: no cobra, no config.
 const sandboxHelperArg = sandbox.HelperArg
 
-// Exit statuses of the helper when it cannot run the command (the shell's
-// conventions): 127 not found, 126 could not be confined or executed.
-const (
-	helperNotFound   = 127
-	helperCannotExec = 126
-)
-
+// runSandboxHelper is the helper mode of this binary itself, used when the
+// lean helper (cmd/oceancode-sandbox) is not installed beside it. Exit
+// statuses follow the shell's conventions (sandbox.HelperExitCode).
 func runSandboxHelper(args []string) error {
 	err := sandbox.HelperMain(args)
+	if err == nil {
+		return nil
+	}
 	var st *sandbox.ExitStatus
-	if errors.As(err, &st) {
-		// The command ran as the helper's child (network allowlist): its
-		// status is ours, with nothing printed.
-		return &exitcode.Err{Code: st.Code, Err: err, Silent: true}
-	}
-	if errors.Is(err, sandbox.ErrHelperNotFound) {
-		return exitcode.With(helperNotFound, err)
-	}
-	return exitcode.With(helperCannotExec, err)
+	return &exitcode.Err{Code: sandbox.HelperExitCode(err), Err: err, Silent: errors.As(err, &st)}
 }
 
 func init() { extraCommands = append(extraCommands, newSandboxCmd) }
