@@ -34,7 +34,7 @@ demo: build ## the main job end to end: sign a policy, layer configs, inspect, t
 	@scripts/demo.sh $(BIN)
 
 bench: build ## run the benchmarks recorded in docs/benchmarks.md
-	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
+	OCEANCODE_HELPER=$(CURDIR)/$(BIN)/oceancode-sandbox $(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
 
 fuzz: tools ## run every fuzz target for FUZZTIME each
 	@scripts/fuzz.sh $(FUZZTIME)
