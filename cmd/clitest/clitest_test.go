@@ -143,7 +143,7 @@ func TestScripts(t *testing.T) {
 				var b strings.Builder
 				fmt.Fprintf(&b, "count %d\n", len(reqs))
 				for _, r := range reqs {
-					fmt.Fprintf(&b, "%s %s tools=%s\n%s\n", r.Method, r.Path, strings.Join(r.Tools, ","), r.Body)
+					fmt.Fprintf(&b, "%s %s format=%s stream=%v tools=%s\n%s\n", r.Method, r.Path, r.Format, r.Stream, strings.Join(r.Tools, ","), r.Body)
 				}
 				ts.Check(os.WriteFile(ts.Getenv("MOCK_REQUESTS"), []byte(b.String()), 0o644))
 			},

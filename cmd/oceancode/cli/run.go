@@ -321,6 +321,7 @@ func providerFor(app *App, res *layers.Resolved, model string) (provider.Provide
 		BaseURL   string            `json:"base_url"`
 		APIKeyEnv string            `json:"api_key_env"`
 		Headers   map[string]string `json:"headers"`
+		Stream    *bool             `json:"stream"`
 	}
 	if err := decodeKey(res, provenance.KeyPath("provider", name), &pc); err != nil {
 		return nil, "", exitcode.With(exitcode.Invalid, err)
@@ -336,7 +337,7 @@ func providerFor(app *App, res *layers.Resolved, model string) (provider.Provide
 	if pc.APIKeyEnv == "" {
 		pc.APIKeyEnv = map[string]string{"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}[pc.Type]
 	}
-	cfg := provider.Config{Type: pc.Type, BaseURL: pc.BaseURL, Headers: pc.Headers, Stream: true}
+	cfg := provider.Config{Type: pc.Type, BaseURL: pc.BaseURL, Headers: pc.Headers, Stream: pc.Stream == nil || *pc.Stream}
 	if pc.APIKeyEnv != "" {
 		cfg.APIKey = app.Getenv(pc.APIKeyEnv)
 	}
