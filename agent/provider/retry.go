@@ -212,3 +212,26 @@ func HTTPClient() *http.Client {
 	t.ResponseHeaderTimeout = 10 * time.Minute
 	return &http.Client{Transport: t}
 }
+
+// Call makes one model call through r: once runs a single attempt with the
+// prepared params and says whether its failure may be retried. A cancelled
+// ctx returns ctx.Err() itself; any other error is scrubbed of key. Both
+// vendors' clients use it, so retries, cancellation and redaction behave
+// the same for every provider.
+func Call[P any](ctx context.Context, r Retrier, key string, on func(Event), params P,
+	once func(ctx context.Context, params P, on func(Event)) (Response, bool, error)) (Response, error) {
+	var resp Response
+	err := r.Do(ctx, on, func(ctx context.Context) (bool, error) {
+		var retry bool
+		var err error
+		resp, retry, err = once(ctx, params, on)
+		return retry, err
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return Response{}, ctx.Err()
+		}
+		return Response{}, Redact(err, key)
+	}
+	return resp, nil
+}

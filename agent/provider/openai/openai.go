@@ -98,24 +98,11 @@ func (c *Client) Stream(ctx context.Context, req provider.Request, on func(provi
 	if err != nil {
 		return provider.Response{}, err
 	}
-	var resp provider.Response
-	err = c.retry.Do(ctx, on, func(ctx context.Context) (bool, error) {
-		var retry bool
-		var err error
-		if c.stream {
-			resp, retry, err = c.streamOnce(ctx, params, on)
-		} else {
-			resp, retry, err = c.callOnce(ctx, params, on)
-		}
-		return retry, err
-	})
-	if err != nil {
-		if ctx.Err() != nil {
-			return provider.Response{}, ctx.Err()
-		}
-		return provider.Response{}, provider.Redact(err, c.key)
+	once := c.callOnce
+	if c.stream {
+		once = c.streamOnce
 	}
-	return resp, nil
+	return provider.Call(ctx, c.retry, c.key, on, params, once)
 }
 
 func (c *Client) callOnce(ctx context.Context, params sdk.ChatCompletionNewParams, on func(provider.Event)) (provider.Response, bool, error) {
