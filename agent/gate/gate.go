@@ -126,16 +126,38 @@ func (g *Gate) Check(c Call) Result {
 // verdict turns the shell guard's result into the engine's plain input,
 // keeping each segment's shell.allow/shell.deny rule with its provenance.
 func verdict(r *shellguard.Result) *permission.ShellVerdict {
+	n := len(r.Segments)
+	// One backing array for both lists and one string for every segment's
+	// text: this runs on every bash call.
+	lists := make([]string, 2*n)
 	sv := &permission.ShellVerdict{Verdict: r.Verdict.String(), Reason: r.Reason, OutsidePaths: r.OutsidePaths,
-		Segments: make([]string, len(r.Segments)), Verdicts: make([]string, len(r.Segments))}
+		Segments: lists[:n:n], Verdicts: lists[n:]}
+	size := 0
+	for _, s := range r.Segments {
+		for i, a := range s.Argv {
+			if i > 0 {
+				size++
+			}
+			size += len(a)
+		}
+	}
+	var b strings.Builder
+	b.Grow(size)
 	var rules []*permission.Rule
 	for i, s := range r.Segments {
-		sv.Segments[i] = strings.Join(s.Argv, " ")
+		start := b.Len()
+		for j, a := range s.Argv {
+			if j > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(a)
+		}
+		sv.Segments[i] = b.String()[start:]
 		sv.Verdicts[i] = s.Verdict.String()
 		if s.Rule != nil {
 			if pr, ok := s.Rule.Origin.(*permission.Rule); ok {
 				if rules == nil {
-					rules = make([]*permission.Rule, len(r.Segments))
+					rules = make([]*permission.Rule, n)
 				}
 				rules[i] = pr
 			}
