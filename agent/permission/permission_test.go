@@ -758,7 +758,7 @@ func TestRules(t *testing.T) {
 		got = append(got, rule.Source+" "+rule.String())
 	}
 	want := []string{
-		"base *(*) allow",
+		"base * * allow",
 		"agent:build external_directory(*) ask",
 		"agent:build doom_loop(*) ask",
 		"agent:build WebFetch(*) ask",

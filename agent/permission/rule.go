@@ -25,6 +25,10 @@ type Rule struct {
 // String renders the rule as Tool(pattern) followed by its action, e.g.
 // "Bash(git push:*) deny".
 func (r Rule) String() string {
+	if r.Key == "*" {
+		// The seed's notation for rules over every tool: "* * allow".
+		return "* " + r.Pattern + " " + r.Action.String()
+	}
 	return r.Spec() + " " + r.Action.String()
 }
 
