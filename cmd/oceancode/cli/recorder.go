@@ -43,13 +43,45 @@ type recorder struct {
 	err       error
 }
 
-// openRecorder creates the run's session, or resumes --session.
-func openRecorder(ctx context.Context, app *App, o runOptions, cfg agent.Config) (*recorder, error) {
+// storeFuture opens the session store in the background while the run
+// resolves its configuration: both are on the path to the first model
+// request, and they do not depend on each other.
+type storeFuture struct {
+	done chan struct{}
+	st   *session.Store
+	err  error
+}
+
+func openStoreAsync(ctx context.Context, app *App) *storeFuture {
+	f := &storeFuture{done: make(chan struct{})}
 	path := sessionsDB(app)
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("open sessions %s: %w", path, err)
+	go func() {
+		defer close(f.done)
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			f.err = fmt.Errorf("open sessions %s: %w", path, err)
+			return
+		}
+		f.st, f.err = session.Open(ctx, path)
+	}()
+	return f
+}
+
+// get waits for the store.
+func (f *storeFuture) get() (*session.Store, error) {
+	<-f.done
+	return f.st, f.err
+}
+
+// discard closes the store if the run stops before using it.
+func (f *storeFuture) discard() {
+	if st, err := f.get(); err == nil {
+		st.Close()
 	}
-	st, err := session.Open(ctx, path)
+}
+
+// openRecorder creates the run's session, or resumes --session.
+func openRecorder(ctx context.Context, store *storeFuture, o runOptions, cfg agent.Config) (*recorder, error) {
+	st, err := store.get()
 	if err != nil {
 		return nil, err
 	}

@@ -106,16 +106,20 @@ func runRun(ctx context.Context, app *App, o runOptions, prompt string) error {
 	if o.model != "" {
 		flags = append(flags, layers.Setting{Key: "model", Value: o.model, Source: "flag:--model"})
 	}
+	store := openStoreAsync(ctx, app)
 	res, err := loadConfig(app, flags)
 	if err != nil {
+		store.discard()
 		return err
 	}
 	// Refused requirements or a broken config stop here, before any model call.
 	if err := sessionGate(res); err != nil {
+		store.discard()
 		return err
 	}
-	rt, err := buildRuntime(ctx, app, res, o)
+	rt, err := buildRuntime(ctx, app, res, o, store)
 	if err != nil {
+		store.discard()
 		return err
 	}
 	defer rt.close()
@@ -189,7 +193,7 @@ func (r *runState) finish(res agent.Result, err error) {
 // buildRuntime turns the resolved configuration into the agent's plain
 // values: the gate, the model, the tools and their environment, the
 // session.
-func buildRuntime(ctx context.Context, app *App, res *layers.Resolved, o runOptions) (*runState, error) {
+func buildRuntime(ctx context.Context, app *App, res *layers.Resolved, o runOptions, store *storeFuture) (*runState, error) {
 	rt := &runState{}
 	home := app.Getenv("HOME")
 	gc, err := gateConfig(res, o.agent, home)
@@ -294,8 +298,9 @@ func buildRuntime(ctx context.Context, app *App, res *layers.Resolved, o runOpti
 		return "", err
 	}
 
-	rec, err := openRecorder(ctx, app, o, rt.cfg)
+	rec, err := openRecorder(ctx, store, o, rt.cfg)
 	if err != nil {
+		rt.close()
 		return nil, err
 	}
 	if rec != nil {
