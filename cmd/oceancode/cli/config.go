@@ -2,6 +2,7 @@ package cli
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/oceancode/oceancode/internal/exitcode"
 	"github.com/oceancode/oceancode/layers"
@@ -27,7 +28,25 @@ func sessionGate(r *layers.Resolved) error {
 		return nil
 	case errors.Is(err, layers.ErrRequirementsRefused):
 		return exitcode.With(exitcode.Refused, err)
+	case flagsOnly(r):
+		// A bad flag value is a usage error, not a broken config file.
+		return exitcode.With(exitcode.Usage, err)
 	default:
 		return exitcode.With(exitcode.Invalid, err)
 	}
+}
+
+// flagsOnly reports whether every error diagnostic comes from a flag.
+func flagsOnly(r *layers.Resolved) bool {
+	n := 0
+	for _, d := range r.Diagnostics {
+		if d.Severity != layers.Error {
+			continue
+		}
+		if !strings.HasPrefix(d.Source, "flag:") {
+			return false
+		}
+		n++
+	}
+	return n > 0
 }

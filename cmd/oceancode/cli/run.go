@@ -147,9 +147,12 @@ func runRun(ctx context.Context, app *App, o runOptions, prompt string) error {
 	out.finish(result, rt.sessionID, runErr)
 	switch {
 	case runErr != nil && ctx.Err() != nil:
-		return &exitcode.Err{Code: exitcode.Interrupted, Err: runErr, Silent: o.format != "text"}
+		return &exitcode.Err{Code: exitcode.Interrupted, Err: runErr, Silent: true}
 	case runErr != nil:
-		return &exitcode.Err{Code: exitcode.Error, Err: runErr, Silent: o.format != "text"}
+		// The run already reported its error as an event (and in the json
+		// object); only the turn limit has no error event of its own.
+		silent := !(errors.Is(runErr, agent.ErrMaxTurns) && o.format == "text")
+		return &exitcode.Err{Code: exitcode.Error, Err: runErr, Silent: silent}
 	case o.failOnDeny && result.Denied > 0:
 		return &exitcode.Err{Code: exitcode.Denied, Err: fmt.Errorf("run: the policy denied %d tool call(s) (--fail-on-deny)", result.Denied), Silent: o.format != "text"}
 	}
