@@ -24,6 +24,7 @@ func FuzzResolveUserConfig(f *testing.F) {
 		`{"mcp": {"servers": {"gh": {"command": "/usr/bin/gh-mcp", "args": ["--x"]}}}}`,
 		`{"agents": {"rev": {"permission": {"edit": "deny"}, "permission_mode": "plan"}}}`,
 		`{"modle": "x/y"}`,
+		`{"sandbox": {}, "permission": {}, "mcp": {"servers": {}}}`,
 		`{"sandbox": {"mode": 3}}`,
 		`{"a": 1, "a": 2}`,
 		`[`,

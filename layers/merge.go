@@ -205,7 +205,9 @@ func (m *merger) walk(o provenance.Origin, path []string, v any, doc *jsonpos.Do
 		}
 		return
 	}
-	if isMap && len(mv) > 0 {
+	if isMap {
+		// An empty object sets nothing: layers add keys, and a higher
+		// layer's {} neither creates a key nor clears a lower layer's.
 		for _, k := range m.orderedKeys(path, mv, doc) {
 			m.walk(o, append(clone(path), k), mv[k], doc)
 		}
@@ -311,11 +313,13 @@ func mergeInto(dst, src map[string]any, path []string) {
 		p := append(clone(path), k)
 		switch s := sv.(type) {
 		case map[string]any:
-			if d, ok := dst[k].(map[string]any); ok && len(s) > 0 {
+			if d, ok := dst[k].(map[string]any); ok {
 				mergeInto(d, s, p)
 				continue
 			}
-			dst[k] = s
+			if len(s) > 0 {
+				dst[k] = s
+			}
 		case []any:
 			d, ok := dst[k].([]any)
 			switch strategy := schema.MergeOf(p); {
