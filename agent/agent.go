@@ -276,7 +276,7 @@ func (r *run) settle(ctx context.Context, call message.ToolCall, tg tools.Target
 		r.emit(Event{Type: EventPermission, ToolCall: &c, Decision: ev})
 		switch ans {
 		case Always:
-			r.c.Approvals.Approve(permission.Call{Tool: tg.Tool, Pattern: tg.Input, Shell: shellOf(gr)}, permission.Always)
+			r.c.Approvals.Approve(gr.Call, permission.Always)
 			return true, ""
 		case Once:
 			return true, ""
@@ -292,17 +292,6 @@ func (r *run) settle(ctx context.Context, call message.ToolCall, tg tools.Target
 	r.emit(Event{Type: EventPermission, ToolCall: &c, Decision: ev})
 	res.Denied++
 	return false, "refused: this headless run cannot ask for approval. " + d.Explain()
-}
-
-func shellOf(gr gate.Result) *permission.ShellVerdict {
-	if gr.Shell == nil {
-		return nil
-	}
-	sv := &permission.ShellVerdict{Verdict: gr.Shell.Verdict.String()}
-	for _, s := range gr.Shell.Segments {
-		sv.Segments = append(sv.Segments, strings.Join(s.Argv, " "))
-	}
-	return sv
 }
 
 func eventDecision(gr gate.Result) *Decision {

@@ -74,6 +74,9 @@ type Result struct {
 	Shell *shellguard.Result
 	// Path is the resolved path, for file tools.
 	Path *fsguard.Resolved
+	// Call is the call the engine decided (resolved path, shell segments,
+	// outside paths): an "always" answer is recorded against it.
+	Call permission.Call
 }
 
 // fileTools are the tools whose input is a path.
@@ -120,6 +123,7 @@ func (g *Gate) Check(c Call) Result {
 		}
 	}
 	res.Decision = g.engine.Evaluate(call)
+	res.Call = call
 	return res
 }
 

@@ -98,11 +98,27 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	db.SetMaxOpenConns(4)
 	db.SetMaxIdleConns(4)
 	s := &Store{db: db, path: abs}
-	if err := s.migrate(ctx); err != nil {
-		db.Close()
-		return nil, opErr("open", abs, err)
+	// The first connection to a new file switches it to WAL, which needs
+	// the file to itself; SQLite reports SQLITE_BUSY for that without
+	// waiting on busy_timeout. Several processes opening a new store at
+	// once (the first runs on a machine) retry briefly instead of failing.
+	for attempt := 0; ; attempt++ {
+		err = s.migrate(ctx)
+		if err == nil {
+			return s, nil
+		}
+		if attempt >= 40 || !isBusy(err) || ctx.Err() != nil {
+			db.Close()
+			return nil, opErr("open", abs, err)
+		}
+		time.Sleep(time.Duration(5+attempt*5) * time.Millisecond)
 	}
-	return s, nil
+}
+
+// isBusy reports an SQLITE_BUSY or SQLITE_LOCKED error.
+func isBusy(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "SQLITE_BUSY") || strings.Contains(msg, "SQLITE_LOCKED") || strings.Contains(msg, "database is locked")
 }
 
 // Path is the database file's absolute path.
