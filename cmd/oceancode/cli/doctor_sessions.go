@@ -49,7 +49,7 @@ func (d *doctorSessions) problems() []string {
 		out = append(out, "session store "+d.DB+": "+d.Error)
 	}
 	for _, o := range d.Orphans {
-		out = append(out, fmt.Sprintf("session %s was left running (%s): resume it with 'oceancode run --session %s …' or close it with 'oceancode session delete %s'", o.ID, o.Reason, o.ID, o.ID))
+		out = append(out, fmt.Sprintf("session %s was left running (%s): resume it with 'oceancode run --session %s …' or close it with 'oceancode session close %s'", o.ID, o.Reason, o.ID, o.ID))
 	}
 	for _, c := range d.Crashes {
 		out = append(out, fmt.Sprintf("crash report %s (%s): %s — attach it to a bug report, then delete it", c.Path, c.Time.Local().Format("2006-01-02 15:04"), c.Panic))

@@ -17,7 +17,7 @@ func init() { extraCommands = append(extraCommands, newSessionCmd) }
 
 func newSessionCmd(app *App) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "session list|show|export|delete",
+		Use:   "session list|show|export|close|delete",
 		Short: "List, show, export or delete stored sessions",
 	}
 	var listJSON bool
@@ -97,7 +97,21 @@ func newSessionCmd(app *App) *cobra.Command {
 			})
 		},
 	}
-	cmd.AddCommand(list, show, export, del)
+	closeCmd := &cobra.Command{
+		Use: "close ID...", Short: "Mark orphaned sessions interrupted (keeps their records)", Args: args(cobra.MinimumNArgs(1)),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			return withStore(cmd.Context(), app, func(st *session.Store) error {
+				for _, id := range a {
+					if err := st.CloseSession(cmd.Context(), id, session.Interrupted); err != nil {
+						return notFound(id, err)
+					}
+					fmt.Fprintf(app.Stdout, "closed %s (interrupted)\n", id)
+				}
+				return nil
+			})
+		},
+	}
+	cmd.AddCommand(list, show, export, closeCmd, del)
 	return cmd
 }
 
