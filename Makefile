@@ -30,7 +30,7 @@ test: tools ## run every test (installs bubblewrap with apt when missing and roo
 	@if [ -x scripts/install-bwrap.sh ]; then scripts/install-bwrap.sh; fi
 	$(GO) test -count=1 -timeout 30m ./...
 
-demo: build ## the main job end to end: sign a policy, layer configs, inspect, tamper, roll back
+demo: build ## the main job end to end: sign a policy, layer configs, inspect, tamper, roll back, a headless run
 	@scripts/demo.sh $(BIN)
 
 bench: build ## run the benchmarks recorded in docs/benchmarks.md

@@ -16,17 +16,17 @@ import (
 
 // Violation is one way a document breaks its schema.
 type Violation struct {
-	File    string // the file name given to Validate
-	Pointer string // JSON Pointer of the offending value (for an unknown key: of the key itself)
-	Line    int    // 1-based line of Pointer's key (object member) or first byte (array element, root)
-	Column  int    // 1-based column, in bytes
+	File    string `json:"file"`    // the file name given to Validate
+	Pointer string `json:"pointer"` // JSON Pointer of the offending value (for an unknown key: of the key itself)
+	Line    int    `json:"line"`    // 1-based line of Pointer's key (object member) or first byte (array element, root)
+	Column  int    `json:"column"`  // 1-based column, in bytes
 	// Keyword is the JSON Schema keyword that failed: "type", "enum", "const", "required",
 	// "additionalProperties", "propertyNames", "pattern", "format", "minimum", …
-	Keyword string
-	Message string // what is wrong, in words a person can act on
+	Keyword string `json:"keyword"`
+	Message string `json:"message"` // what is wrong, in words a person can act on
 	// UnknownKey is true when the violation is a key the schema does not define at that place;
 	// Pointer then points at the unknown key (e.g. /sandbox/mdoe) and Line/Column at that key.
-	UnknownKey bool
+	UnknownKey bool `json:"unknown_key,omitempty"`
 }
 
 // Error formats the violation as "FILE:LINE:COL: /json/pointer: message".
