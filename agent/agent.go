@@ -296,17 +296,8 @@ func (r *run) settle(ctx context.Context, call message.ToolCall, tg tools.Target
 
 func eventDecision(gr gate.Result) *Decision {
 	d := gr.Decision
-	ev := &Decision{Action: d.Action.String(), Floor: d.Floor, Reason: d.Reason, Unit: d.Pattern,
+	return &Decision{Action: d.Action.String(), Floor: d.Floor, Rule: gr.Decider(), Reason: d.Reason, Unit: d.Pattern,
 		Layer: d.Origin.Layer.String(), Source: d.Origin.Source, Line: d.Origin.Line}
-	switch {
-	case d.Floor:
-		ev.Rule = "dangerous floor"
-	case gr.Guard != "":
-		ev.Rule = gr.Guard
-	case d.Rule != nil:
-		ev.Rule = d.Rule.String()
-	}
-	return ev
 }
 
 func (r *run) names() []string {

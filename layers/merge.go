@@ -50,15 +50,6 @@ var envTable = []struct{ Env, Key string }{
 	{"OC_MODEL", "model"},
 }
 
-// EnvVars lists the session-layer environment variables and their keys.
-func EnvVars() [][2]string {
-	out := make([][2]string, len(envTable))
-	for i, e := range envTable {
-		out[i] = [2]string{e.Env, e.Key}
-	}
-	return out
-}
-
 func envSettings(getenv func(string) string) []Setting {
 	var out []Setting
 	for _, e := range envTable {

@@ -192,7 +192,7 @@ func narrow(anchor, env []signing.PublicKey) ([]signing.PublicKey, []string) {
 		if in[k.ID()] {
 			out = append(out, k)
 		} else {
-			notes = append(notes, fmt.Sprintf("%s key %s is not in the admin anchor: ignored (the variable can only narrow the admin's keys)", EnvPubkey, shortID(k.ID())))
+			notes = append(notes, fmt.Sprintf("%s key %s is not in the admin anchor: ignored (the variable can only narrow the admin's keys)", EnvPubkey, k.ShortID()))
 		}
 	}
 	return out, notes
@@ -208,11 +208,4 @@ func dedupe(keys []signing.PublicKey) []signing.PublicKey {
 		}
 	}
 	return out
-}
-
-func shortID(id string) string {
-	if len(id) > 16 {
-		return id[:16]
-	}
-	return id
 }

@@ -184,7 +184,7 @@ func verify(data []byte, file string, a Anchors, now time.Time) (*candidate, err
 	}
 	if n := p.EffectiveThreshold(); len(v.Signers) < n {
 		return nil, fmt.Errorf("requirements: %s: %w: the policy requires %d signatures from distinct trusted keys, %d verified (%s): add signatures with oceanadmin sign --append -k …",
-			file, ErrThreshold, n, len(v.Signers), strings.Join(shortIDs(v.Signers), ", "))
+			file, ErrThreshold, n, len(v.Signers), shortIDs(v.Signers))
 	}
 	sum := sha256.Sum256(v.Payload)
 	c := &candidate{policy: p, data: data, sha: hex.EncodeToString(sum[:]), signers: v.Signers}
@@ -263,10 +263,10 @@ func orDefault(s, d string) string {
 	return s
 }
 
-func shortIDs(ids []string) []string {
-	out := make([]string, len(ids))
+func shortIDs(ids []string) string {
+	short := make([]string, len(ids))
 	for i, id := range ids {
-		out[i] = shortID(id)
+		short[i] = signing.ShortID(id)
 	}
-	return out
+	return strings.Join(short, ", ")
 }

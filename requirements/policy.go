@@ -248,7 +248,7 @@ func numberViolations(file string, doc *jsonpos.Doc) []schema.Violation {
 		switch v := v.(type) {
 		case map[string]any:
 			for k, c := range v {
-				walk(ptr+"/"+escape(k), c)
+				walk(ptr+jsonpos.Pointer(k), c)
 			}
 		case []any:
 			for i, c := range v {
@@ -285,7 +285,7 @@ func pinViolations(file string, doc *jsonpos.Doc) []schema.Violation {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		ptr := "/pins/" + escape(k)
+		ptr := jsonpos.Pointer("pins", k)
 		pos, _ := doc.Pos(ptr)
 		segs, err := provenance.SplitKey(k)
 		if err != nil {
@@ -317,8 +317,4 @@ func nest(segs []string, v any) map[string]any {
 		m = map[string]any{segs[i]: m}
 	}
 	return m
-}
-
-func escape(s string) string {
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
 }

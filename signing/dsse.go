@@ -119,7 +119,7 @@ func (e *Envelope) AddSignature(k PrivateKey) error {
 		return fmt.Errorf("signing: add signature: the envelope already has %d signatures, the most allowed", len(e.Signatures))
 	}
 	if id := k.Public().ID(); e.hasKey(id) {
-		return fmt.Errorf("signing: add signature: a signature by key %s %w in the envelope", shortID(id), ErrExists)
+		return fmt.Errorf("signing: add signature: a signature by key %s %w in the envelope", ShortID(id), ErrExists)
 	}
 	e.sign(k)
 	return nil
@@ -313,7 +313,7 @@ func Verify(e *Envelope, payloadType string, trusted []PublicKey, threshold int)
 			continue
 		}
 		if len(s.Sig) != ed25519.SignatureSize || !ed25519.Verify(key, msg, s.Sig) {
-			return nil, fmt.Errorf("signing: %w: signature %d by trusted key %s does not verify: the file was changed after signing or the signature is corrupt; re-sign the file with `oceanadmin sign`", ErrBadSignature, i+1, shortID(s.KeyID))
+			return nil, fmt.Errorf("signing: %w: signature %d by trusted key %s does not verify: the file was changed after signing or the signature is corrupt; re-sign the file with `oceanadmin sign`", ErrBadSignature, i+1, ShortID(s.KeyID))
 		}
 		valid[s.KeyID] = true
 	}
@@ -336,7 +336,7 @@ func listIDs(ids []string) string {
 	out := make([]string, 0, len(ids))
 	for _, id := range slices.Compact(slices.Sorted(slices.Values(ids))) {
 		if isKeyID(id) {
-			out = append(out, shortID(id))
+			out = append(out, ShortID(id))
 		} else {
 			out = append(out, strconv.Quote(truncate(id, 70)))
 		}

@@ -241,7 +241,7 @@ func TestVerify(t *testing.T) {
 func shortIDs(keys ...PrivateKey) []string {
 	var out []string
 	for _, id := range ids(keys...) {
-		out = append(out, shortID(id))
+		out = append(out, ShortID(id))
 	}
 	return out
 }

@@ -40,7 +40,7 @@ func (k PublicKey) ID() string {
 }
 
 // ShortID is the first 16 hex digits of ID, for messages.
-func (k PublicKey) ShortID() string { return shortID(k.ID()) }
+func (k PublicKey) ShortID() string { return ShortID(k.ID()) }
 
 // String is the key in the package's notation: "ed25519:<std base64 of 32 bytes>".
 func (k PublicKey) String() string {
@@ -67,7 +67,8 @@ func (k PublicKey) check() error {
 	return nil
 }
 
-func shortID(id string) string {
+// ShortID is the first 16 hex digits of a key ID, as messages show it.
+func ShortID(id string) string {
 	if len(id) > 16 {
 		return id[:16]
 	}

@@ -15,7 +15,8 @@ package childenv
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -54,7 +55,7 @@ func SecretName(name string) bool {
 // empty name, or a name with "=" or NUL, or a value with NUL). Compose skips
 // them.
 func (c Config) Validate() error {
-	for _, k := range sortedKeys(c.Set) {
+	for _, k := range slices.Sorted(maps.Keys(c.Set)) {
 		if !validName(k) {
 			return fmt.Errorf("childenv: set %q: invalid variable name", k)
 		}
@@ -96,7 +97,7 @@ func Compose(parent []string, c Config) []string {
 		}
 	}
 	out := make([]string, 0, len(vars))
-	for _, k := range sortedKeys(vars) {
+	for _, k := range slices.Sorted(maps.Keys(vars)) {
 		out = append(out, k+"="+vars[k])
 	}
 	return out
@@ -144,13 +145,4 @@ func glob(pattern, s string) bool {
 		px++
 	}
 	return px == len(pattern)
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -79,6 +79,20 @@ type Result struct {
 	Call permission.Call
 }
 
+// Decider names what decided, the way every output shows it: "dangerous
+// floor", the guard that refused ("fsguard"), or the rule ("Bash(*) ask").
+func (r Result) Decider() string {
+	switch {
+	case r.Floor:
+		return "dangerous floor"
+	case r.Guard != "":
+		return r.Guard
+	case r.Rule != nil:
+		return r.Rule.String()
+	}
+	return ""
+}
+
 // fileTools are the tools whose input is a path.
 var fileTools = map[string]bool{"read": true, "write": true, "edit": true, "apply_patch": true, "hashline": true,
 	"multiedit": true, "grep": true, "glob": true, "list": true}

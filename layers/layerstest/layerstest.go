@@ -154,9 +154,6 @@ func (m *Machine) Options() layers.Options {
 // Resolve loads the machine's configuration.
 func (m *Machine) Resolve() *layers.Resolved { return layers.Resolve(m.Options()) }
 
-// Scrub replaces the machine's temporary root in s with $ROOT, for golden files.
-func (m *Machine) Scrub(s string) string { return strings.ReplaceAll(s, m.Root, "$ROOT") }
-
 // Full returns a machine with every layer present and disagreeing: project
 // (+ local), user, session (env), managed with two drop-ins, an admin anchor
 // and signed requirements that pin sandbox.mode and lock out

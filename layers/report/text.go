@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/oceancode/oceancode/signing"
 )
 
 // Text writes the report for people. With detail, every key's whole
@@ -78,13 +81,13 @@ func (r *Report) Text(w io.Writer, detail bool) error {
 
 	if l := r.Locks; l != nil && (len(l.DisallowedModes) > 0 || len(l.MCPRefused) > 0 || l.MinSandboxMode != "") {
 		b.WriteString("\nLocks (from requirements):\n")
-		for _, m := range sortedKeys(l.DisallowedModes) {
+		for _, m := range slices.Sorted(maps.Keys(l.DisallowedModes)) {
 			fmt.Fprintf(&b, "  mode %s locked out: %s\n", m, l.DisallowedModes[m])
 		}
 		if l.MinSandboxMode != "" {
 			fmt.Fprintf(&b, "  sandbox at least %s\n", l.MinSandboxMode)
 		}
-		for _, s := range sortedKeys(l.MCPRefused) {
+		for _, s := range slices.Sorted(maps.Keys(l.MCPRefused)) {
 			fmt.Fprintf(&b, "  MCP server %s will not start: %s\n", s, l.MCPRefused[s])
 		}
 	}
@@ -175,19 +178,7 @@ func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }
 func short(ids []string) []string {
 	out := make([]string, len(ids))
 	for i, id := range ids {
-		if len(id) > 16 {
-			id = id[:16]
-		}
-		out[i] = id
+		out[i] = signing.ShortID(id)
 	}
 	return out
-}
-
-func sortedKeys(m map[string]string) []string {
-	var ks []string
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }

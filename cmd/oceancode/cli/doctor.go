@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -117,10 +116,7 @@ func runDoctor(app *App, o doctorOptions) error {
 		}
 	}
 	if o.json {
-		enc := json.NewEncoder(app.Stdout)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
+		if err := writeJSON(app, rep); err != nil {
 			return err
 		}
 	} else {

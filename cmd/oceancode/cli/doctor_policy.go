@@ -2,7 +2,8 @@ package cli
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/oceancode/oceancode/agent/gate"
@@ -64,10 +65,10 @@ func (p *prover) run(base *layers.Resolved) {
 	if pol == nil {
 		return
 	}
-	for _, mode := range sortedKeys(base.Locks.DisallowedModes) {
+	for _, mode := range slices.Sorted(maps.Keys(base.Locks.DisallowedModes)) {
 		p.mode(mode)
 	}
-	for _, k := range sortedPins(pol) {
+	for _, k := range slices.Sorted(maps.Keys(pol.Pins)) {
 		p.pin(k, pol.Pins[k])
 	}
 	if pol.Rules != nil {
@@ -279,15 +280,16 @@ func (p *prover) floor() {
 }
 
 func ruleName(r gate.Result) string {
+	by := r.Decider()
 	switch {
 	case r.Floor:
-		return "the dangerous floor"
-	case r.Guard != "":
-		return r.Guard
-	case r.Rule != nil:
-		return r.Rule.String() + " (" + r.Origin.String() + ")"
+		return "the " + by
+	case r.Guard == "" && r.Rule != nil:
+		return by + " (" + r.Origin.String() + ")"
+	case by == "":
+		return "no rule"
 	}
-	return "no rule"
+	return by
 }
 
 // example turns a rule pattern into an input it matches.
@@ -340,24 +342,6 @@ func valueOf(r *layers.Resolved, key string) any {
 		return e.Value
 	}
 	return nil
-}
-
-func sortedKeys(m map[string]string) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
-}
-
-func sortedPins(p *requirements.Policy) []string {
-	ks := make([]string, 0, len(p.Pins))
-	for k := range p.Pins {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }
 
 func render(v any) string {

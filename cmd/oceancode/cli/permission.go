@@ -166,12 +166,9 @@ func runPermissionCheck(app *App, o checkOptions, a []string) error {
 		r := g.Check(gate.Call{Tool: a[0], Input: a[1], Cwd: cwd})
 		judge(r.Decision)
 		if o.json {
-			enc := json.NewEncoder(app.Stdout)
-			enc.SetEscapeHTML(false)
-			enc.SetIndent("", "  ")
 			j := toJSON(a[0], a[1], mode, agent, r)
 			j.ModeNote = modeNote
-			if err := enc.Encode(j); err != nil {
+			if err := writeJSON(app, j); err != nil {
 				return err
 			}
 		} else {
@@ -239,14 +236,9 @@ func toJSON(tool, input, mode, agent string, r gate.Result) checkJSON {
 	d := r.Decision
 	j := checkJSON{Version: 1, Tool: tool, Input: input, Action: d.Action.String(), Floor: d.Floor, Reason: d.Reason,
 		Mode: mode, Agent: agent, Layer: d.Origin.Layer.String(), Source: d.Origin.Source, Line: d.Origin.Line}
-	switch {
-	case d.Floor:
-		j.Rule = "dangerous floor"
+	j.Rule = r.Decider()
+	if d.Floor {
 		j.Layer, j.Source, j.Line = "default", "builtin", 0
-	case r.Guard != "":
-		j.Rule = r.Guard
-	case d.Rule != nil:
-		j.Rule = d.Rule.String()
 	}
 	if d.Pattern != "" && d.Pattern != input {
 		j.Unit = d.Pattern
@@ -266,13 +258,13 @@ func toJSON(tool, input, mode, agent string, r gate.Result) checkJSON {
 func printDecision(w io.Writer, tool, input string, r gate.Result) {
 	d := r.Decision
 	fmt.Fprintf(w, "%s  %s %q\n", strings.ToUpper(d.Action.String()), tool, input)
-	switch {
+	switch by := r.Decider(); {
 	case d.Floor:
 		fmt.Fprintf(w, "  decided by  the dangerous floor (no mode or rule reopens it)\n")
-	case r.Guard != "":
-		fmt.Fprintf(w, "  decided by  %s\n", r.Guard)
-	case d.Rule != nil:
-		fmt.Fprintf(w, "  decided by  %s  (%s)\n", d.Rule.String(), d.Origin.String())
+	case d.Rule != nil && r.Guard == "":
+		fmt.Fprintf(w, "  decided by  %s  (%s)\n", by, d.Origin.String())
+	case by != "":
+		fmt.Fprintf(w, "  decided by  %s\n", by)
 	}
 	if d.Pattern != "" && d.Pattern != input {
 		fmt.Fprintf(w, "  unit        %s\n", d.Pattern)

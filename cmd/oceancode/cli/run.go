@@ -469,10 +469,7 @@ func (r *renderer) finish(res agent.Result, session string, err error) {
 		if err != nil {
 			j.Error = err.Error()
 		}
-		enc := json.NewEncoder(r.app.Stdout)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(j)
+		_ = writeJSON(r.app, j)
 	case "text":
 		if r.text.Len() == 0 {
 			fmt.Fprintln(r.app.Stdout)

@@ -113,13 +113,6 @@ func sandboxPolicy(o sandboxOptions, cwd string) (sandbox.Policy, error) {
 	return p, p.Validate()
 }
 
-// composeChildEnv builds the confined command's environment from the
-// agent's with the default child_env rules (secret-named variables
-// stripped); runSandbox uses the configured rules.
-var composeChildEnv = func(parent []string) []string {
-	return childenv.Compose(parent, childenv.Config{})
-}
-
 func runSandbox(ctx context.Context, app *App, o sandboxOptions, argv []string) error {
 	if ctx == nil {
 		ctx = context.Background()

@@ -35,9 +35,25 @@ func TestSandboxLeanHelper(t *testing.T) {
 	os.MkdirAll(ws, 0o755)
 	outside := filepath.Join(base, "outside.txt")
 
-	// helperPath picks the lean binary when it is beside oceancode (unit
-	// tested in agent/sandbox); a broken lean helper would leave no
-	// inside.txt here.
+	// First prove the sibling is the helper actually used: a stand-in that
+	// only exits 99 must make the confined command fail with 99.
+	lean := filepath.Join(dir, sandbox.HelperBinary)
+	if err := os.Rename(lean, lean+".real"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(lean, []byte("#!/bin/sh\nexit 99\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	probe := exec.Command(filepath.Join(dir, "oceancode"), "sandbox", "--", "true")
+	probe.Dir, probe.Env = ws, append(os.Environ(), "HOME="+home)
+	if out, err := probe.CombinedOutput(); err == nil || probe.ProcessState.ExitCode() != 99 {
+		t.Fatalf("with a stand-in helper beside oceancode: exit %d (%v), want 99: the sibling was not used\n%s", probe.ProcessState.ExitCode(), err, out)
+	}
+	if err := os.Rename(lean+".real", lean); err != nil {
+		t.Fatal(err)
+	}
+
+	// Then the real lean helper confines the command.
 	cmd := exec.Command(filepath.Join(dir, "oceancode"), "sandbox", "--", "sh", "-c", "echo in > inside.txt; echo out > "+outside)
 	cmd.Dir = ws
 	cmd.Env = append(os.Environ(), "HOME="+home)
