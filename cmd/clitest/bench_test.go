@@ -1,13 +1,14 @@
 package clitest
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -21,15 +22,18 @@ var (
 	buildErr  error
 )
 
-// built compiles both binaries once, as make build does (trimmed, stripped).
+// built compiles the binaries once, as make build does (trimmed, stripped):
+// oceancode with its model client beside it, oceanadmin, and procstat,
+// which starts them and measures each run.
 func built(b *testing.B) string {
 	buildOnce.Do(func() {
 		binDir, buildErr = os.MkdirTemp("", "oceancode-bench-")
 		if buildErr != nil {
 			return
 		}
-		for _, c := range []string{"oceancode", "oceanadmin"} {
-			cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", filepath.Join(binDir, c), "../"+c)
+		for c, pkg := range map[string]string{"oceancode": "../oceancode", "oceancode-model": "../oceancode-model",
+			"oceanadmin": "../oceanadmin", "procstat": "../../internal/cmd/procstat"} {
+			cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", filepath.Join(binDir, c), pkg)
 			cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // as make build
 			if out, err := cmd.CombinedOutput(); err != nil {
 				buildErr = err
@@ -44,29 +48,59 @@ func built(b *testing.B) string {
 	return binDir
 }
 
+// procRun is one run as procstat reports it.
+type procRun struct {
+	StartUnixNano int64 `json:"start_unix_nano"`
+	WallNano      int64 `json:"wall_nano"`
+	MaxRSSKiB     int64 `json:"max_rss_kib"`
+}
+
+// measure runs the command n times through procstat (a small parent, so
+// the peak RSS is the command's own: see internal/cmd/procstat).
+func measure(b *testing.B, n int, dir string, env []string, name string, args ...string) []procRun {
+	b.Helper()
+	argv := append([]string{"-n", strconv.Itoa(n), "-dir", dir, "--", name}, args...)
+	cmd := exec.Command(filepath.Join(built(b), "procstat"), argv...)
+	cmd.Env = env
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		b.Fatalf("procstat %s: %v\n%s", name, err, stderr.String())
+	}
+	var runs []procRun
+	if err := json.Unmarshal(out, &runs); err != nil || len(runs) != n {
+		b.Fatalf("procstat %s: %d runs, %v", name, len(runs), err)
+	}
+	return runs
+}
+
+func medianMS(d []time.Duration) float64 {
+	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+	return float64(d[len(d)/2].Microseconds()) / 1000
+}
+
+// report records the median wall time and the peak RSS of the runs.
+func report(b *testing.B, runs []procRun) {
+	var times []time.Duration
+	var peak int64
+	for _, r := range runs {
+		times = append(times, time.Duration(r.WallNano))
+		peak = max(peak, r.MaxRSSKiB)
+	}
+	b.ReportMetric(medianMS(times), "ms-median")
+	b.ReportMetric(float64(peak)/1024, "MiB-peak-rss")
+}
+
 // runProcess runs the command b.N times and reports the median wall time
 // and the peak resident set size of the child.
 func runProcess(b *testing.B, dir string, env []string, name string, args ...string) {
 	b.Helper()
-	var times []time.Duration
-	var peak int64
+	built(b)
 	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		cmd := exec.Command(name, args...)
-		cmd.Dir, cmd.Env = dir, env
-		start := time.Now()
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.Fatalf("%s: %v\n%s", name, err, out)
-		}
-		times = append(times, time.Since(start))
-		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru.Maxrss > peak {
-			peak = ru.Maxrss
-		}
-	}
+	runs := measure(b, b.N, dir, env, name, args...)
 	b.StopTimer()
-	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
-	b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "ms-median")
-	b.ReportMetric(float64(peak)/1024, "MiB-peak-rss")
+	report(b, runs)
 }
 
 // BenchmarkVersionProcess: `oceancode --version`, whole process.
@@ -128,35 +162,19 @@ func BenchmarkRunTurnProcess(b *testing.B) {
 	m.ProjectConfig(`{"provider": {"mock": {"type": "openai", "base_url": "` + srv.OpenAIURL() + `"}}, "model": "mock/m"}`)
 	env := []string{"HOME=" + m.Home, "XDG_CONFIG_HOME=" + m.Env["XDG_CONFIG_HOME"], "XDG_STATE_HOME=" + m.Env["XDG_STATE_HOME"],
 		"OPENAI_API_KEY=k", "PATH=" + os.Getenv("PATH")}
-	var firstReq []time.Duration
-	var times []time.Duration
-	var peak int64
+	before := len(srv.Requests())
 	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		before := len(srv.Requests())
-		cmd := exec.Command(filepath.Join(bin, "oceancode"), "run", "--auto", "--format", "json", "say hello")
-		cmd.Dir, cmd.Env = m.Project, env
-		start := time.Now()
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.Fatalf("run: %v\n%s", err, out)
-		}
-		times = append(times, time.Since(start))
-		reqs := srv.Requests()
-		if len(reqs)-before != 2 {
-			b.Fatalf("%d model requests for one turn with one tool call, want 2 (no side requests)", len(reqs)-before)
-		}
-		firstReq = append(firstReq, reqs[before].At.Sub(start))
-		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru.Maxrss > peak {
-			peak = ru.Maxrss
-		}
-	}
+	runs := measure(b, b.N, m.Project, env, filepath.Join(bin, "oceancode"), "run", "--auto", "--format", "json", "say hello")
 	b.StopTimer()
-	med := func(d []time.Duration) float64 {
-		sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
-		return float64(d[len(d)/2].Microseconds()) / 1000
+	reqs := srv.Requests()[before:]
+	if len(reqs) != 2*b.N {
+		b.Fatalf("%d model requests for %d turns with one tool call each, want %d (no side requests)", len(reqs), b.N, 2*b.N)
 	}
-	b.ReportMetric(med(times), "ms-median")
-	b.ReportMetric(med(firstReq), "ms-to-first-request")
-	b.ReportMetric(float64(peak)/1024, "MiB-peak-rss")
-	b.ReportMetric(float64(len(srv.Requests()[0].Body)), "first-request-bytes")
+	var firstReq []time.Duration
+	for i, r := range runs {
+		firstReq = append(firstReq, reqs[2*i].At.Sub(time.Unix(0, r.StartUnixNano)))
+	}
+	report(b, runs)
+	b.ReportMetric(medianMS(firstReq), "ms-to-first-request")
+	b.ReportMetric(float64(len(reqs[0].Body)), "first-request-bytes")
 }

@@ -21,7 +21,9 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/oceancode/oceancode/agent"
+	"github.com/oceancode/oceancode/agent/provider/official"
 	"github.com/oceancode/oceancode/agent/provider/providertest"
+	"github.com/oceancode/oceancode/agent/provider/remote"
 	"github.com/oceancode/oceancode/agent/session"
 
 	admincli "github.com/oceancode/oceancode/cmd/oceanadmin/cli"
@@ -57,6 +59,8 @@ func TestMain(m *testing.M) {
 		"oceanadmin": func() {
 			os.Exit(admincli.Main(context.Background(), os.Args[1:], admincli.StdIO()))
 		},
+		// The model-client companion, found on PATH by the oceancode above.
+		remote.Binary: func() { os.Exit(remote.HelperMain(os.Args[1:], official.Open)) },
 	})
 }
 

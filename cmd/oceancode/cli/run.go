@@ -20,8 +20,7 @@ import (
 	"github.com/oceancode/oceancode/agent/message"
 	"github.com/oceancode/oceancode/agent/permission"
 	"github.com/oceancode/oceancode/agent/provider"
-	"github.com/oceancode/oceancode/agent/provider/anthropic"
-	"github.com/oceancode/oceancode/agent/provider/openai"
+	"github.com/oceancode/oceancode/agent/provider/remote"
 	"github.com/oceancode/oceancode/agent/sandbox"
 	"github.com/oceancode/oceancode/agent/sandbox/egress"
 	"github.com/oceancode/oceancode/agent/session"
@@ -106,6 +105,10 @@ func runRun(ctx context.Context, app *App, o runOptions, prompt string) error {
 	if o.model != "" {
 		flags = append(flags, layers.Setting{Key: "model", Value: o.model, Source: "flag:--model"})
 	}
+	// The model client starts first: its start-up (the vendors' SDKs) runs
+	// while the configuration loads, so the first request does not wait.
+	client := remote.Start()
+	defer client.Close()
 	store := openStoreAsync(ctx, app)
 	res, err := loadConfig(app, flags)
 	if err != nil {
@@ -117,7 +120,7 @@ func runRun(ctx context.Context, app *App, o runOptions, prompt string) error {
 		store.discard()
 		return err
 	}
-	rt, err := buildRuntime(ctx, app, res, o, store)
+	rt, err := buildRuntime(ctx, app, res, o, store, client)
 	if err != nil {
 		store.discard()
 		return err
@@ -196,7 +199,7 @@ func (r *runState) finish(res agent.Result, err error) {
 // buildRuntime turns the resolved configuration into the agent's plain
 // values: the gate, the model, the tools and their environment, the
 // session.
-func buildRuntime(ctx context.Context, app *App, res *layers.Resolved, o runOptions, store *storeFuture) (*runState, error) {
+func buildRuntime(ctx context.Context, app *App, res *layers.Resolved, o runOptions, store *storeFuture, client *remote.Client) (*runState, error) {
 	rt := &runState{}
 	home := app.Getenv("HOME")
 	gc, err := gateConfig(res, o.agent, home)
@@ -221,7 +224,7 @@ func buildRuntime(ctx context.Context, app *App, res *layers.Resolved, o runOpti
 	}
 
 	model, _ := valueOf(res, "model").(string)
-	prov, modelName, err := providerFor(app, res, model)
+	prov, modelName, err := providerFor(app, res, model, client)
 	if err != nil {
 		return nil, err
 	}
@@ -315,8 +318,9 @@ func buildRuntime(ctx context.Context, app *App, res *layers.Resolved, o runOpti
 }
 
 // providerFor picks the provider and model name from "PROVIDER/MODEL" and
-// the provider's configuration; the API key is read from the environment.
-func providerFor(app *App, res *layers.Resolved, model string) (provider.Provider, string, error) {
+// the provider's configuration, and configures the model client with it;
+// the API key is read from the environment.
+func providerFor(app *App, res *layers.Resolved, model string, client *remote.Client) (provider.Provider, string, error) {
 	if model == "" {
 		return nil, "", exitcode.With(exitcode.Usage, errors.New("no model: pass --model PROVIDER/MODEL or set \"model\" in the config (see docs/providers.md)"))
 	}
@@ -349,20 +353,15 @@ func providerFor(app *App, res *layers.Resolved, model string) (provider.Provide
 	if pc.APIKeyEnv != "" {
 		cfg.APIKey = app.Getenv(pc.APIKeyEnv)
 	}
-	var p provider.Provider
-	var err error
 	switch pc.Type {
-	case "anthropic":
-		p, err = anthropic.New(cfg)
-	case "openai":
-		p, err = openai.New(cfg)
+	case "anthropic", "openai":
 	default:
-		err = fmt.Errorf("provider %q: type %q: %w", name, pc.Type, provider.ErrUnknownType)
+		return nil, "", exitcode.With(exitcode.Invalid, fmt.Errorf("provider %q: type %q: %w (want anthropic or openai)", name, pc.Type, provider.ErrUnknownType))
 	}
-	if err != nil {
-		return nil, "", exitcode.With(exitcode.Invalid, err)
+	if err := client.Configure(cfg); err != nil {
+		return nil, "", err
 	}
-	return p, modelName, nil
+	return client, modelName, nil
 }
 
 func intValue(r *layers.Resolved, key string) (int, bool) {
