@@ -110,9 +110,9 @@ func (g *Gate) Check(c Call) Result {
 	switch {
 	case tool == "bash" || tool == "shell":
 		call.Tool = "bash"
-		sr := g.shell.Classify(c.Input, c.Cwd)
-		res.Shell = &sr
-		call.Shell = verdict(&sr)
+		sc := &shellCall{sr: g.shell.Classify(c.Input, c.Cwd)}
+		res.Shell = &sc.sr
+		call.Shell = sc.verdict()
 	case fileTools[tool]:
 		p, err := g.boundary.Resolve(c.Input, c.Cwd)
 		if err != nil {
@@ -141,36 +141,43 @@ func (g *Gate) Check(c Call) Result {
 	return res
 }
 
+// shellCall is what a bash call's Result points at, in one allocation: the
+// shell guard's classification, the engine's view of it and the backing
+// array of that view's per-segment lists for a typical command. This runs
+// on every bash call.
+type shellCall struct {
+	sr    shellguard.Result
+	sv    permission.ShellVerdict
+	lists [2 * shellCallSegs]string
+}
+
+// shellCallSegs is how many segments shellCall.lists holds without another
+// allocation.
+const shellCallSegs = 4
+
 // verdict turns the shell guard's result into the engine's plain input,
 // keeping each segment's shell.allow/shell.deny rule with its provenance.
-func verdict(r *shellguard.Result) *permission.ShellVerdict {
+func (sc *shellCall) verdict() *permission.ShellVerdict {
+	r := &sc.sr
 	n := len(r.Segments)
-	// One backing array for both lists and one string for every segment's
-	// text: this runs on every bash call.
-	lists := make([]string, 2*n)
-	sv := &permission.ShellVerdict{Verdict: r.Verdict.String(), Reason: r.Reason, OutsidePaths: r.OutsidePaths,
-		Segments: lists[:n:n], Verdicts: lists[n:]}
-	size := 0
-	for _, s := range r.Segments {
-		for i, a := range s.Argv {
-			if i > 0 {
-				size++
-			}
-			size += len(a)
-		}
+	// One backing array for both lists.
+	var lists []string
+	if n <= shellCallSegs {
+		lists = sc.lists[: 2*n : 2*n]
+	} else {
+		lists = make([]string, 2*n)
 	}
-	var b strings.Builder
-	b.Grow(size)
+	sv := &sc.sv
+	*sv = permission.ShellVerdict{Verdict: r.Verdict.String(), Reason: r.Reason, OutsidePaths: r.OutsidePaths,
+		Segments: lists[:n:n], Verdicts: lists[n:]}
 	var rules []*permission.Rule
+	missing := 0 // size of the segment texts not found in their source
 	for i, s := range r.Segments {
-		start := b.Len()
-		for j, a := range s.Argv {
-			if j > 0 {
-				b.WriteByte(' ')
-			}
-			b.WriteString(a)
+		if t, ok := textIn(s.Argv, s.Raw); ok {
+			sv.Segments[i] = t
+		} else {
+			missing += joinedLen(s.Argv)
 		}
-		sv.Segments[i] = b.String()[start:]
 		sv.Verdicts[i] = s.Verdict.String()
 		if s.Rule != nil {
 			if pr, ok := s.Rule.Origin.(*permission.Rule); ok {
@@ -182,7 +189,82 @@ func verdict(r *shellguard.Result) *permission.ShellVerdict {
 		}
 	}
 	sv.Rules = rules
+	if missing > 0 {
+		// One string for the rest.
+		var b strings.Builder
+		b.Grow(missing)
+		for i, s := range r.Segments {
+			if len(s.Argv) < 2 || sv.Segments[i] != "" {
+				continue // found (a text of two words or more is never empty)
+			}
+			start := b.Len()
+			for j, a := range s.Argv {
+				if j > 0 {
+					b.WriteByte(' ')
+				}
+				b.WriteString(a)
+			}
+			sv.Segments[i] = b.String()[start:]
+		}
+	}
 	return sv
+}
+
+// textIn returns argv joined with single spaces, the segment's text,
+// without an allocation when it can: one word is its own text, and when raw
+// (the segment's source) holds exactly the text, as it does for a plain
+// command ("go test ./... 2>&1" holds "go test ./..."), the text is that
+// part of raw. ok is false when the text has to be built.
+func textIn(argv []string, raw string) (text string, ok bool) {
+	switch len(argv) {
+	case 0:
+		return "", true
+	case 1:
+		return argv[0], true
+	}
+	size := joinedLen(argv)
+	if first := argv[0]; first != "" {
+		for off := 0; off+size <= len(raw); {
+			i := strings.Index(raw[off:], first)
+			if i < 0 || off+i+size > len(raw) {
+				break
+			}
+			if joinedAt(raw[off+i:off+i+size], argv) {
+				return raw[off+i : off+i+size], true
+			}
+			off += i + 1
+		}
+	}
+	return "", false
+}
+
+// joinedLen is the length of argv joined with single spaces.
+func joinedLen(argv []string) int {
+	if len(argv) == 0 {
+		return 0
+	}
+	n := len(argv) - 1
+	for _, a := range argv {
+		n += len(a)
+	}
+	return n
+}
+
+// joinedAt reports whether s is exactly argv joined with single spaces.
+func joinedAt(s string, argv []string) bool {
+	for j, a := range argv {
+		if j > 0 {
+			if s == "" || s[0] != ' ' {
+				return false
+			}
+			s = s[1:]
+		}
+		if len(s) < len(a) || s[:len(a)] != a {
+			return false
+		}
+		s = s[len(a):]
+	}
+	return s == ""
 }
 
 // ShellRules turns shell.allow / shell.deny entries ("Bash(git push:*)")

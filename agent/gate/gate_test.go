@@ -3,6 +3,7 @@ package gate
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/oceancode/oceancode/agent/fsguard"
@@ -108,7 +109,7 @@ func BenchmarkCheckBash(b *testing.B) {
 	}
 }
 
-func benchGate(b *testing.B) (*Gate, string) {
+func benchGate(b testing.TB) (*Gate, string) {
 	root := b.TempDir()
 	o := provenance.Origin{Layer: provenance.User, Source: "user.json"}
 	var rules []permission.Rule
@@ -126,4 +127,74 @@ func benchGate(b *testing.B) (*Gate, string) {
 		b.Fatal(err)
 	}
 	return g, root
+}
+
+// minAllocs is the fewest allocations f makes in one run out of several:
+// a sync.Pool may drop the shell guard's pooled parser (at a GC, or at
+// random under the race detector), which costs allocations that are not f's.
+func minAllocs(f func()) float64 {
+	m := testing.AllocsPerRun(1, f)
+	for range 20 {
+		m = min(m, testing.AllocsPerRun(1, f))
+	}
+	return m
+}
+
+// TestCheckBashAllocs: for a bash call the gate adds one allocation to the
+// shell guard's (the result, the engine's view and its lists together), so
+// BenchmarkCheckBash's figure cannot creep up unnoticed.
+func TestCheckBashAllocs(t *testing.T) {
+	g, root := benchGate(t)
+	call := Call{Tool: "bash", Input: "git status && go test ./... 2>&1 | tail -n 20", Cwd: root}
+	classify := minAllocs(func() { g.shell.Classify(call.Input, call.Cwd) })
+	check := minAllocs(func() { g.Check(call) })
+	if check-classify > 1 {
+		t.Errorf("Check makes %v allocations, Classify %v: the gate adds %v, want at most 1", check, classify, check-classify)
+	}
+}
+
+// TestSegmentTexts: each segment's text is its argv joined with single
+// spaces, whether or not it is found in the segment's source text.
+func TestSegmentTexts(t *testing.T) {
+	tests := []struct {
+		argv []string
+		raw  string
+	}{
+		{nil, ""},
+		{nil, "FOO=1"},
+		{[]string{""}, "''"},
+		{[]string{"ls"}, "ls"},
+		{[]string{"ls"}, "'ls'"},
+		{[]string{"git", "status"}, "git status"},
+		{[]string{"go", "test", "./..."}, "go test ./... 2>&1"},
+		{[]string{"go", "test", "./..."}, "FOO=1 go test ./..."},
+		{[]string{"git", "push"}, "sudo git push"},
+		{[]string{"git", "push"}, "git  push"},
+		{[]string{"git", "push"}, "git pus"},
+		{[]string{"git", "push"}, "git pushx git push"},
+		{[]string{"a", "a"}, "a aa a"},
+		{[]string{"echo", "a b"}, "echo 'a b'"},
+		{[]string{"echo", "a b"}, "echo a b"},
+		{[]string{"", "x"}, " x"},
+		{[]string{"", ""}, " "},
+		{[]string{"x", ""}, "x "},
+		{[]string{"x", "", "y"}, "x  y"},
+		{[]string{"rm", "-rf", "/"}, "timeout 5 rm -rf /"},
+		{[]string{"tail", "-n", "20"}, "tail -n 2"},
+	}
+	// All at once, so that some are found in their source and some built.
+	var r shellguard.Result
+	for _, tt := range tests {
+		r.Segments = append(r.Segments, shellguard.Segment{Argv: tt.argv, Raw: tt.raw, Verdict: shellguard.Ask})
+	}
+	for _, n := range []int{len(tests), 4, 1} {
+		sc := &shellCall{sr: r}
+		sc.sr.Segments = r.Segments[len(r.Segments)-n:]
+		sv := sc.verdict()
+		for i, s := range sc.sr.Segments {
+			if want := strings.Join(s.Argv, " "); sv.Segments[i] != want || sv.Verdicts[i] != "ask" {
+				t.Errorf("segment %q in %q: text %q verdict %q, want %q ask", s.Argv, s.Raw, sv.Segments[i], sv.Verdicts[i], want)
+			}
+		}
+	}
 }

@@ -52,10 +52,12 @@ func (w *walker) emit(argv []word, x ctx, in segIn, p peeled) {
 			seg.Verdict, seg.Shape, seg.Reason = Floor, shape, "floor: "+quote(lt.get())+" "+why+wrappedIn(x.wrappers, p.wrappers)
 		}
 	}
+	// Ask, allow and deny reasons are written by w.reason (see lazyReason).
+	var lr lazyReason
 	if seg.Verdict != Floor {
 		if r := w.matchDeny(&lt, x.layers, p.layers); r != nil {
 			seg.Verdict, seg.Rule = Deny, r.rule
-			seg.Reason = "deny: " + quote(lt.get()) + " matches shell.deny rule " + quote(r.rule.Pattern)
+			lr = lazyReason{prefix: "deny: ", why: " matches shell.deny rule ", pattern: r.rule.Pattern, rule: true}
 		} else if in.unparsed {
 			seg.Verdict, seg.Reason = Ask, "ask: "+quote(lt.get())+" is part of a command that does not parse"
 		} else if in.ask != "" {
@@ -65,12 +67,17 @@ func (w *walker) emit(argv []word, x ctx, in segIn, p peeled) {
 			seg.Reason = safeReason(in)
 		} else if r := w.matchAllow(argv, &lt, p, write, seg.Literal, in); r != nil {
 			seg.Verdict, seg.Rule = Allow, r.rule
-			seg.Reason = "allow: " + quote(lt.get()) + " matches shell.allow rule " + quote(r.rule.Pattern)
+			lr = lazyReason{prefix: "allow: ", why: " matches shell.allow rule ", pattern: r.rule.Pattern, rule: true}
 		} else {
-			seg.Verdict, seg.Reason = Ask, buildReason("ask: ", argv, why, quoted)
+			seg.Verdict = Ask
+			lr = lazyReason{prefix: "ask: ", why: why, quoted: quoted}
 		}
 	}
+	if lr.prefix != "" {
+		w.reason(&seg, lr)
+	}
 	w.res.Segments = append(w.res.Segments, seg)
+	w.top = max(w.top, seg.Verdict)
 	if len(argv) > 0 && isDownloader(strings.ToLower(cmdName(argv[0]))) {
 		w.dls = append(w.dls, len(w.res.Segments)-1)
 	}
@@ -98,17 +105,57 @@ func (t *lazyText) get() string {
 	return t.text
 }
 
-// buildReason is prefix + `"argv" why` (or prefix + why), in one allocation.
-func buildReason(prefix string, argv []word, why string, quoted bool) string {
+// lazyReason is a segment's reason before it is written: prefix +
+// `"argv" why` (or prefix + why when not quoted) for ask, prefix +
+// `"argv" why "pattern"` for a rule.
+type lazyReason struct {
+	seg     int // index in Result.Segments, once pending
+	prefix  string
+	why     string
+	pattern string
+	quoted  bool
+	rule    bool
+}
+
+// reason writes seg's reason, or leaves it to finish when seg may decide
+// the command: the first segment with the highest verdict decides, so a
+// segment decides only if its verdict is above every earlier one's. Then
+// the command's reason, the same text plus " (segment i of n)", can share
+// its allocation. seg is about to be appended to the result.
+func (w *walker) reason(seg *Segment, lr lazyReason) {
+	if seg.Verdict <= w.top {
+		seg.Reason = lr.text(seg.Argv, "")
+		return
+	}
+	if w.pending.prefix != "" {
+		// Superseded: it can no longer decide.
+		s := &w.res.Segments[w.pending.seg]
+		s.Reason = w.pending.text(s.Argv, "")
+	}
+	lr.seg = len(w.res.Segments)
+	w.pending = lr
+}
+
+// text is the reason for a segment with words argv, followed by suffix, in
+// one allocation.
+func (lr *lazyReason) text(argv []string, suffix string) string {
+	if lr.rule {
+		return ruleReason(lr.prefix, argv, lr.why, lr.pattern, suffix)
+	}
+	return buildReason(lr.prefix, argv, lr.why, lr.quoted, suffix)
+}
+
+// buildReason is prefix + `"argv" why` (or prefix + why) + suffix, in one
+// allocation.
+func buildReason(prefix string, argv []string, why string, quoted bool, suffix string) string {
 	var b strings.Builder
-	n := len(prefix) + len(why) + 3
+	n := len(prefix) + len(why) + len(suffix) + 3
 	if quoted {
+		q := 0
 		for _, a := range argv {
-			n += len(a.text) + 1
+			q += len(a) + 1
 		}
-		if n > maxQuoted+len(prefix)+len(why)+8 {
-			n = maxQuoted + len(prefix) + len(why) + 8
-		}
+		n += min(q, maxQuoted+5)
 	}
 	b.Grow(n)
 	b.WriteString(prefix)
@@ -117,6 +164,44 @@ func buildReason(prefix string, argv []word, why string, quoted bool) string {
 		b.WriteByte(' ')
 	}
 	b.WriteString(why)
+	b.WriteString(suffix)
+	return b.String()
+}
+
+// ruleReason is prefix + quote(strings.Join(argv, " ")) + mid +
+// quote(pattern) + suffix, in one allocation and without joining the words.
+func ruleReason(prefix string, argv []string, mid, pattern, suffix string) string {
+	q := len(argv)
+	for _, a := range argv {
+		q += len(a)
+	}
+	var b strings.Builder
+	b.Grow(len(prefix) + min(q, maxQuoted+4) + len(mid) + min(len(pattern), maxQuoted+3) + len(suffix) + 4)
+	b.WriteString(prefix)
+	b.WriteByte('"')
+	limit := maxQuoted
+	for i, a := range argv {
+		// quoteBody over the joined text, one word (and space) at a time.
+		if i > 0 {
+			if limit <= 0 {
+				b.WriteString("...")
+				break
+			}
+			limit--
+			b.WriteByte(' ')
+		}
+		if limit < len(a) {
+			quoteBody(&b, a, limit) // cut, with "..."
+			break
+		}
+		limit = quoteBody(&b, a, limit)
+	}
+	b.WriteByte('"')
+	b.WriteString(mid)
+	b.WriteByte('"')
+	quoteBody(&b, pattern, maxQuoted)
+	b.WriteByte('"')
+	b.WriteString(suffix)
 	return b.String()
 }
 

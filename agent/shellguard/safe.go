@@ -258,7 +258,24 @@ func goCheck(a []word) string {
 		}
 		return ""
 	}
-	return "is not on the read-only list (go " + a[1].val + " builds, runs or changes things)"
+	if why, ok := goReasons[a[1].val]; ok {
+		return why
+	}
+	return goReason(a[1].val)
+}
+
+func goReason(sub string) string {
+	return "is not on the read-only list (go " + sub + " builds, runs or changes things)"
+}
+
+// goReasons holds goReason of the go subcommands goCheck refuses most, built
+// once instead of on every call.
+var goReasons = map[string]string{}
+
+func init() {
+	for _, sub := range strings.Fields("build test run install get mod work generate vet fmt fix clean tool bug telemetry") {
+		goReasons[sub] = goReason(sub)
+	}
 }
 
 // gitCheck: the read-only git subcommands, flag-aware.

@@ -214,6 +214,22 @@ func (w *walker) finish() {
 			best = i
 		}
 	}
+	// The command's reason names the deciding segment when there are several.
+	suffix := ""
+	if n > 1 && res.Segments[best].Verdict != Safe {
+		suffix = " (segment " + strconv.Itoa(best+1) + " of " + strconv.Itoa(n) + ")"
+	}
+	if lr := &w.pending; lr.prefix != "" {
+		s := &res.Segments[lr.seg]
+		if lr.seg == best && suffix != "" {
+			// One string for both: the segment's reason is its prefix.
+			r := lr.text(s.Argv, suffix)
+			s.Reason, res.Reason = r[:len(r)-len(suffix)], r
+			suffix = ""
+		} else {
+			s.Reason = lr.text(s.Argv, "")
+		}
+	}
 	switch {
 	case best < 0:
 		res.Verdict, res.Reason = Safe, "safe: empty command"
@@ -223,8 +239,8 @@ func (w *walker) finish() {
 		res.Verdict = res.Segments[best].Verdict
 		if res.Verdict == Safe {
 			res.Reason = "safe: every segment is read-only"
-		} else {
-			res.Reason = res.Segments[best].Reason + " (segment " + strconv.Itoa(best+1) + " of " + strconv.Itoa(n) + ")"
+		} else if suffix != "" {
+			res.Reason = res.Segments[best].Reason + suffix
 		}
 	}
 	if res.ParseError != nil && res.Verdict <= Ask {

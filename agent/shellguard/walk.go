@@ -14,17 +14,19 @@ const maxLoopItems = 8
 
 // walker walks one Classify call's syntax trees and collects segments.
 type walker struct {
-	c     *Classifier
-	res   Result
-	src   string // source of the script being walked (nested scripts swap it)
-	cwd   string // current directory, "" when unknown
-	vars  map[string]string
-	multi map[string]bool // variables assigned different values
-	depth int
-	dls   []int           // indexes of segments that download (curl, wget, ...)
-	funcs map[string]bool // functions the command defines
-	strs  []string        // arena for Segment.Argv and Segment.Redirects
-	words []word          // stack of evaluated words (see evalWords)
+	c       *Classifier
+	res     Result
+	src     string // source of the script being walked (nested scripts swap it)
+	cwd     string // current directory, "" when unknown
+	vars    map[string]string
+	multi   map[string]bool // variables assigned different values
+	depth   int
+	dls     []int           // indexes of segments that download (curl, wget, ...)
+	funcs   map[string]bool // functions the command defines
+	strs    []string        // arena for Segment.Argv and Segment.Redirects
+	words   []word          // stack of evaluated words (see evalWords)
+	top     Verdict         // the highest verdict of the segments so far
+	pending lazyReason      // the reason finish writes (see walker.reason)
 
 	// Initial backing arrays: one allocation for a typical command.
 	segBuf  [4]Segment
@@ -549,7 +551,7 @@ func quoteBody(b *strings.Builder, s string, limit int) int {
 }
 
 // writeQuoted writes the words joined by spaces, quoted like quote.
-func writeQuoted(b *strings.Builder, argv []word) {
+func writeQuoted(b *strings.Builder, argv []string) {
 	b.WriteByte('"')
 	limit := maxQuoted
 	for i, a := range argv {
@@ -560,7 +562,7 @@ func writeQuoted(b *strings.Builder, argv []word) {
 			b.WriteByte(' ')
 			limit--
 		}
-		limit = quoteBody(b, a.text, limit)
+		limit = quoteBody(b, a, limit)
 	}
 	b.WriteByte('"')
 }

@@ -1,0 +1,61 @@
+package shellguard
+
+import (
+	"strings"
+	"testing"
+)
+
+// minAllocs is the fewest allocations f makes in one run out of several:
+// the sync.Pool of parsers may drop its parser (at a GC, or at random under
+// the race detector), which costs allocations that are not f's.
+func minAllocs(f func()) float64 {
+	m := testing.AllocsPerRun(1, f)
+	for range 20 {
+		m = min(m, testing.AllocsPerRun(1, f))
+	}
+	return m
+}
+
+// TestClassifyAllocs: for a typical command the guard adds at most two
+// allocations to the parser's (the walker, which holds the result's
+// segments and their words, and the deciding segment's reason, which the
+// command's reason shares), so the per-call cost cannot creep up unnoticed.
+func TestClassifyAllocs(t *testing.T) {
+	const cmd = "git status && go test ./... 2>&1 | tail -n 20"
+	parsed := minAllocs(func() { parse(cmd) })
+	for _, cfg := range []Config{
+		{ProjectRoot: "/home/u/proj", Home: "/home/u"},
+		{ProjectRoot: "/home/u/proj", Home: "/home/u", Allow: []Rule{{Pattern: "go test:*"}}, Deny: []Rule{{Pattern: "git push:*"}}},
+		{ProjectRoot: "/home/u/proj", Home: "/home/u", Deny: []Rule{{Pattern: "go test:*"}}},
+	} {
+		c := newTest(t, cfg)
+		classified := minAllocs(func() { c.Classify(cmd, "") })
+		if own := classified - parsed; own > 2 {
+			t.Errorf("with %+v: Classify makes %v allocations, parsing %v: the guard adds %v, want at most 2", cfg, classified, parsed, own)
+		}
+	}
+}
+
+// TestRuleReasonQuotes: ruleReason quotes the words exactly as quoting
+// their joined text would, including where the text is cut.
+func TestRuleReasonQuotes(t *testing.T) {
+	var cases [][]string
+	for n := maxQuoted - 4; n <= maxQuoted+4; n++ {
+		cases = append(cases,
+			[]string{strings.Repeat("a", n)},
+			[]string{strings.Repeat("a", n), "b"},
+			[]string{strings.Repeat("a", n-1), "b", "c"},
+			[]string{"x", strings.Repeat(`"`, n-2), ""},
+			[]string{strings.Repeat("a", n), "", "\n\x01"},
+		)
+	}
+	cases = append(cases, nil, []string{""}, []string{"", ""}, []string{"go", "test", "./..."}, []string{`a"b`, `c\d`, "e\tf"})
+	for _, argv := range cases {
+		for _, pat := range []string{"", "go test:*", strings.Repeat(`\`, maxQuoted+1)} {
+			want := "allow: " + quote(strings.Join(argv, " ")) + " matches shell.allow rule " + quote(pat) + " (segment 2 of 3)"
+			if got := ruleReason("allow: ", argv, " matches shell.allow rule ", pat, " (segment 2 of 3)"); got != want {
+				t.Errorf("ruleReason(%q, %q)\n got %q\nwant %q", argv, pat, got, want)
+			}
+		}
+	}
+}
