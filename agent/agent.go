@@ -132,6 +132,9 @@ func Run(ctx context.Context, c Config, history []message.Message, prompt string
 		resp, err := c.Provider.Stream(ctx, req, r.onProviderEvent)
 		if err != nil {
 			res.StopReason = stopReason(ctx, err)
+			if cause := context.Cause(ctx); ctx.Err() != nil && cause != ctx.Err() {
+				err = cause // why the run was stopped, not just that it was
+			}
 			r.emit(Event{Type: EventError, Text: err.Error()})
 			r.emit(Event{Type: EventDone, StopReason: res.StopReason, Usage: &res.Usage})
 			return res, err
@@ -243,6 +246,11 @@ func (r *run) toolCall(ctx context.Context, call message.ToolCall, res *Result) 
 		if ok, msg := r.settle(ctx, call, tg, d, res); !ok {
 			return fail(msg)
 		}
+	}
+	// A run stopped meanwhile (Ctrl-C, its timeout, the session that could
+	// not be recorded) starts no tool.
+	if err := ctx.Err(); err != nil {
+		return fail(fmt.Sprintf("not run: the run was stopped (%v)", context.Cause(ctx)))
 	}
 	out := t.Run(ctx, r.c.Env, call.Input)
 	tr := message.ToolResult{CallID: call.ID, Content: out.Content, IsError: out.IsError}

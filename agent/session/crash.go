@@ -153,18 +153,22 @@ var reported atomic.Bool
 // version, id)); recover only works there, not inside another deferred
 // func. On a panic it writes a crash report to dir with every goroutine's
 // stack, says where on stderr, and panics again with the same value, so the
-// process still dies of it and only main decides the exit. The arguments are
-// evaluated when the defer runs, so defer it where the session id is known
-// (an earlier defer with "" catches the rest); a process writes one report,
-// from the innermost Recover. It does nothing without a panic. A goroutine's
+// process still dies of it and only main decides the exit. sessionID (nil:
+// none) is asked at the time of the panic and must not block: a session may
+// be created while the run is under way. A process writes one report, from
+// the innermost Recover. It does nothing without a panic. A goroutine's
 // panic is caught only by a Recover deferred in that goroutine.
-func Recover(dir, version, sessionID string) {
+func Recover(dir, version string, sessionID func() string) {
 	v := recover()
 	if v == nil {
 		return
 	}
 	if reported.CompareAndSwap(false, true) {
-		r := CrashReport{Version: version, SessionID: sessionID, Panic: panicText(v), Stack: allStacks()}
+		id := ""
+		if sessionID != nil {
+			id = sessionID()
+		}
+		r := CrashReport{Version: version, SessionID: id, Panic: panicText(v), Stack: allStacks()}
 		if path, err := WriteCrashReport(dir, r); err != nil {
 			fmt.Fprintf(os.Stderr, "oceancode: panic; crash report not written: %v\n", err)
 		} else {

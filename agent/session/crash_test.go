@@ -160,7 +160,7 @@ func TestRecoverInChild(t *testing.T) {
 
 func TestRecoverWithoutPanic(t *testing.T) {
 	dir := t.TempDir()
-	func() { defer Recover(dir, "v", "s") }()
+	func() { defer Recover(dir, "v", func() string { return "s" }) }()
 	if list, _ := CrashReports(dir); len(list) != 0 {
 		t.Errorf("report without a panic: %+v", list)
 	}

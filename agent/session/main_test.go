@@ -82,7 +82,7 @@ func runChild(mode, db, arg string) int {
 		}
 		return 0
 	case "panic":
-		defer Recover(arg, "v9.9.9-test", "ses_child")
+		defer Recover(arg, "v9.9.9-test", func() string { return "ses_child" })
 		childPanics()
 	}
 	return 3

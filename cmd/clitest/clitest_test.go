@@ -179,6 +179,29 @@ func TestScripts(t *testing.T) {
 				}
 				ts.Setenv("SESSION", list[0].ID)
 			},
+			// waitrecorded: wait (up to 10 s) until the newest session has
+			// its first message on disk. A new session is created while the
+			// first model request runs, so a script that kills a run must
+			// wait for it before asserting what was recorded.
+			"waitrecorded": func(ts *testscript.TestScript, neg bool, args []string) {
+				ctx := context.Background()
+				path := filepath.Join(ts.Getenv("XDG_STATE_HOME"), "oceancode", "sessions.db")
+				for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+					st, err := session.Open(ctx, path)
+					if err != nil {
+						continue
+					}
+					list, err := st.List(ctx, session.ListOptions{Limit: 1})
+					if err == nil && len(list) > 0 && list[0].Status == session.Running {
+						if msgs, err := st.Messages(ctx, list[0].ID); err == nil && len(msgs) > 0 {
+							st.Close()
+							return
+						}
+					}
+					st.Close()
+				}
+				ts.Fatalf("waitrecorded: no running session with a message after 10s")
+			},
 			// chmod MODE FILE
 			"chmod": func(ts *testscript.TestScript, neg bool, args []string) {
 				if len(args) != 2 {

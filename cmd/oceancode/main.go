@@ -9,6 +9,8 @@ import (
 	"syscall"
 
 	"github.com/oceancode/oceancode/cmd/oceancode/cli"
+	// Starts the model client during initialisation for `oceancode run`.
+	_ "github.com/oceancode/oceancode/internal/prestart"
 )
 
 func main() {

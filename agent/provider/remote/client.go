@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/oceancode/oceancode/agent/provider"
+	"github.com/oceancode/oceancode/internal/prestart"
 )
 
 // HelperPath, when set, is the companion to start instead of looking for
@@ -54,7 +55,8 @@ func Locate() (string, error) {
 // Client is a provider.Provider served by the companion process. It is safe
 // for concurrent use; each Stream is one call on the shared pipe.
 type Client struct {
-	cmd    *exec.Cmd
+	proc   *os.Process
+	state  *os.ProcessState // once done is closed
 	path   string
 	stdin  io.WriteCloser
 	stderr *tail
@@ -70,6 +72,9 @@ type Client struct {
 
 	done chan struct{} // closed when the companion's output has ended
 	err  error         // why it ended; set before done is closed
+
+	ready     chan struct{} // closed when the companion has announced itself or ended
+	readyOnce sync.Once
 }
 
 var _ provider.Provider = (*Client)(nil)
@@ -80,34 +85,41 @@ type call struct {
 }
 
 // Start launches the companion and returns at once; its start-up runs while
-// the caller goes on. A failure to find or start it is returned by
-// Configure (and every Stream).
+// the caller goes on. A companion already started while the program was
+// initialising (internal/prestart) is taken over instead. A failure to find
+// or start it is returned by Configure (and every Stream).
 func Start() *Client {
-	c := &Client{calls: map[uint64]*call{}, done: make(chan struct{})}
-	path, err := Locate()
-	if err != nil {
-		c.end(err)
-		return c
-	}
-	c.path = path
-	cmd := exec.Command(path, HelperArg)
-	cmd.SysProcAttr = sysProcAttr()
-	c.stderr = &tail{max: 8 << 10}
-	cmd.Stderr = c.stderr
-	stdin, err := cmd.StdinPipe()
-	if err == nil {
-		var stdout io.ReadCloser
-		if stdout, err = cmd.StdoutPipe(); err == nil {
-			if err = cmd.Start(); err == nil {
-				c.cmd, c.stdin, c.enc = cmd, stdin, json.NewEncoder(stdin)
-				go c.read(stdout)
-				return c
-			}
+	c := &Client{calls: map[uint64]*call{}, done: make(chan struct{}), ready: make(chan struct{})}
+	p := prestart.Take()
+	if p == nil {
+		path, err := Locate()
+		if err != nil {
+			c.end(err)
+			return c
+		}
+		if p, err = prestart.Spawn(path); err != nil {
+			c.end(err)
+			return c
 		}
 	}
-	c.end(fmt.Errorf("start model client %s: %w", path, err))
+	c.proc, c.path, c.stdin, c.enc = p.Proc, p.Path, p.Stdin, json.NewEncoder(p.Stdin)
+	c.stderr = &tail{max: 8 << 10}
+	stderrDone := make(chan struct{})
+	go func() {
+		defer close(stderrDone)
+		_, _ = io.Copy(c.stderr, p.Stderr)
+		p.Stderr.Close()
+	}()
+	go c.read(p.Stdout, stderrDone)
 	return c
 }
+
+// Ready is closed once the companion has started (its first line arrived) or
+// has ended: a caller can hold back work that would compete with its
+// start-up for the CPU.
+func (c *Client) Ready() <-chan struct{} { return c.ready }
+
+func (c *Client) markReady() { c.readyOnce.Do(func() { close(c.ready) }) }
 
 // Configure sends the provider configuration; it must come before the first
 // Stream and is sent once. It returns the error that stopped the companion
@@ -203,7 +215,7 @@ func deliver(m fromChild, on func(provider.Event)) (provider.Response, error, bo
 // that does not within two seconds (or was never configured) is killed.
 func (c *Client) Close() error {
 	c.mu.Lock()
-	if c.closing || c.cmd == nil {
+	if c.closing || c.proc == nil {
 		c.mu.Unlock()
 		return nil
 	}
@@ -211,13 +223,13 @@ func (c *Client) Close() error {
 	configured := c.configured
 	c.mu.Unlock()
 	if !configured {
-		_ = c.cmd.Process.Kill()
+		_ = c.proc.Kill()
 	}
 	_ = c.stdin.Close()
 	select {
 	case <-c.done:
 	case <-time.After(2 * time.Second):
-		_ = c.cmd.Process.Kill()
+		_ = c.proc.Kill()
 		<-c.done
 	}
 	return nil
@@ -241,8 +253,9 @@ func (c *Client) deathOr(err error) error {
 }
 
 // read routes the companion's answers to their calls until its output
-// ends, then records why.
-func (c *Client) read(r io.Reader) {
+// ends, then records why (after its stderr has been read to the end).
+func (c *Client) read(r io.ReadCloser, stderrDone <-chan struct{}) {
+	defer r.Close()
 	dec := json.NewDecoder(bufio.NewReaderSize(r, 64<<10))
 	first := true
 	var protoErr error
@@ -256,6 +269,7 @@ func (c *Client) read(r io.Reader) {
 		}
 		if first {
 			first = false
+			c.markReady()
 			if m.Ready == nil || m.Ready.Version != protocolVersion {
 				v := 0
 				if m.Ready != nil {
@@ -283,9 +297,11 @@ func (c *Client) read(r io.Reader) {
 		}
 	}
 	if protoErr != nil {
-		_ = c.cmd.Process.Kill()
+		_ = c.proc.Kill()
 	}
-	werr := c.cmd.Wait()
+	<-stderrDone
+	state, werr := c.proc.Wait()
+	c.state = state
 	c.mu.Lock()
 	closing := c.closing
 	c.mu.Unlock()
@@ -296,8 +312,11 @@ func (c *Client) read(r io.Reader) {
 		c.end(errors.New("model call: the model client is closed"))
 	default:
 		why := "exited"
-		if werr != nil {
+		switch {
+		case werr != nil:
 			why = werr.Error()
+		case !state.Success():
+			why = state.String()
 		}
 		msg := fmt.Sprintf("model client %s stopped (%s)", c.path, why)
 		if s := c.stderr.String(); s != "" {
@@ -310,6 +329,7 @@ func (c *Client) read(r io.Reader) {
 func (c *Client) end(err error) {
 	c.err = err
 	close(c.done)
+	c.markReady()
 }
 
 // tail keeps the last max bytes written to it (the companion's stderr, for

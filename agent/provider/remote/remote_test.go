@@ -118,7 +118,7 @@ func TestCompanionKilled(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the call never reached the server")
 	}
-	if err := c.cmd.Process.Kill(); err != nil {
+	if err := c.proc.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	var err error
@@ -167,8 +167,8 @@ func TestCloseEndsCompanion(t *testing.T) {
 	}
 	c.Close()
 	// Exit status 0, not "killed": it left on its own when its input closed.
-	if !c.cmd.ProcessState.Exited() || c.cmd.ProcessState.ExitCode() != 0 {
-		t.Fatalf("companion ended %v, want a clean exit on EOF", c.cmd.ProcessState)
+	if !c.state.Exited() || c.state.ExitCode() != 0 {
+		t.Fatalf("companion ended %v, want a clean exit on EOF", c.state)
 	}
 	if _, err := c.Stream(context.Background(), ask("hi"), nil); err == nil || !strings.Contains(err.Error(), "closed") {
 		t.Errorf("call after close: %v", err)

@@ -26,14 +26,15 @@ import (
 
 	"github.com/oceancode/oceancode/agent/message"
 	"github.com/oceancode/oceancode/agent/provider"
+	"github.com/oceancode/oceancode/internal/prestart"
 )
 
 // Binary is the companion's file name, installed beside oceancode.
-const Binary = "oceancode-model"
+const Binary = prestart.Binary
 
 // HelperArg is the first argument the companion must be given; anything
 // else makes it explain that it is internal and exit 2.
-const HelperArg = "__model-serve"
+const HelperArg = prestart.HelperArg
 
 // Ops the parent sends.
 const (

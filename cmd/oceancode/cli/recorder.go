@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/oceancode/oceancode/agent"
@@ -31,6 +32,12 @@ func crashDir(app *App) string {
 // recorder writes a run into the session store as it happens: every message
 // and event is committed when it is produced, so a crash loses nothing
 // already recorded, and a heartbeat marks the session as held.
+//
+// A new session is created in the background while the first model request
+// is under way (startRecorder): opening SQLite and the model client's
+// start-up would otherwise compete for the CPU on the path to that request.
+// Until the session exists, writes wait in order in pending; a tool call
+// waits for it, so nothing a tool does happens before the session is on disk.
 type recorder struct {
 	store     *session.Store
 	lease     *session.Lease
@@ -41,6 +48,105 @@ type recorder struct {
 	stop      chan struct{}
 	done      chan struct{}
 	err       error
+
+	ready    chan struct{} // closed once the session exists or openErr says why not
+	isReady  bool          // under mu: writes go to the store (or nowhere) rather than pending
+	openErr  error
+	pending  []func()
+	readyNow atomic.Bool // for Recover, which must not wait
+}
+
+// newRecorderState returns a recorder whose session is not open yet.
+func newRecorderState() *recorder {
+	return &recorder{approvals: &permission.Approvals{}, stop: make(chan struct{}), done: make(chan struct{}),
+		ready: make(chan struct{})}
+}
+
+// opened marks the session open (err == nil) or failed, and replays the
+// writes made before, in order.
+func (r *recorder) opened(err error) {
+	r.mu.Lock()
+	r.isReady, r.openErr = true, err
+	if err == nil {
+		for _, w := range r.pending {
+			w()
+		}
+		go r.beat()
+	}
+	r.pending = nil
+	r.mu.Unlock()
+	r.readyNow.Store(err == nil)
+	close(r.ready)
+}
+
+// write runs w against the store now, or queues it until the session
+// exists; barrier waits for the session first.
+func (r *recorder) write(barrier bool, w func()) {
+	if barrier {
+		<-r.ready
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case !r.isReady:
+		r.pending = append(r.pending, w)
+	case r.openErr == nil:
+		w()
+	}
+}
+
+// sessionID waits for the session and returns its ID ("" if it could not be
+// created).
+func (r *recorder) sessionID() string {
+	<-r.ready
+	return r.id
+}
+
+// currentID returns the session's ID if it exists yet, without waiting.
+func (r *recorder) currentID() string {
+	if r.readyNow.Load() {
+		return r.id
+	}
+	return ""
+}
+
+// startRecorder creates a new session once after is closed (the model
+// client has started), without blocking the caller; fail is called if it
+// cannot be created, to stop the run.
+func startRecorder(ctx context.Context, app *App, cfg agent.Config, after <-chan struct{}, fail func(error)) *recorder {
+	r := newRecorderState()
+	meta := session.Meta{Agent: cfg.Agent, Model: cfg.Model, Mode: string(cfg.Gate.Engine().Mode()), Cwd: cfg.Env.Cwd}
+	go func() {
+		select {
+		case <-after:
+		case <-ctx.Done():
+		}
+		// An interrupted run is still recorded, as interrupted.
+		ctx := context.WithoutCancel(ctx)
+		err := r.create(ctx, openStoreAsync(ctx, app), meta)
+		if err != nil {
+			fail(err)
+		}
+		r.opened(err)
+	}()
+	return r
+}
+
+func (r *recorder) create(ctx context.Context, store *storeFuture, meta session.Meta) error {
+	st, err := store.get()
+	if err != nil {
+		return err
+	}
+	s, err := st.Create(ctx, meta)
+	if err == nil {
+		r.lease, err = st.Claim(ctx, s.ID)
+	}
+	if err != nil {
+		st.Close()
+		return fmt.Errorf("record session: %w", err)
+	}
+	r.store, r.id = st, s.ID
+	return nil
 }
 
 // storeFuture opens the session store in the background while the run
@@ -74,56 +180,48 @@ func (f *storeFuture) get() (*session.Store, error) {
 
 // discard closes the store if the run stops before using it.
 func (f *storeFuture) discard() {
+	if f == nil {
+		return
+	}
 	if st, err := f.get(); err == nil {
 		st.Close()
 	}
 }
 
-// openRecorder creates the run's session, or resumes --session.
-func openRecorder(ctx context.Context, store *storeFuture, o runOptions, cfg agent.Config) (*recorder, error) {
+// resumeRecorder claims --session and reads its history and approvals, all
+// before the first model request (which needs them).
+func resumeRecorder(ctx context.Context, store *storeFuture, o runOptions) (*recorder, error) {
 	st, err := store.get()
 	if err != nil {
 		return nil, err
 	}
-	r := &recorder{store: st, approvals: &permission.Approvals{}, stop: make(chan struct{}), done: make(chan struct{})}
-	if o.session != "" {
-		if _, err := st.Get(ctx, o.session); errors.Is(err, session.ErrNotFound) {
-			st.Close()
-			return nil, exitcode.With(exitcode.Usage, fmt.Errorf("--session %s: no such session ('oceancode session list' shows them)", o.session))
-		}
-		lease, err := st.Claim(ctx, o.session)
-		if err != nil {
-			st.Close()
-			return nil, fmt.Errorf("resume session %s: %w", o.session, err)
-		}
-		r.lease, r.id = lease, o.session
-		if r.history, err = st.Messages(ctx, o.session); err != nil {
-			st.Close()
-			return nil, err
-		}
-		aps, err := st.Approvals(ctx, o.session)
-		if err != nil {
-			st.Close()
-			return nil, err
-		}
-		var list []permission.Approval
-		for _, a := range aps {
-			list = append(list, permission.Approval{Key: a.Key, Pattern: a.Pattern, Server: a.Server == "server"})
-		}
-		r.approvals.Restore(list)
-	} else {
-		s, err := st.Create(ctx, session.Meta{Agent: cfg.Agent, Model: cfg.Model, Mode: string(cfg.Gate.Engine().Mode()), Cwd: cfg.Env.Cwd})
-		if err != nil {
-			st.Close()
-			return nil, err
-		}
-		r.id = s.ID
-		if r.lease, err = st.Claim(ctx, s.ID); err != nil {
-			st.Close()
-			return nil, err
-		}
+	r := newRecorderState()
+	r.store = st
+	if _, err := st.Get(ctx, o.session); errors.Is(err, session.ErrNotFound) {
+		st.Close()
+		return nil, exitcode.With(exitcode.Usage, fmt.Errorf("--session %s: no such session ('oceancode session list' shows them)", o.session))
 	}
-	go r.beat()
+	lease, err := st.Claim(ctx, o.session)
+	if err != nil {
+		st.Close()
+		return nil, fmt.Errorf("resume session %s: %w", o.session, err)
+	}
+	r.lease, r.id = lease, o.session
+	if r.history, err = st.Messages(ctx, o.session); err != nil {
+		st.Close()
+		return nil, err
+	}
+	aps, err := st.Approvals(ctx, o.session)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	var list []permission.Approval
+	for _, a := range aps {
+		list = append(list, permission.Approval{Key: a.Key, Pattern: a.Pattern, Server: a.Server == "server"})
+	}
+	r.approvals.Restore(list)
+	r.opened(nil)
 	return r, nil
 }
 
@@ -146,28 +244,33 @@ func (r *recorder) event(e agent.Event) {
 	if e.Type == agent.EventText || e.Type == agent.EventRetry {
 		return // deltas are folded into the assistant message
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	data, _ := json.Marshal(e)
-	if _, err := r.store.AppendEvent(context.Background(), r.id, session.Event{Type: string(e.Type), Data: data, At: e.Time}); err != nil && r.err == nil {
-		r.err = err
-	}
-	if e.Type == agent.EventUsage && e.Usage != nil {
-		_ = r.store.AddUsage(context.Background(), r.id, *e.Usage)
-	}
+	// A tool call waits for the session: nothing a tool does may happen
+	// before the run is recorded.
+	r.write(e.Type == agent.EventToolCall, func() {
+		if _, err := r.store.AppendEvent(context.Background(), r.id, session.Event{Type: string(e.Type), Data: data, At: e.Time}); err != nil && r.err == nil {
+			r.err = err
+		}
+		if e.Type == agent.EventUsage && e.Usage != nil {
+			_ = r.store.AddUsage(context.Background(), r.id, *e.Usage)
+		}
+	})
 }
 
 // message commits one message of the conversation as soon as the loop
 // completes it.
 func (r *recorder) message(m message.Message) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if _, err := r.store.AppendMessage(context.Background(), r.id, m); err != nil && r.err == nil {
-		r.err = err
-	}
+	r.write(false, func() {
+		if _, err := r.store.AppendMessage(context.Background(), r.id, m); err != nil && r.err == nil {
+			r.err = err
+		}
+	})
 }
 
 func (r *recorder) finish(res agent.Result, err error) {
+	if <-r.ready; r.openErr != nil {
+		return
+	}
 	for _, a := range r.approvals.List() {
 		sa := session.Approval{Key: a.Key, Pattern: a.Pattern}
 		if a.Server {
@@ -187,4 +290,8 @@ func (r *recorder) finish(res agent.Result, err error) {
 	_ = r.lease.Release(context.Background(), st)
 }
 
-func (r *recorder) close() { r.store.Close() }
+func (r *recorder) close() {
+	if <-r.ready; r.store != nil {
+		r.store.Close()
+	}
+}

@@ -109,7 +109,14 @@ func runRun(ctx context.Context, app *App, o runOptions, prompt string) error {
 	// while the configuration loads, so the first request does not wait.
 	client := remote.Start()
 	defer client.Close()
-	store := openStoreAsync(ctx, app)
+	// A resumed session's history is needed for the first request, so its
+	// store opens now; a new session is created while that request runs.
+	var store *storeFuture
+	if o.session != "" {
+		store = openStoreAsync(ctx, app)
+	}
+	ctx, stopRun := context.WithCancelCause(ctx)
+	defer stopRun(nil)
 	res, err := loadConfig(app, flags)
 	if err != nil {
 		store.discard()
@@ -120,7 +127,7 @@ func runRun(ctx context.Context, app *App, o runOptions, prompt string) error {
 		store.discard()
 		return err
 	}
-	rt, err := buildRuntime(ctx, app, res, o, store, client)
+	rt, err := buildRuntime(ctx, app, res, o, store, client, stopRun)
 	if err != nil {
 		store.discard()
 		return err
@@ -128,7 +135,7 @@ func runRun(ctx context.Context, app *App, o runOptions, prompt string) error {
 	defer rt.close()
 	// A panic leaves a crash report (no secrets) before the process dies of
 	// it; the session stays marked running, so doctor lists it as orphaned.
-	defer session.Recover(crashDir(app), version.String(), rt.sessionID)
+	defer session.Recover(crashDir(app), version.String(), rt.currentID)
 
 	out := newRenderer(app, o.format)
 	events := func(e agent.Event) {
@@ -147,7 +154,11 @@ func runRun(ctx context.Context, app *App, o runOptions, prompt string) error {
 	}
 	result, runErr := agent.Run(ctx, rt.cfg, rt.history, prompt)
 	rt.finish(result, runErr)
-	out.finish(result, rt.sessionID, runErr)
+	if rt.rec != nil && rt.rec.openErr != nil {
+		// The session could not be recorded: the run was stopped for it.
+		return rt.rec.openErr
+	}
+	out.finish(result, rt.sessionID(), runErr)
 	switch {
 	case runErr != nil && ctx.Err() != nil:
 		return &exitcode.Err{Code: exitcode.Interrupted, Err: runErr, Silent: true}
@@ -170,18 +181,33 @@ var TestHooks struct {
 
 // runState is everything a run holds open.
 type runState struct {
-	cfg       agent.Config
-	history   []message.Message
-	notices   []agent.Event
-	sessionID string
-	rec       *recorder
-	closers   []func()
+	cfg     agent.Config
+	history []message.Message
+	notices []agent.Event
+	rec     *recorder
+	closers []func()
 }
 
 func (r *runState) close() {
 	for i := len(r.closers) - 1; i >= 0; i-- {
 		r.closers[i]()
 	}
+}
+
+// sessionID is the run's session ("" without one), once it exists.
+func (r *runState) sessionID() string {
+	if r.rec == nil {
+		return ""
+	}
+	return r.rec.sessionID()
+}
+
+// currentID is the session's ID if it exists yet (for a crash report).
+func (r *runState) currentID() string {
+	if r.rec == nil {
+		return ""
+	}
+	return r.rec.currentID()
 }
 
 func (r *runState) record(e agent.Event) {
@@ -199,7 +225,7 @@ func (r *runState) finish(res agent.Result, err error) {
 // buildRuntime turns the resolved configuration into the agent's plain
 // values: the gate, the model, the tools and their environment, the
 // session.
-func buildRuntime(ctx context.Context, app *App, res *layers.Resolved, o runOptions, store *storeFuture, client *remote.Client) (*runState, error) {
+func buildRuntime(ctx context.Context, app *App, res *layers.Resolved, o runOptions, store *storeFuture, client *remote.Client, stopRun context.CancelCauseFunc) (*runState, error) {
 	rt := &runState{}
 	home := app.Getenv("HOME")
 	gc, err := gateConfig(res, o.agent, home)
@@ -304,16 +330,18 @@ func buildRuntime(ctx context.Context, app *App, res *layers.Resolved, o runOpti
 		return "", err
 	}
 
-	rec, err := openRecorder(ctx, store, o, rt.cfg)
-	if err != nil {
-		rt.close()
-		return nil, err
+	var rec *recorder
+	if o.session != "" {
+		if rec, err = resumeRecorder(ctx, store, o); err != nil {
+			rt.close()
+			return nil, err
+		}
+	} else {
+		rec = startRecorder(ctx, app, rt.cfg, client.Ready(), stopRun)
 	}
-	if rec != nil {
-		rt.rec, rt.sessionID, rt.history = rec, rec.id, rec.history
-		rt.cfg.Approvals = rec.approvals
-		rt.closers = append(rt.closers, rec.close)
-	}
+	rt.rec, rt.history = rec, rec.history
+	rt.cfg.Approvals = rec.approvals
+	rt.closers = append(rt.closers, rec.close)
 	return rt, nil
 }
 

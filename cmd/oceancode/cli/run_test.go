@@ -110,3 +110,28 @@ func TestFirstRequestBudget(t *testing.T) {
 	}
 	t.Logf("first request body: %d bytes", len(first.Body))
 }
+
+// A new session is created while the first model request runs; when it
+// cannot be (here the state dir is a file), the run stops with the reason
+// and the model's tool call is never carried out.
+func TestRunStopsWhenSessionCannotBeRecorded(t *testing.T) {
+	m := layerstest.New(t)
+	srv := providertest.New(t,
+		providertest.Turn{ToolCalls: []providertest.ToolCall{{ID: "call_1", Name: "write", Input: []byte(`{"path":"notes.txt","content":"hi\n"}`)}}},
+		providertest.Text("done"))
+	m.ProjectConfig(`{"provider": {"mock": {"type": "openai", "base_url": "` + srv.OpenAIURL() + `"}}, "model": "mock/test-model"}`)
+	m.Env["OPENAI_API_KEY"] = "sk-test"
+	state := filepath.Join(m.Root, "state-is-a-file")
+	if err := os.WriteFile(state, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m.Env["XDG_STATE_HOME"] = state
+	app, _, errb := machineApp(t, m)
+	code := Main(context.Background(), []string{"run", "--auto", "write notes"}, app)
+	if code != 1 || !strings.Contains(errb.String(), "open sessions") {
+		t.Fatalf("exit %d, want 1 naming the session store:\n%s", code, errb)
+	}
+	if _, err := os.Stat(filepath.Join(m.Project, "notes.txt")); !os.IsNotExist(err) {
+		t.Errorf("the tool ran although the session was never recorded (stat: %v)", err)
+	}
+}

@@ -1,0 +1,78 @@
+package cli
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/oceancode/oceancode/agent/provider/providertest"
+	"github.com/oceancode/oceancode/agent/provider/remote"
+	"github.com/oceancode/oceancode/layers/layerstest"
+)
+
+// TestModelCompanionBinaries builds oceancode and oceancode-model side by
+// side, as make build installs them, and runs real turns through them: the
+// sibling is the companion used, exactly one starts per run (the one
+// started during initialisation is taken over, not doubled), with or
+// without the early start, and a missing companion is a clear error.
+func TestModelCompanionBinaries(t *testing.T) {
+	dir := t.TempDir()
+	for pkg, name := range map[string]string{"./../../oceancode": "oceancode", "./../../oceancode-model": remote.Binary} {
+		build := exec.Command("go", "build", "-o", filepath.Join(dir, name), pkg)
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := build.CombinedOutput(); err != nil {
+			t.Fatalf("build %s: %v\n%s", name, err, out)
+		}
+	}
+	// A stand-in beside oceancode logs each start, then becomes the real one.
+	companion := filepath.Join(dir, remote.Binary)
+	if err := os.Rename(companion, companion+".real"); err != nil {
+		t.Fatal(err)
+	}
+	marker := filepath.Join(t.TempDir(), "starts")
+	if err := os.WriteFile(companion, []byte("#!/bin/sh\necho \"$*\" >> \"$MARKER\"\nexec \"$0.real\" \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	srv := providertest.NewScript(t, providertest.Script{Loop: true, Turns: []providertest.Turn{providertest.Text("hello from the model")}})
+	m := layerstest.New(t)
+	m.ProjectConfig(`{"provider": {"mock": {"type": "openai", "base_url": "` + srv.OpenAIURL() + `"}}, "model": "mock/m"}`)
+	run := func(extra ...string) (string, error) {
+		cmd := exec.Command(filepath.Join(dir, "oceancode"), "run", "say hello")
+		cmd.Dir = m.Project
+		cmd.Env = []string{"HOME=" + m.Home, "XDG_CONFIG_HOME=" + m.Env["XDG_CONFIG_HOME"], "XDG_STATE_HOME=" + m.Env["XDG_STATE_HOME"],
+			"PATH=/usr/bin:/bin", "OPENAI_API_KEY=sk-test", "MARKER=" + marker}
+		cmd.Env = append(cmd.Env, extra...)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	for _, c := range []struct {
+		name  string
+		extra []string
+	}{{"early start", nil}, {"started by the command", []string{"OC_MODEL_PRESTART=0"}}} {
+		os.Remove(marker)
+		out, err := run(c.extra...)
+		if err != nil || !strings.Contains(out, "hello from the model") {
+			t.Fatalf("%s: %v\n%s", c.name, err, out)
+		}
+		starts, _ := os.ReadFile(marker)
+		if got := strings.Count(string(starts), remote.HelperArg); got != 1 {
+			t.Errorf("%s: the companion beside oceancode started %d times for one run, want 1:\n%s", c.name, got, starts)
+		}
+	}
+
+	// Missing: the run stops before any model call and says what to do.
+	os.Remove(companion)
+	before := len(srv.Requests())
+	out, err := run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(out, "no oceancode-model beside "+filepath.Join(dir, "oceancode")) || !strings.Contains(out, "make build") {
+		t.Fatalf("without the companion: %v\n%s", err, out)
+	}
+	if len(srv.Requests()) != before {
+		t.Errorf("a model request was made without a model client")
+	}
+}

@@ -1,0 +1,70 @@
+package prestart
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Spawn wires the three pipes, gives the child its own process group and
+// passes HelperArg; a child whose input closes sees EOF.
+func TestSpawn(t *testing.T) {
+	script := filepath.Join(t.TempDir(), Binary)
+	body := "#!/bin/sh\necho \"arg=$1 pgid=$(ps -o pgid= -p $$ | tr -d ' ') pid=$$\"\necho to-stderr >&2\nread line\necho \"got=$line\"\nread rest || echo eof\n"
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Spawn(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := bufio.NewReader(p.Stdout)
+	first, _ := out.ReadString('\n')
+	var arg, pgid, pid string
+	for _, f := range strings.Fields(first) {
+		k, v, _ := strings.Cut(f, "=")
+		switch k {
+		case "arg":
+			arg = v
+		case "pgid":
+			pgid = v
+		case "pid":
+			pid = v
+		}
+	}
+	if arg != HelperArg || pgid == "" || pgid != pid {
+		t.Fatalf("child says %q: want arg %s and its own process group", first, HelperArg)
+	}
+	if errLine, _ := bufio.NewReader(p.Stderr).ReadString('\n'); errLine != "to-stderr\n" {
+		t.Errorf("stderr %q", errLine)
+	}
+	p.Stdin.WriteString("ping\n")
+	if got, _ := out.ReadString('\n'); got != "got=ping\n" {
+		t.Errorf("stdin round trip: %q", got)
+	}
+	p.Stdin.Close()
+	if got, _ := out.ReadString('\n'); got != "eof\n" {
+		t.Errorf("after closing its input the child read %q, want EOF", got)
+	}
+	st, err := p.Proc.Wait()
+	if err != nil || !st.Success() {
+		t.Fatalf("wait: %v %v", st, err)
+	}
+}
+
+func TestSpawnMissing(t *testing.T) {
+	_, err := Spawn(filepath.Join(t.TempDir(), "nope"))
+	if err == nil || !strings.Contains(err.Error(), "start model client") {
+		t.Fatalf("error %v", err)
+	}
+}
+
+// Nothing was started during this test binary's initialisation (it is not
+// `oceancode run`), so Take has nothing to give.
+func TestTakeWithoutEarlyStart(t *testing.T) {
+	if p := Take(); p != nil {
+		t.Fatalf("Take() = %+v, want nil", p)
+	}
+}
