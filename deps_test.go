@@ -49,17 +49,26 @@ func listPackages(t *testing.T) map[string]pkg {
 	return pkgs
 }
 
-// TestBinariesStayLean: neither binary links the JSON Schema library (its
-// package init alone costs ~7 ms per process; it is the test oracle only).
+// TestBinariesStayLean: neither binary links a package that is a test
+// oracle only and whose package init every process would pay for.
 func TestBinariesStayLean(t *testing.T) {
+	forbidden := []struct{ prefix, why string }{
+		// Its package init alone costs ~7 ms per process.
+		{"github.com/santhosh-tekuri/jsonschema", "schema validation must stay on the package's own interpreter"},
+		// Its package init costs ~0.2 ms per process; signing reads
+		// ssh-ed25519 authorized_keys lines itself (signing/sshkey.go).
+		{"golang.org/x/crypto/ssh", "OpenSSH public keys are parsed by package signing, not the ssh package"},
+	}
 	for _, bin := range []string{"./cmd/oceancode", "./cmd/oceanadmin"} {
 		out, err := exec.Command("go", "list", "-deps", bin).Output()
 		if err != nil {
 			t.Fatalf("go list %s: %v", bin, err)
 		}
 		for _, dep := range strings.Fields(string(out)) {
-			if strings.HasPrefix(dep, "github.com/santhosh-tekuri/jsonschema") {
-				t.Errorf("%s links %s: schema validation must stay on the package's own interpreter", bin, dep)
+			for _, f := range forbidden {
+				if under(dep, f.prefix) {
+					t.Errorf("%s links %s: %s", bin, dep, f.why)
+				}
 			}
 		}
 	}

@@ -176,6 +176,9 @@ func TestFuzzCorpus(t *testing.T) {
 	for name, s := range publicKeySeeds() {
 		want = append(want, entry{"FuzzParsePublicKey", name, "go test fuzz v1\nstring(" + strconv.Quote(s) + ")\n"})
 	}
+	for name, s := range authorizedKeySeeds() {
+		want = append(want, entry{"FuzzParseAuthorizedKey", name, "go test fuzz v1\nstring(" + strconv.Quote(s) + ")\n"})
+	}
 	for _, e := range want {
 		path := filepath.Join("testdata", "fuzz", e.dir, e.name)
 		if *update {

@@ -12,8 +12,6 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
-
-	"golang.org/x/crypto/ssh"
 )
 
 // keyPrefix starts the package's own public-key notation.
@@ -140,8 +138,8 @@ func parseKeyLine(line string) (PublicKey, error) {
 	}
 	if rest != "" {
 		// Perhaps an authorized_keys line with options before the key type.
-		if _, _, _, _, err := ssh.ParseAuthorizedKey([]byte(line)); err == nil {
-			return parseSSH(line, "")
+		if k, err := parseAuthorizedKey(line); err == nil {
+			return sshPublicKey(k)
 		}
 	}
 	k, err := parseMinisign(first)
@@ -169,32 +167,33 @@ func isSSHKeyType(tok string) bool {
 		strings.HasPrefix(tok, "sk-") || strings.HasSuffix(tok, "@openssh.com")
 }
 
+// parseSSH parses an authorized_keys line whose first field, typ, names an
+// OpenSSH key type.
 func parseSSH(line, typ string) (PublicKey, error) {
-	if typ != "" && typ != ssh.KeyAlgoED25519 {
-		return PublicKey{}, fmt.Errorf("ssh key type %s is not supported: use an ed25519 key (ssh-keygen -t ed25519)", typ)
+	if typ != sshEd25519 {
+		return PublicKey{}, errSSHKeyType(typ)
 	}
-	pub, comment, options, rest, err := ssh.ParseAuthorizedKey([]byte(line))
+	k, err := parseAuthorizedKey(line)
 	if err != nil {
 		return PublicKey{}, fmt.Errorf("ssh public key: %v", err)
 	}
-	if len(bytes.TrimSpace(rest)) != 0 {
-		return PublicKey{}, errors.New("ssh public key: unexpected data after the key")
+	return sshPublicKey(k)
+}
+
+// sshPublicKey accepts an authorized_keys key if it is an ssh-ed25519 key
+// without options.
+func sshPublicKey(k authorizedKey) (PublicKey, error) {
+	if k.typ != sshEd25519 {
+		return PublicKey{}, errSSHKeyType(k.typ)
 	}
-	if pub.Type() != ssh.KeyAlgoED25519 {
-		return PublicKey{}, fmt.Errorf("ssh key type %s is not supported: use an ed25519 key (ssh-keygen -t ed25519)", pub.Type())
+	if len(k.options) != 0 {
+		return PublicKey{}, fmt.Errorf("ssh public key: authorized_keys options (%s) are not supported; remove them", strings.Join(k.options, ","))
 	}
-	if len(options) != 0 {
-		return PublicKey{}, fmt.Errorf("ssh public key: authorized_keys options (%s) are not supported; remove them", strings.Join(options, ","))
-	}
-	cpk, ok := pub.(ssh.CryptoPublicKey)
-	if !ok {
-		return PublicKey{}, fmt.Errorf("ssh public key of type %s has no ed25519 key", pub.Type())
-	}
-	raw, ok := cpk.CryptoPublicKey().(ed25519.PublicKey)
-	if !ok || len(raw) != ed25519.PublicKeySize {
-		return PublicKey{}, fmt.Errorf("ssh public key of type %s has no ed25519 key", pub.Type())
-	}
-	return PublicKey{Key: append(ed25519.PublicKey(nil), raw...), Comment: comment}, nil
+	return PublicKey{Key: ed25519.PublicKey(k.key), Comment: k.comment}, nil
+}
+
+func errSSHKeyType(typ string) error {
+	return fmt.Errorf("ssh key type %s is not supported: use an ed25519 key (ssh-keygen -t ed25519)", typ)
 }
 
 // parseMinisign parses base64("Ed" || keynum[8] || key[32]).
