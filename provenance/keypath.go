@@ -11,7 +11,12 @@ import (
 // brackets, so map entries keyed by patterns stay unambiguous:
 // permission.bash["git status"], permission.edit["src/**"].
 func KeyPath(segs ...string) string {
+	n := 0
+	for _, s := range segs {
+		n += len(s) + 1
+	}
 	var b strings.Builder
+	b.Grow(n) // enough unless a segment needs quoting
 	for i, s := range segs {
 		if isIdent(s) {
 			if i > 0 {

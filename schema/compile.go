@@ -6,10 +6,9 @@ import (
 	"maps"
 	"math/big"
 	"net/url"
-	"regexp"
 	"slices"
+	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/oceancode/oceancode/internal/jsonpos"
 )
@@ -90,6 +89,8 @@ type node struct {
 
 	allOf, anyOf, oneOf []*node
 
+	merge Merge // the x-merge annotation (MergeOf)
+
 	visit uint8 // checkCycles' mark
 }
 
@@ -108,27 +109,6 @@ type patternProp struct {
 	re   *lazyRegexp
 	node *node
 }
-
-// lazyRegexp compiles its pattern on first use: a validation meets few of the patterns, and compiling all
-// of them up front was a fifth of the first Validate's cost. A pattern that does not compile matches
-// nothing (so the value or key is reported, failing closed); checkPatterns, which the tests run, refuses
-// such a schema.
-type lazyRegexp struct {
-	src  string
-	once sync.Once
-	re   *regexp.Regexp
-	err  error
-}
-
-func (l *lazyRegexp) compile() error {
-	l.once.Do(func() { l.re, l.err = regexp.Compile(l.src) })
-	return l.err
-}
-
-// MatchString reports whether s contains a match of the pattern (patterns are not anchored).
-func (l *lazyRegexp) MatchString(s string) bool { return l.compile() == nil && l.re.MatchString(s) }
-
-func (l *lazyRegexp) String() string { return l.src }
 
 // checkPatterns compiles every pattern of the given nodes and returns the first error.
 func checkPatterns(nodes map[string]*node) error {
@@ -149,55 +129,106 @@ func checkPatterns(nodes map[string]*node) error {
 	return nil
 }
 
-// annotations are keywords that assert nothing (x-* keys are annotations too).
-var annotations = map[string]bool{
-	"title": true, "description": true, "default": true, "examples": true, "$comment": true,
-	"deprecated": true, "readOnly": true, "writeOnly": true,
+// isAnnotation reports whether kw is a keyword that asserts nothing (x-* keys are annotations too).
+func isAnnotation(kw string) bool {
+	switch kw {
+	case "title", "description", "default", "examples", "$comment", "deprecated", "readOnly", "writeOnly":
+		return true
+	}
+	return strings.HasPrefix(kw, "x-")
 }
 
 // compiler compiles a set of documents that refer to each other. Every subschema is compiled once and
 // keyed by its canonical location (document $id + "#" + JSON Pointer), so $ref targets are shared nodes.
+// A document is compiled when it is asked for or first referred to (compileDoc), so a process compiles
+// only the documents it validates against and what they refer to.
 type compiler struct {
-	docs  map[string]any
-	nodes map[string]*node
-	refs  []*node // nodes whose $ref is resolved once every document is compiled
+	docs     map[string]any                     // $id → decoded document, as far as known
+	source   func(id string) (any, bool, error) // decodes a document not in docs yet (nil: docs is all)
+	compiled map[string]bool                    // the documents compiled (or being compiled)
+	nodes    map[string]*node
+	refs     []*node // nodes whose $ref is still to be resolved
+}
+
+func newCompiler(docs map[string]any, source func(id string) (any, bool, error)) *compiler {
+	return &compiler{docs: docs, source: source, compiled: map[string]bool{}, nodes: make(map[string]*node, 256)}
 }
 
 // compileDocs compiles documents keyed by $id and returns every schema in them, keyed by location
 // ("$id#" + JSON Pointer; a document's root is at "$id#").
 func compileDocs(docs map[string]any) (map[string]*node, error) {
-	c := &compiler{docs: docs, nodes: make(map[string]*node, 256)}
-	ids := make([]string, 0, len(docs))
-	for id := range docs {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	for _, id := range ids {
-		root, ok := docs[id].(map[string]any)
-		if !ok {
-			return nil, fmt.Errorf("schema: compile %s: the document is not a JSON object", fileName(id))
-		}
-		if s, ok := root["$schema"]; ok && s != draft2020 {
-			return nil, fmt.Errorf("schema: compile %s: $schema %v is not supported (want %s)", fileName(id), s, draft2020)
-		}
-		if s, ok := root["$id"]; ok && s != id {
-			return nil, fmt.Errorf("schema: compile %s: $id %v does not match %s", fileName(id), s, id)
-		}
-		if _, err := c.compile(id, nil, root); err != nil {
+	c := newCompiler(docs, nil)
+	for _, id := range slices.Sorted(maps.Keys(docs)) {
+		if err := c.compileDoc(id); err != nil {
 			return nil, err
 		}
-	}
-	for _, n := range c.refs {
-		target, err := c.resolve(n.raw.doc, n.refStr)
-		if err != nil {
-			return nil, fmt.Errorf("schema: compile %s: $ref %q: %w", fileName(n.raw.doc), n.refStr, err)
-		}
-		n.ref = target
 	}
 	if err := c.checkCycles(); err != nil {
 		return nil, err
 	}
 	return c.nodes, nil
+}
+
+// known reports whether id names a document the compiler has or can decode, decoding it if need be.
+func (c *compiler) known(id string) (bool, error) {
+	if _, ok := c.docs[id]; ok {
+		return true, nil
+	}
+	if c.source == nil {
+		return false, nil
+	}
+	v, ok, err := c.source(id)
+	if ok && err == nil {
+		c.docs[id] = v
+	}
+	return ok, err
+}
+
+// compileDoc compiles document id, unless it is already, and resolves its $refs, compiling the documents
+// they lead to. The caller checks for cycles (checkCycles) once the documents it asked for are compiled.
+func (c *compiler) compileDoc(id string) error {
+	if c.compiled[id] {
+		return nil
+	}
+	if ok, err := c.known(id); err != nil {
+		return err
+	} else if !ok {
+		return fmt.Errorf("schema: no embedded schema %s", id)
+	}
+	c.compiled[id] = true // before its $refs are resolved: they may lead back to it
+	root, ok := c.docs[id].(map[string]any)
+	if !ok {
+		return fmt.Errorf("schema: compile %s: the document is not a JSON object", fileName(id))
+	}
+	if s, ok := root["$schema"]; ok && s != draft2020 {
+		return fmt.Errorf("schema: compile %s: $schema %v is not supported (want %s)", fileName(id), s, draft2020)
+	}
+	if s, ok := root["$id"]; ok && s != id {
+		return fmt.Errorf("schema: compile %s: $id %v does not match %s", fileName(id), s, id)
+	}
+	first := len(c.refs)
+	if _, err := c.compile(id, id+"#", root); err != nil {
+		return err
+	}
+	// Resolving may compile another document, which appends its own refs and resolves them.
+	for i := first; i < len(c.refs); i++ {
+		n := c.refs[i]
+		if n.ref != nil {
+			continue
+		}
+		target, loc, err := c.resolve(n.raw.doc, n.refStr)
+		if err != nil {
+			return fmt.Errorf("schema: compile %s: $ref %q: %w", fileName(n.raw.doc), n.refStr, err)
+		}
+		if err := c.compileDoc(target); err != nil {
+			return err
+		}
+		if n.ref = c.nodes[loc]; n.ref == nil {
+			_, frag, _ := strings.Cut(loc, "#")
+			return fmt.Errorf("schema: compile %s: $ref %q: %s#%s is not a schema", fileName(n.raw.doc), n.refStr, fileName(target), frag)
+		}
+	}
+	return nil
 }
 
 // checkCycles refuses a loop of $ref / allOf / anyOf / oneOf that returns to a schema without
@@ -238,8 +269,9 @@ func (c *compiler) checkCycles() error {
 
 func fileName(id string) string { return strings.TrimPrefix(id, BaseURL) }
 
-// resolve returns the node a $ref in document doc leads to.
-func (c *compiler) resolve(doc, ref string) (*node, error) {
+// resolve returns the document a $ref in document doc leads to, and the location of its target
+// ("$id#pointer", canonical: the key of c.nodes).
+func (c *compiler) resolve(doc, ref string) (string, string, error) {
 	target := doc
 	frag := ""
 	if i := strings.IndexByte(ref, '#'); i >= 0 {
@@ -251,41 +283,49 @@ func (c *compiler) resolve(doc, ref string) (*node, error) {
 	} else if ref != "" {
 		base, err := url.Parse(doc)
 		if err != nil {
-			return nil, err
+			return "", "", err
 		}
 		rel, err := url.Parse(ref)
 		if err != nil {
-			return nil, err
+			return "", "", err
 		}
 		target = base.ResolveReference(rel).String()
 	}
-	if _, ok := c.docs[target]; !ok {
-		return nil, fmt.Errorf("no embedded schema %s (only the embedded schemas are used)", target)
+	if ok, err := c.known(target); err != nil {
+		return "", "", err
+	} else if !ok {
+		return "", "", fmt.Errorf("no embedded schema %s (only the embedded schemas are used)", target)
 	}
 	if strings.IndexByte(frag, '%') >= 0 {
 		if f, err := url.PathUnescape(frag); err == nil {
 			frag = f
 		}
 	}
+	if strings.IndexByte(frag, '~') < 0 && (frag == "" || frag[0] == '/') {
+		return target, target + "#" + frag, nil // already canonical: the usual "#/$defs/name"
+	}
 	toks, err := jsonpos.Split(frag)
 	if err != nil {
-		return nil, err
+		return "", "", err
 	}
-	n, ok := c.nodes[target+"#"+jsonpos.Pointer(toks...)]
-	if !ok {
-		return nil, fmt.Errorf("%s#%s is not a schema", fileName(target), frag)
-	}
-	return n, nil
+	return target, target + "#" + jsonpos.Pointer(toks...), nil
 }
 
-// compile compiles the schema v found at ptr in document doc.
-func (c *compiler) compile(doc string, ptr []string, v any) (*node, error) {
-	key := doc + "#" + jsonpos.Pointer(ptr...)
-	if n, ok := c.nodes[key]; ok {
+// ptrToken escapes a JSON Pointer reference token ("~" as "~0", "/" as "~1").
+func ptrToken(t string) string {
+	if !strings.ContainsAny(t, "~/") {
+		return t
+	}
+	return strings.NewReplacer("~", "~0", "/", "~1").Replace(t)
+}
+
+// compile compiles the schema v found at loc ("$id#pointer") in document doc.
+func (c *compiler) compile(doc, loc string, v any) (*node, error) {
+	if n, ok := c.nodes[loc]; ok {
 		return n, nil
 	}
 	n := &node{minProps: -1, maxProps: -1, minItems: -1, maxItems: -1, minLength: -1, maxLength: -1}
-	c.nodes[key] = n
+	c.nodes[loc] = n
 	switch x := v.(type) {
 	case bool:
 		n.boolean = &x
@@ -293,24 +333,27 @@ func (c *compiler) compile(doc string, ptr []string, v any) (*node, error) {
 	case map[string]any:
 		n.raw = rawNode{doc: doc, m: x}
 	default:
-		return nil, c.errf(doc, ptr, "a schema must be an object or a boolean, not %s", describeValue(v))
+		return nil, c.errf(loc, "a schema must be an object or a boolean, not %s", describeValue(v))
 	}
 	m := n.raw.m
-	sub := func(kw string, more ...string) []string {
-		p := make([]string, 0, len(ptr)+1+len(more))
-		return append(append(append(p, ptr...), kw), more...)
+	// sub is the location of a subschema: under keyword kw, and under a name or index in it.
+	sub := func(kw string, name ...string) string {
+		if len(name) == 0 {
+			return loc + "/" + kw
+		}
+		return loc + "/" + kw + "/" + ptrToken(name[0])
 	}
 	for kw, val := range m {
 		var err error
 		switch kw {
 		case "$schema", "$id":
-			if len(ptr) != 0 {
-				err = c.errf(doc, ptr, "%s is only supported at a document's root", kw)
+			if loc != doc+"#" {
+				err = c.errf(loc, "%s is only supported at a document's root", kw)
 			}
 		case "$defs":
 			defs, ok := val.(map[string]any)
 			if !ok {
-				return nil, c.errf(doc, ptr, "$defs must be an object")
+				return nil, c.errf(loc, "$defs must be an object")
 			}
 			for name, d := range defs {
 				if _, err := c.compile(doc, sub(kw, name), d); err != nil {
@@ -320,16 +363,16 @@ func (c *compiler) compile(doc string, ptr []string, v any) (*node, error) {
 		case "$ref":
 			s, ok := val.(string)
 			if !ok {
-				return nil, c.errf(doc, ptr, "$ref must be a string")
+				return nil, c.errf(loc, "$ref must be a string")
 			}
 			n.refStr = s
 			c.refs = append(c.refs, n)
 		case "type":
-			n.types, err = c.types(doc, ptr, val)
+			n.types, err = c.types(loc, val)
 		case "enum":
 			arr, ok := val.([]any)
 			if !ok || len(arr) == 0 {
-				return nil, c.errf(doc, ptr, "enum must be a non-empty array")
+				return nil, c.errf(loc, "enum must be a non-empty array")
 			}
 			n.enum = arr
 			for _, e := range arr {
@@ -340,13 +383,13 @@ func (c *compiler) compile(doc string, ptr []string, v any) (*node, error) {
 		case "format":
 			s, _ := val.(string)
 			if s != "date-time" && s != "uri" {
-				err = c.errf(doc, ptr, "format %v is not supported (date-time and uri are)", val)
+				err = c.errf(loc, "format %v is not supported (date-time and uri are)", val)
 			}
 			n.format = s
 		case "properties":
 			props, ok := val.(map[string]any)
 			if !ok {
-				return nil, c.errf(doc, ptr, "properties must be an object")
+				return nil, c.errf(loc, "properties must be an object")
 			}
 			n.props = make(map[string]*node, len(props))
 			for name, p := range props {
@@ -357,7 +400,7 @@ func (c *compiler) compile(doc string, ptr []string, v any) (*node, error) {
 		case "patternProperties":
 			pats, ok := val.(map[string]any)
 			if !ok {
-				return nil, c.errf(doc, ptr, "patternProperties must be an object")
+				return nil, c.errf(loc, "patternProperties must be an object")
 			}
 			srcs := make([]string, 0, len(pats))
 			for p := range pats {
@@ -378,17 +421,17 @@ func (c *compiler) compile(doc string, ptr []string, v any) (*node, error) {
 				n.additional, err = c.compile(doc, sub(kw), val)
 			}
 		case "required":
-			n.required, err = c.strings(doc, ptr, kw, val)
+			n.required, err = c.strings(loc, kw, val)
 		case "items":
 			n.items, err = c.compile(doc, sub(kw), val)
 		case "allOf", "anyOf", "oneOf":
 			arr, ok := val.([]any)
 			if !ok || len(arr) == 0 {
-				return nil, c.errf(doc, ptr, "%s must be a non-empty array", kw)
+				return nil, c.errf(loc, "%s must be a non-empty array", kw)
 			}
 			subs := make([]*node, len(arr))
 			for i, s := range arr {
-				if subs[i], err = c.compile(doc, sub(kw, fmt.Sprint(i)), s); err != nil {
+				if subs[i], err = c.compile(doc, sub(kw, strconv.Itoa(i)), s); err != nil {
 					return nil, err
 				}
 			}
@@ -401,40 +444,44 @@ func (c *compiler) compile(doc string, ptr []string, v any) (*node, error) {
 				n.oneOf = subs
 			}
 		case "minItems":
-			n.minItems, err = c.count(doc, ptr, kw, val)
+			n.minItems, err = c.count(loc, kw, val)
 		case "maxItems":
-			n.maxItems, err = c.count(doc, ptr, kw, val)
+			n.maxItems, err = c.count(loc, kw, val)
 		case "minLength":
-			n.minLength, err = c.count(doc, ptr, kw, val)
+			n.minLength, err = c.count(loc, kw, val)
 		case "maxLength":
-			n.maxLength, err = c.count(doc, ptr, kw, val)
+			n.maxLength, err = c.count(loc, kw, val)
 		case "minProperties":
-			n.minProps, err = c.count(doc, ptr, kw, val)
+			n.minProps, err = c.count(loc, kw, val)
 		case "maxProperties":
-			n.maxProps, err = c.count(doc, ptr, kw, val)
+			n.maxProps, err = c.count(loc, kw, val)
 		case "uniqueItems":
 			b, ok := val.(bool)
 			if !ok {
-				return nil, c.errf(doc, ptr, "uniqueItems must be true or false")
+				return nil, c.errf(loc, "uniqueItems must be true or false")
 			}
 			n.uniqueItems = b
 		case "minimum":
-			n.minimum, err = c.number(doc, ptr, kw, val)
+			n.minimum, err = c.number(loc, kw, val)
 		case "maximum":
-			n.maximum, err = c.number(doc, ptr, kw, val)
+			n.maximum, err = c.number(loc, kw, val)
 		case "exclusiveMinimum":
-			n.exclMin, err = c.number(doc, ptr, kw, val)
+			n.exclMin, err = c.number(loc, kw, val)
 		case "exclusiveMaximum":
-			n.exclMax, err = c.number(doc, ptr, kw, val)
+			n.exclMax, err = c.number(loc, kw, val)
 		case "pattern":
 			s, ok := val.(string)
 			if !ok {
-				return nil, c.errf(doc, ptr, "pattern must be a string")
+				return nil, c.errf(loc, "pattern must be a string")
 			}
 			n.pattern = &lazyRegexp{src: s}
+		case "x-merge":
+			if s, ok := val.(string); ok {
+				n.merge = Merge(s)
+			}
 		default:
-			if !annotations[kw] && !strings.HasPrefix(kw, "x-") {
-				err = c.errf(doc, ptr, "keyword %q is not supported by this package's validator", kw)
+			if !isAnnotation(kw) {
+				err = c.errf(loc, "keyword %q is not supported by this package's validator", kw)
 			}
 		}
 		if err != nil {
@@ -444,11 +491,12 @@ func (c *compiler) compile(doc string, ptr []string, v any) (*node, error) {
 	return n, nil
 }
 
-func (c *compiler) errf(doc string, ptr []string, format string, args ...any) error {
-	return fmt.Errorf("schema: compile %s: #%s: %s", fileName(doc), jsonpos.Pointer(ptr...), fmt.Sprintf(format, args...))
+func (c *compiler) errf(loc string, format string, args ...any) error {
+	doc, ptr, _ := strings.Cut(loc, "#")
+	return fmt.Errorf("schema: compile %s: #%s: %s", fileName(doc), ptr, fmt.Sprintf(format, args...))
 }
 
-func (c *compiler) types(doc string, ptr []string, v any) (typeSet, error) {
+func (c *compiler) types(loc string, v any) (typeSet, error) {
 	names, ok := v.([]any)
 	if !ok {
 		names = []any{v}
@@ -463,42 +511,45 @@ func (c *compiler) types(doc string, ptr []string, v any) (typeSet, error) {
 			}
 		}
 		if !found {
-			return 0, c.errf(doc, ptr, "type %v is not a JSON type", nm)
+			return 0, c.errf(loc, "type %v is not a JSON type", nm)
 		}
 	}
 	if ts == 0 {
-		return 0, c.errf(doc, ptr, "type must name at least one type")
+		return 0, c.errf(loc, "type must name at least one type")
 	}
 	return ts, nil
 }
 
-func (c *compiler) strings(doc string, ptr []string, kw string, v any) ([]string, error) {
+func (c *compiler) strings(loc, kw string, v any) ([]string, error) {
 	arr, ok := v.([]any)
 	if !ok {
-		return nil, c.errf(doc, ptr, "%s must be an array of strings", kw)
+		return nil, c.errf(loc, "%s must be an array of strings", kw)
 	}
 	out := make([]string, len(arr))
 	for i, s := range arr {
 		if out[i], ok = s.(string); !ok {
-			return nil, c.errf(doc, ptr, "%s must be an array of strings", kw)
+			return nil, c.errf(loc, "%s must be an array of strings", kw)
 		}
 	}
 	return out, nil
 }
 
-func (c *compiler) count(doc string, ptr []string, kw string, v any) (int, error) {
+func (c *compiler) count(loc, kw string, v any) (int, error) {
+	if s, ok := v.(json.Number); ok && len(s) <= 9 && plainInteger(string(s)) && s[0] != '-' {
+		return strconv.Atoi(string(s)) // the usual case, without math/big
+	}
 	r, ok := ratOf(v)
 	if !ok || !r.IsInt() || r.Sign() < 0 || !r.Num().IsInt64() || r.Num().Int64() > 1<<31 {
-		return 0, c.errf(doc, ptr, "%s must be a non-negative integer", kw)
+		return 0, c.errf(loc, "%s must be a non-negative integer", kw)
 	}
 	return int(r.Num().Int64()), nil
 }
 
-func (c *compiler) number(doc string, ptr []string, kw string, v any) (*limit, error) {
+func (c *compiler) number(loc, kw string, v any) (*limit, error) {
 	r, ok1 := ratOf(v)
 	d, ok2 := numberOf(v)
 	if !ok1 || !ok2 {
-		return nil, c.errf(doc, ptr, "%s must be a number (with an exponent of at most 1e6)", kw)
+		return nil, c.errf(loc, "%s must be a number (with an exponent of at most 1e6)", kw)
 	}
 	return &limit{dec: d, rat: r}, nil
 }

@@ -2,7 +2,10 @@ package schema
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -12,6 +15,9 @@ import (
 // no positions, and strings without escapes are substrings of the embedded text, not copies. That halves
 // the cost of the first Validate of a process.
 func decodeSchemaDoc(src string) (any, error) {
+	if !utf8.ValidString(src) {
+		return nil, errors.New("offset 0: invalid UTF-8") // checked once here, not string by string
+	}
 	d := decoder{s: src}
 	d.space()
 	v, err := d.value(0)
@@ -140,13 +146,9 @@ func (d *decoder) str() (string, error) {
 		switch c := d.s[j]; {
 		case c == '"':
 			d.i = j + 1
-			s := d.s[start+1 : j]
-			if !utf8.ValidString(s) {
-				return "", d.errorf("invalid UTF-8")
-			}
-			return s, nil
+			return d.s[start+1 : j], nil
 		case c == '\\':
-			// Rare in the schemas: let encoding/json decode a string with escapes.
+			// A string with escapes (a few in the schemas): decoded into a copy.
 			end := j
 			for end < len(d.s) && d.s[end] != '"' {
 				if d.s[end] == '\\' {
@@ -157,9 +159,9 @@ func (d *decoder) str() (string, error) {
 			if end >= len(d.s) {
 				return "", d.errorf("unterminated string")
 			}
-			var s string
-			if err := json.Unmarshal([]byte(d.s[start:end+1]), &s); err != nil {
-				return "", d.errorf("string: %v", err)
+			s, ok := unescape(d.s[start+1 : end])
+			if !ok {
+				return "", d.errorf("invalid string %s", d.s[start:end+1])
 			}
 			d.i = end + 1
 			return s, nil
@@ -168,4 +170,85 @@ func (d *decoder) str() (string, error) {
 		}
 	}
 	return "", d.errorf("unterminated string")
+}
+
+// unescape decodes the text between the quotes of a JSON string with escapes, as encoding/json does (a
+// \u escape of a lone surrogate is U+FFFD). It reports false for what is not a valid JSON string.
+func unescape(s string) (string, bool) {
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c != '\\' {
+			if c < 0x20 {
+				return "", false
+			}
+			b.WriteByte(c)
+			i++
+			continue
+		}
+		if i+1 >= len(s) {
+			return "", false
+		}
+		switch e := s[i+1]; e {
+		case '"', '\\', '/':
+			b.WriteByte(e)
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'u':
+			r, ok := hex4(s[i+2:])
+			if !ok {
+				return "", false
+			}
+			i += 6
+			if utf16.IsSurrogate(r) {
+				if len(s) >= i+2 && s[i] == '\\' && s[i+1] == 'u' {
+					if r2, ok := hex4(s[i+2:]); ok {
+						if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+							b.WriteRune(dec)
+							i += 6
+							continue
+						}
+					}
+				}
+				r = utf8.RuneError
+			}
+			b.WriteRune(r)
+			continue
+		default:
+			return "", false
+		}
+		i += 2
+	}
+	return b.String(), true
+}
+
+// hex4 reads the four hex digits s starts with.
+func hex4(s string) (rune, bool) {
+	if len(s) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range []byte(s[:4]) {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
 }

@@ -1,10 +1,5 @@
 package schema
 
-import (
-	"regexp"
-	"sync"
-)
-
 // Merge says how a config key combines across layers (the x-merge annotation of config.schema.json).
 type Merge string
 
@@ -19,134 +14,89 @@ const (
 	Union Merge = "union"
 )
 
-// mergeNode is a schema position flattened for MergeOf: its own x-merge (if annotated) and where each
-// child key leads, with $ref and oneOf/anyOf/allOf branches folded in.
-type mergeNode struct {
-	merge      Merge
-	props      map[string]*mergeNode
-	patterns   []mergePattern
-	additional *mergeNode
-}
-
-type mergePattern struct {
-	re   *regexp.Regexp
-	node *mergeNode
-}
-
-var (
-	mergeOnce sync.Once
-	mergeRoot *mergeNode
-)
-
 // MergeOf returns the merge strategy for a config key path such as
 // ["permission", "bash", "git status"] (Append) or ["sandbox", "deny"] (Union). The nearest annotated
 // ancestor (or the key itself) decides; unannotated and unknown keys are Replace. The annotations are
-// read once from config.schema.json, following properties, patternProperties, additionalProperties,
-// $ref and oneOf/anyOf/allOf.
+// read from the compiled config.schema.json, following properties, patternProperties,
+// additionalProperties, $ref and oneOf/anyOf/allOf.
+//
+// The walk is done per call, along the path only: no tree of the whole schema is built, and a
+// patternProperties pattern is compiled only when a key reaches it (a load path asks for a few dozen
+// keys; building the tree for every key the schema allows cost as much as compiling the schemas).
 func MergeOf(path []string) Merge {
-	mergeOnce.Do(func() {
-		c := load()
-		if n, ok := c.lookup(Config.ID()); ok {
-			b := mergeBuilder{c: c, memo: map[string]*mergeNode{}}
-			mergeRoot = b.build(n)
-		}
-	})
-	m := Replace
-	n := mergeRoot
-	if n == nil {
-		return m
+	root, err := schemaFor(Config)
+	if err != nil {
+		return Replace
 	}
-	if n.merge != "" {
-		m = n.merge
+	var buf [16]*node
+	srcs := mergeSources(buf[:0], root, 0)
+	m := Replace
+	if x := mergeAnnotation(srcs); x != "" {
+		m = x
 	}
 	for _, key := range path {
-		next := n.props[key]
-		if next == nil {
-			for _, p := range n.patterns {
-				if p.re.MatchString(key) {
-					next = p.node
-					break
-				}
-			}
-		}
-		if next == nil {
-			next = n.additional
-		}
+		next := mergeChild(srcs, key)
 		if next == nil {
 			return m
 		}
-		n = next
-		if n.merge != "" {
-			m = n.merge
+		srcs = mergeSources(buf[:0], next, 0)
+		if x := mergeAnnotation(srcs); x != "" {
+			m = x
 		}
 	}
 	return m
 }
 
-type mergeBuilder struct {
-	c    *compiled
-	memo map[string]*mergeNode
+// mergeSources appends the schema objects that describe the same place as n, in the order their
+// annotations and child schemas count: n itself, then what its $ref leads to, then its allOf, oneOf
+// and anyOf branches, each followed the same way. Boolean schemas describe no keys. depth bounds the
+// chains (compiling refuses cycles, so they end anyway).
+func mergeSources(out []*node, n *node, depth int) []*node {
+	if depth > 32 || n.raw.m == nil {
+		return out
+	}
+	out = append(out, n)
+	if n.ref != nil {
+		out = mergeSources(out, n.ref, depth+1)
+	}
+	for _, alts := range [...][]*node{n.allOf, n.oneOf, n.anyOf} {
+		for _, s := range alts {
+			out = mergeSources(out, s, depth+1)
+		}
+	}
+	return out
 }
 
-func (b *mergeBuilder) build(n rawNode) *mergeNode {
-	mn := &mergeNode{props: map[string]*mergeNode{}}
-	b.fold(mn, n, 0)
-	return mn
+// mergeAnnotation is the first x-merge of srcs.
+func mergeAnnotation(srcs []*node) Merge {
+	for _, s := range srcs {
+		if s.merge != "" {
+			return s.merge
+		}
+	}
+	return ""
 }
 
-// fold adds schema n (and what it refers to) into mn. depth bounds $ref chains.
-func (b *mergeBuilder) fold(mn *mergeNode, n rawNode, depth int) {
-	if depth > 32 {
-		return
+// mergeChild returns the schema object a key leads to from srcs: the first one that names it in
+// properties, else the first patternProperties pattern that matches it, else the first
+// additionalProperties schema; nil if none does.
+func mergeChild(srcs []*node, key string) *node {
+	for _, s := range srcs {
+		if p := s.props[key]; p != nil && p.raw.m != nil {
+			return p
+		}
 	}
-	if m, ok := n.m["x-merge"].(string); ok && mn.merge == "" {
-		mn.merge = Merge(m)
-	}
-	if props, ok := n.m["properties"].(map[string]any); ok {
-		for k, v := range props {
-			if sub, ok := v.(map[string]any); ok && mn.props[k] == nil {
-				mn.props[k] = b.child(rawNode{doc: n.doc, m: sub})
+	for _, s := range srcs {
+		for _, pp := range s.patternProps {
+			if pp.node.raw.m != nil && pp.re.MatchString(key) {
+				return pp.node
 			}
 		}
 	}
-	if pats, ok := n.m["patternProperties"].(map[string]any); ok {
-		for pat, v := range pats {
-			re, err := regexp.Compile(pat)
-			sub, ok := v.(map[string]any)
-			if err == nil && ok {
-				mn.patterns = append(mn.patterns, mergePattern{re: re, node: b.child(rawNode{doc: n.doc, m: sub})})
-			}
+	for _, s := range srcs {
+		if s.additional != nil && s.additional.raw.m != nil {
+			return s.additional
 		}
 	}
-	if sub, ok := n.m["additionalProperties"].(map[string]any); ok && mn.additional == nil {
-		mn.additional = b.child(rawNode{doc: n.doc, m: sub})
-	}
-	if ref, ok := b.c.ref(n); ok {
-		b.fold(mn, ref, depth+1)
-	}
-	for _, kw := range []string{"allOf", "oneOf", "anyOf"} {
-		if arr, ok := n.m[kw].([]any); ok {
-			for _, v := range arr {
-				if sub, ok := v.(map[string]any); ok {
-					b.fold(mn, rawNode{doc: n.doc, m: sub}, depth+1)
-				}
-			}
-		}
-	}
-}
-
-// child builds (or reuses) the node of a subschema; schemas reached through the same $ref share a node,
-// which also ends recursion.
-func (b *mergeBuilder) child(n rawNode) *mergeNode {
-	if r, ok := n.m["$ref"].(string); ok && len(n.m) == 1 {
-		key := n.doc + " " + r
-		if mn, ok := b.memo[key]; ok {
-			return mn
-		}
-		mn := &mergeNode{props: map[string]*mergeNode{}}
-		b.memo[key] = mn
-		b.fold(mn, n, 0)
-		return mn
-	}
-	return b.build(n)
+	return nil
 }

@@ -2,8 +2,8 @@
 // requirements payloads against them.
 //
 // The *.schema.json files in this directory are the source of truth: they are embedded into the binary,
-// printed by `oceanadmin schema`, compiled once per process and used by the loader and by
-// `oceanadmin validate`. managed.schema.json and requirements.schema.json reuse the $defs of
+// printed by `oceanadmin schema`, compiled once per process (each when first needed) and used by the
+// loader and by `oceanadmin validate`. managed.schema.json and requirements.schema.json reuse the $defs of
 // config.schema.json, so each setting is defined once.
 //
 // Validate parses a file with internal/jsonpos (strict JSON: duplicate keys and trailing data are errors)
@@ -18,9 +18,11 @@
 // package init of github.com/santhosh-tekuri/jsonschema/v6, which compiles every draft's metaschema, took
 // 6–10 ms and 1.7 MB in 21,000 allocations (GODEBUG=inittrace=1) in every process that linked it, even
 // `--version`; compiling our three schemas with it took another ~5 ms and 1.6 MB. So this package carries a
-// small interpreter instead. It has no package-level initialisation work; on first use (once per process)
-// it decodes the three embedded documents and compiles them into a tree of nodes, about 0.4 ms and 200 KB
-// (BenchmarkCompile; regular expressions are compiled when first needed), and validation walks that tree.
+// small interpreter instead. It has no package-level initialisation work. On first use of a schema (once
+// per process) it decodes that embedded document, and those it refers to, and compiles them into a tree of
+// nodes: a process that validates only config files never decodes the managed and requirements schemas.
+// All three together take about 0.35 ms and 200 KB (BenchmarkCompile); a regular expression is compiled
+// when a value or key first meets it. Validation walks the tree.
 //
 // The interpreter implements exactly the draft 2020-12 keywords the embedded schemas use (see
 // docs/schema.md): type, enum, const, format (date-time and uri, as assertions), $ref and $defs (within and
@@ -48,6 +50,7 @@ import (
 	"embed"
 	"fmt"
 	"sync"
+	"sync/atomic"
 )
 
 // Kind names one of the embedded schemas.
@@ -94,10 +97,30 @@ func Kinds() []Kind { return []Kind{Config, Managed, Requirements} }
 func (k Kind) valid() bool { return k == Config || k == Managed || k == Requirements }
 
 // FileName returns the schema's file name, e.g. "config.schema.json".
-func (k Kind) FileName() string { return string(k) + ".schema.json" }
+func (k Kind) FileName() string {
+	switch k { // constants for the embedded kinds: ID is asked for on every validation and MergeOf
+	case Config:
+		return "config.schema.json"
+	case Managed:
+		return "managed.schema.json"
+	case Requirements:
+		return "requirements.schema.json"
+	}
+	return string(k) + ".schema.json"
+}
 
 // ID returns the schema's $id.
-func (k Kind) ID() string { return BaseURL + k.FileName() }
+func (k Kind) ID() string {
+	switch k {
+	case Config:
+		return BaseURL + "config.schema.json"
+	case Managed:
+		return BaseURL + "managed.schema.json"
+	case Requirements:
+		return BaseURL + "requirements.schema.json"
+	}
+	return BaseURL + k.FileName()
+}
 
 // Source returns the raw text of the schema for k, as embedded.
 func Source(k Kind) ([]byte, error) {
@@ -111,38 +134,109 @@ func errUnknownKind(k Kind) error {
 	return fmt.Errorf("schema: unknown kind %q (want config, managed or requirements)", k)
 }
 
-// compiled is the embedded schemas, decoded and compiled.
+// compiled is a snapshot of the embedded documents decoded and compiled so far. It never changes once
+// published; compiling another document publishes a new one.
 type compiled struct {
-	raw   map[string]any   // $id → decoded schema document
-	nodes map[string]*node // "$id#pointer" → compiled schema (the roots are at "$id#")
-	err   error            // the embedded documents could not be parsed or compiled (a build defect)
+	raw   map[string]any   // $id → decoded document, for every document compiled so far
+	roots map[string]*node // $id → the document's root schema
+	// nodes is every schema compiled so far, by location ("$id#pointer"). It is the compiler's own map,
+	// which later loads add to: read it only in a snapshot of every document (load), as the tests do.
+	nodes map[string]*node
+	err   error // an embedded document could not be parsed or compiled (a build defect)
 }
 
 var (
-	loadOnce sync.Once
-	state    *compiled
+	loadMu   sync.Mutex               // held while compiling
+	embedded *compiler                // the compiler of the embedded documents (under loadMu)
+	current  atomic.Pointer[compiled] // the latest snapshot
 )
 
-// load parses and compiles the embedded documents, once per process, on first use.
-func load() *compiled {
-	loadOnce.Do(func() { state = compileEmbedded() })
-	return state
+// load returns the three embedded documents, decoded and compiled.
+func load() *compiled { return loadFor(Config, Managed, Requirements) }
+
+// loadFor returns a snapshot that holds the documents of kinds (and those they refer to), decoding and
+// compiling them first if this process has not yet: each document once, on first use. A command that
+// only validates config files never decodes the managed and requirements schemas.
+func loadFor(kinds ...Kind) *compiled {
+	if c := current.Load(); c.has(kinds) {
+		return c
+	}
+	loadMu.Lock()
+	defer loadMu.Unlock()
+	if c := current.Load(); c.has(kinds) {
+		return c
+	}
+	if embedded == nil {
+		embedded = newCompiler(map[string]any{}, decodeEmbedded)
+	}
+	var err error
+	for _, k := range kinds {
+		if err = embedded.compileDoc(k.ID()); err != nil {
+			break
+		}
+	}
+	if err == nil {
+		err = embedded.checkCycles()
+	}
+	c := embedded.snapshot(err)
+	current.Store(c)
+	return c
 }
 
-// compileEmbedded parses the three embedded documents and compiles them together (they refer to each
-// other). It is the whole cost of a first Validate beyond the document itself; see BenchmarkCompile.
-func compileEmbedded() *compiled {
-	c := &compiled{raw: make(map[string]any, 3)}
-	for _, k := range Kinds() {
-		v, err := decodeSchemaDoc(k.text())
-		if err != nil {
-			c.err = fmt.Errorf("schema: load %s: %w", k.FileName(), err)
-			return c
-		}
-		c.raw[k.ID()] = v
+// has reports whether c holds the documents of kinds, or an error that stands for every document.
+func (c *compiled) has(kinds []Kind) bool {
+	if c == nil {
+		return false
 	}
-	c.nodes, c.err = compileDocs(c.raw)
-	return c
+	if c.err != nil {
+		return true // a build defect: every later load reports it
+	}
+	for _, k := range kinds {
+		if c.roots[k.ID()] == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// snapshot publishes what c has compiled.
+func (c *compiler) snapshot(err error) *compiled {
+	s := &compiled{raw: make(map[string]any, len(c.compiled)), roots: make(map[string]*node, len(c.compiled)), nodes: c.nodes, err: err}
+	for id := range c.compiled {
+		s.raw[id] = c.docs[id]
+		s.roots[id] = c.nodes[id+"#"]
+	}
+	return s
+}
+
+// decodeEmbedded decodes the embedded document with $id id.
+func decodeEmbedded(id string) (any, bool, error) {
+	for _, k := range Kinds() {
+		if k.ID() == id {
+			v, err := decodeSchemaDoc(k.text())
+			if err != nil {
+				return nil, true, fmt.Errorf("schema: load %s: %w", k.FileName(), err)
+			}
+			return v, true, nil
+		}
+	}
+	return nil, false, nil
+}
+
+// compileEmbedded decodes and compiles the three embedded documents with a compiler of its own: what the
+// first validation against each of them costs a process (BenchmarkCompile).
+func compileEmbedded() *compiled {
+	c := newCompiler(map[string]any{}, decodeEmbedded)
+	var err error
+	for _, k := range Kinds() {
+		if err = c.compileDoc(k.ID()); err != nil {
+			break
+		}
+	}
+	if err == nil {
+		err = c.checkCycles()
+	}
+	return c.snapshot(err)
 }
 
 // schemaFor returns the compiled root schema of k.
@@ -150,9 +244,9 @@ func schemaFor(k Kind) (*node, error) {
 	if !k.valid() {
 		return nil, errUnknownKind(k)
 	}
-	c := load()
+	c := loadFor(k)
 	if c.err != nil {
 		return nil, c.err
 	}
-	return c.nodes[k.ID()+"#"], nil
+	return c.roots[k.ID()], nil
 }

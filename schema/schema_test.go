@@ -3,11 +3,13 @@ package schema
 import (
 	"encoding/json"
 	"errors"
+	"math/rand/v2"
 	"os"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -96,7 +98,8 @@ func TestDecodeMatchesJSONPos(t *testing.T) {
 			t.Errorf("%s: decoded documents differ (-jsonpos +ours):\n%s", k, diff)
 		}
 	}
-	for _, in := range []string{`{"a": "\u00e9\"\/\n", "b": [1, -2.5e3, true, false, null, {}], "c": "é"}`, "[]", `"x"`, "-0"} {
+	for _, in := range []string{`{"a": "\u00e9\"\/\n", "b": [1, -2.5e3, true, false, null, {}], "c": "é"}`, "[]", `"x"`, "-0",
+		`"\b\f\n\r\t\\\/\"x"`, `"\ud83c\udf0a"`, `"\ud83c"`, `"\udf0a\ud83c"`, `"\ud83cx\u0041"`, `"\ud83c\u0041"`, `"a\u0000b"`, `"\u00E9\u00e9"`} {
 		want, err := jsonpos.Parse([]byte(in), jsonpos.Options{})
 		if err != nil {
 			t.Fatal(err)
@@ -106,7 +109,8 @@ func TestDecodeMatchesJSONPos(t *testing.T) {
 			t.Errorf("decodeSchemaDoc(%s) = %#v, %v; want %#v", in, got, err, want.Value)
 		}
 	}
-	for _, in := range []string{``, `{`, `{"a" 1}`, `{"a": 1,}`, `[1,]`, `{"a": 1, "a": 2}`, `01`, `1.`, `"\x"`, "\"a\x01\"", `tru`, `{} x`, "\"\xff\""} {
+	for _, in := range []string{``, `{`, `{"a" 1}`, `{"a": 1,}`, `[1,]`, `{"a": 1, "a": 2}`, `01`, `1.`, `"\x"`, "\"a\x01\"", `tru`, `{} x`, "\"\xff\"",
+		`"\u12"`, `"\u12g4"`, `"a\`, `"\"`, "\"\\u00e9\x01\""} {
 		if v, err := decodeSchemaDoc(in); err == nil {
 			t.Errorf("decodeSchemaDoc(%q) = %#v, want an error", in, v)
 		}
@@ -463,4 +467,120 @@ func BenchmarkCompile(b *testing.B) {
 			b.Fatal(c.err)
 		}
 	}
+}
+
+func TestIsIdent(t *testing.T) {
+	re := regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	for _, s := range []string{"", "a", "_", "A9", "9a", "a-b", "a b", "é", "aé", "a\n", "\xff", "abc_DEF_123", "_0", "0", "a.b", "Z"} {
+		if got, want := isIdent(s), re.MatchString(s); got != want {
+			t.Errorf("isIdent(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+// TestUnescapeMatchesJSON holds the decoder's string unescaping to encoding/json on generated strings.
+func TestUnescapeMatchesJSON(t *testing.T) {
+	parts := []string{`\"`, `\\`, `\/`, `\b`, `\f`, `\n`, `\r`, `\t`, `\u0041`, `\u00e9`, `\ud83c`, `\udf0a`, `\uD83C\uDF0A`,
+		`\uffff`, `\u0000`, `\u12`, `\x`, `\`, "a", "é", "\x01"}
+	rng := rand.New(rand.NewPCG(7, 8))
+	for range 20000 {
+		var b strings.Builder
+		for range rng.IntN(6) {
+			b.WriteString(parts[rng.IntN(len(parts))])
+		}
+		in := b.String()
+		rawQuote := false // the decoder's scan would end the string there: not a string body
+		for i := 0; i < len(in); i++ {
+			if in[i] == '\\' {
+				i++
+			} else if in[i] == '"' {
+				rawQuote = true
+			}
+		}
+		if rawQuote {
+			continue
+		}
+		var want string
+		werr := json.Unmarshal([]byte(`"`+in+`"`), &want)
+		got, ok := unescape(in)
+		if (werr == nil) != ok || ok && got != want {
+			t.Fatalf("unescape(%q) = %q, %v; encoding/json %q, %v", in, got, ok, want, werr)
+		}
+	}
+}
+
+// TestCompilesOnlyWhatIsUsed: a document is decoded when it is first validated against or referred to.
+func TestCompilesOnlyWhatIsUsed(t *testing.T) {
+	var decoded []string
+	c := newCompiler(map[string]any{}, func(id string) (any, bool, error) {
+		decoded = append(decoded, fileName(id))
+		return decodeEmbedded(id)
+	})
+	for _, step := range []struct {
+		k    Kind
+		want []string
+	}{
+		{Config, []string{"config.schema.json"}},
+		{Managed, []string{"config.schema.json", "managed.schema.json"}},
+		{Config, []string{"config.schema.json", "managed.schema.json"}},
+		{Requirements, []string{"config.schema.json", "managed.schema.json", "requirements.schema.json"}},
+	} {
+		if err := c.compileDoc(step.k.ID()); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.checkCycles(); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(decoded, step.want) {
+			t.Errorf("after %s: decoded %v, want %v", step.k, decoded, step.want)
+		}
+	}
+	// A document compiled on its own has the same schemas as one compiled with the others.
+	fresh := newCompiler(map[string]any{}, decodeEmbedded)
+	if err := fresh.compileDoc(Requirements.ID()); err != nil {
+		t.Fatal(err)
+	}
+	for loc := range fresh.nodes {
+		if c.nodes[loc] == nil {
+			t.Errorf("%s compiled alone but not together", loc)
+		}
+	}
+	if s := c.snapshot(nil); len(s.raw) != 3 || len(s.roots) != 3 {
+		t.Errorf("snapshot has %d documents and %d roots", len(s.raw), len(s.roots))
+	}
+}
+
+// TestConcurrentFirstUse validates against every kind from several goroutines in a process that has
+// compiled nothing yet (run it with -race).
+func TestConcurrentFirstUse(t *testing.T) {
+	loadMu.Lock()
+	savedCompiler, savedCurrent := embedded, current.Load()
+	embedded = nil
+	current.Store(nil)
+	loadMu.Unlock()
+	defer func() {
+		loadMu.Lock()
+		embedded = savedCompiler
+		current.Store(savedCurrent)
+		loadMu.Unlock()
+	}()
+	docs := map[Kind]string{
+		Config:       `{"sandbox": {"mode": "read-only", "deny": [".git"]}, "permission": {"bash": {"git *": "allow"}}}`,
+		Managed:      `{"permission_mode": "plan", "sandbox": {"mode": "nope"}}`,
+		Requirements: `{"schema_version": 1, "pins": {"sandbox.mode": "read-only"}, "rules": {"deny": ["Bash(rm:*)"]}}`,
+	}
+	var wg sync.WaitGroup
+	for i := range 12 {
+		k := Kinds()[i%3]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			vs, err := Validate(k, "f.json", []byte(docs[k]))
+			if err != nil || (k == Managed) != (len(vs) == 1) {
+				t.Errorf("%s: %v, %v", k, vs, err)
+			}
+			_ = MergeOf([]string{"sandbox", "deny"})
+		}()
+	}
+	wg.Wait()
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -88,7 +87,7 @@ func ValidateValue(k Kind, file string, doc *jsonpos.Doc) []Violation {
 	if len(errs) == 0 {
 		return nil
 	}
-	return report(load(), doc, file, errs)
+	return report(loadFor(k), doc, file, errs)
 }
 
 // report turns failed assertions into violations: one or more per leaf error, deduplicated and sorted by
@@ -407,7 +406,19 @@ func editDistance(a, b string) int {
 	return prev[len(rb)]
 }
 
-var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+// isIdent reports whether s matches ^[A-Za-z_][A-Za-z0-9_]*$ (a key shown bare in a key path). It is
+// not a regexp so that the package has no initialisation work (see the package comment).
+func isIdent(s string) bool {
+	if s == "" || s[0] >= '0' && s[0] <= '9' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
 
 // keyPath renders an instance location as a dotted key path in the style of `oceancode inspect`:
 // sandbox.mode, permission.bash["git status"], agents.reviewer.tools[2].
@@ -429,7 +440,7 @@ func keyPath(root any, loc []string) string {
 		default:
 			v = nil
 		}
-		if identRE.MatchString(t) {
+		if isIdent(t) {
 			if b.Len() > 0 {
 				b.WriteByte('.')
 			}

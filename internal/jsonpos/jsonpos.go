@@ -115,7 +115,15 @@ func keyName(pointer string) string {
 // Pointer builds an RFC 6901 JSON Pointer from unescaped reference tokens ("~" becomes "~0", "/" becomes "~1").
 // With no tokens it returns "", the whole document.
 func Pointer(tokens ...string) string {
+	if len(tokens) == 0 {
+		return ""
+	}
+	n := 0
+	for _, t := range tokens {
+		n += len(t) + 1
+	}
 	var b strings.Builder
+	b.Grow(n) // enough unless a token needs escaping
 	for _, t := range tokens {
 		b.WriteByte('/')
 		writeToken(&b, t)
