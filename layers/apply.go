@@ -95,7 +95,7 @@ func (m *merger) applyRequirements(res *requirements.Result, path string) {
 	// MCP allow-list: configured servers that may not start.
 	if p.MCP != nil {
 		r.Locks.MCPRefused = map[string]string{}
-		servers, _ := m.k.Get("mcp" + Delim + "servers").(map[string]any)
+		servers, _ := m.get([]string{"mcp", "servers"}).(map[string]any)
 		names := make([]string, 0, len(servers))
 		for n := range servers {
 			names = append(names, n)
@@ -142,9 +142,9 @@ func (m *merger) pin(o provenance.Origin, segs []string, v any) {
 	}
 	r.Rules = kept
 	delete(r.Entries, key)
-	m.k.Delete(strings.Join(segs, Delim))
+	m.delete(segs)
 	m.cur = map[string]any{}
-	m.walk(o, segs[:len(segs)-1], map[string]any{segs[len(segs)-1]: v}, nil)
+	m.walk(o, segs[:len(segs)-1:len(segs)-1], map[string]any{segs[len(segs)-1]: v}, nil)
 	m.load(provenance.Requirements)
 	// A pin replaces lists rather than appending to them: reset to the pin.
 	for _, k := range r.Entries.WithPrefix(key) {
@@ -175,7 +175,7 @@ func (m *merger) pin(o provenance.Origin, segs []string, v any) {
 func (m *merger) refuse(segs []string, o provenance.Origin, v any, why string) {
 	key := provenance.KeyPath(segs...)
 	e := m.r.Entries[key]
-	m.k.Delete(strings.Join(segs, Delim))
+	m.delete(segs)
 	m.cur = map[string]any{}
 	setNested(m.cur, segs, v)
 	m.load(provenance.Requirements)
@@ -194,7 +194,7 @@ func (m *merger) value(key string) any {
 	if err != nil {
 		return nil
 	}
-	return m.k.Get(strings.Join(segs, Delim))
+	return m.get(segs)
 }
 
 // splitToolRule splits "Bash(git push:*)" into ("bash", "git push:*");

@@ -7,9 +7,10 @@
 // the embedded JSON Schemas. A broken managed file refuses sessions (the
 // admin's policy is never half-applied); a broken user or project file
 // refuses sessions too, while an unknown key there is a warning and is
-// ignored. Merging is done with koanf and honours each key's x-merge
-// annotation (replace, append, union). The signed requirements are verified
-// by package requirements and applied last: pins, locks, extra rules.
+// ignored. Merging honours each key's x-merge annotation (replace, append,
+// union), and the merged values are served by koanf (Resolved.K). The signed
+// requirements are verified by package requirements and applied last: pins,
+// locks, extra rules.
 //
 // Resolve never prints and never logs: everything it noticed is in
 // Resolved.Diagnostics and Resolved.Layers.

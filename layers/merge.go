@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	kmaps "github.com/knadh/koanf/maps"
 	"github.com/knadh/koanf/v2"
 
 	"github.com/oceancode/oceancode/internal/jsonpos"
@@ -16,15 +17,20 @@ import (
 	"github.com/oceancode/oceancode/schema"
 )
 
-// merger accumulates layers into koanf (values) and Resolved (provenance).
+// merger accumulates layers into the merged values and Resolved
+// (provenance). The values are merged by mergeInto into conf, a nested map
+// the merger owns, and handed to koanf once, by finish. (Loading each layer
+// into koanf with mergeInto as its merge function gave the same values, but
+// koanf deep-copies its whole map by reflection before every merge and
+// re-flattens it after: a tenth of a cold `inspect` process.)
 type merger struct {
-	r   *Resolved
-	k   *koanf.Koanf
-	cur map[string]any // the layer being walked, normalised, nested
+	r    *Resolved
+	conf map[string]any // the merged values so far, nested; nothing else refers to its maps
+	cur  map[string]any // the layer being walked, normalised, nested
 }
 
 func newMerger(r *Resolved) *merger {
-	return &merger{r: r, k: koanf.NewWithConf(koanf.Conf{Delim: Delim})}
+	return &merger{r: r, conf: map[string]any{}}
 }
 
 // mapProvider hands a ready map to koanf.
@@ -179,18 +185,20 @@ func isRuleMap(path []string) bool {
 }
 
 // walk records every leaf of v under path. doc, when set, gives positions
-// and the order of members.
+// and the order of members. path is used as a stack: walk appends to it,
+// and nothing it calls keeps it (leaf clones what it keeps).
 func (m *merger) walk(o provenance.Origin, path []string, v any, doc *jsonpos.Doc) {
 	mv, isMap := v.(map[string]any)
 	if isMap && isRuleMap(path) {
 		for _, tool := range m.orderedKeys(path, mv, doc) {
-			tp := append(clone(path), tool)
+			tp := append(path, tool)
 			switch a := mv[tool].(type) {
 			case string: // "bash": "ask" is shorthand for {"*": "ask"}
 				m.leaf(m.at(o, tp, doc), append(tp, "*"), a)
 			case map[string]any:
 				for _, pat := range m.orderedKeys(tp, a, doc) {
-					m.leaf(m.at(o, append(clone(tp), pat), doc), append(clone(tp), pat), a[pat])
+					pp := append(tp, pat)
+					m.leaf(m.at(o, pp, doc), pp, a[pat])
 				}
 			}
 		}
@@ -200,7 +208,7 @@ func (m *merger) walk(o provenance.Origin, path []string, v any, doc *jsonpos.Do
 		// An empty object sets nothing: layers add keys, and a higher
 		// layer's {} neither creates a key nor clears a lower layer's.
 		for _, k := range m.orderedKeys(path, mv, doc) {
-			m.walk(o, append(clone(path), k), mv[k], doc)
+			m.walk(o, append(path, k), mv[k], doc)
 		}
 		return
 	}
@@ -227,12 +235,22 @@ func (m *merger) orderedKeys(path []string, mv map[string]any, doc *jsonpos.Doc)
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	if doc != nil {
-		off := func(k string) int {
-			p, _ := doc.Pos(jsonpos.Pointer(append(clone(path), k)...))
-			return p.Offset
+	if doc != nil && len(keys) > 1 {
+		// Each key's offset once (not once per comparison), then a stable sort by it.
+		type keyOff struct {
+			key string
+			off int
 		}
-		sort.SliceStable(keys, func(i, j int) bool { return off(keys[i]) < off(keys[j]) })
+		ko := make([]keyOff, len(keys))
+		prefix := jsonpos.Pointer(path...) + "/"
+		for i, k := range keys {
+			p, _ := doc.Pos(prefix + jsonpos.Pointer(k)[1:])
+			ko[i] = keyOff{k, p.Offset}
+		}
+		sort.SliceStable(ko, func(i, j int) bool { return ko[i].off < ko[j].off })
+		for i := range ko {
+			keys[i] = ko[i].key
+		}
 	}
 	return keys
 }
@@ -242,7 +260,13 @@ func (m *merger) orderedKeys(path []string, mv map[string]any, doc *jsonpos.Doc)
 func (m *merger) leaf(o provenance.Origin, path []string, v any) {
 	key := provenance.KeyPath(path...)
 	strategy := schema.MergeOf(path)
-	setNested(m.cur, path, v)
+	if mv, ok := v.(map[string]any); ok {
+		// Only from a setting or probe the schema did not vet; the merged
+		// values own their maps (mergeInto changes them in place).
+		setNested(m.cur, path, kmaps.Copy(mv))
+	} else {
+		setNested(m.cur, path, v)
+	}
 	if len(path) >= 3 && isRuleMap(path[:len(path)-2]) {
 		if a, ok := v.(string); ok {
 			m.r.Rules = append(m.r.Rules, Rule{Path: clone(path), Action: a, Origin: o})
@@ -284,24 +308,62 @@ func (m *merger) leaf(o provenance.Origin, path []string, v any) {
 	e.Value, e.Origin = v, o
 }
 
-// load merges the layer just walked into koanf, honouring x-merge.
+// load merges the layer just walked into the merged values, honouring
+// x-merge.
 func (m *merger) load(layer provenance.Layer) {
 	if len(m.cur) == 0 {
 		return
 	}
-	// A mapProvider never fails and mergeFunc never fails.
-	_ = m.k.Load(mapProvider(m.cur), nil, koanf.WithMergeFunc(func(src, dest map[string]any) error {
-		mergeInto(dest, src, nil)
-		return nil
-	}))
+	kmaps.IntfaceKeysToStrings(m.cur) // as koanf's Load does to what it merges
+	mergeInto(m.conf, m.cur, nil)
 	m.cur = nil
+}
+
+// get returns the merged value at path, or nil.
+func (m *merger) get(path []string) any {
+	var v any = m.conf
+	for _, seg := range path {
+		mv, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		if v, ok = mv[seg]; !ok {
+			return nil
+		}
+	}
+	return v
+}
+
+// delete removes the merged value at path, and the maps on the way that it
+// leaves empty (as koanf's Delete does).
+func (m *merger) delete(path []string) {
+	var del func(mv map[string]any, path []string)
+	del = func(mv map[string]any, path []string) {
+		next, ok := mv[path[0]]
+		if !ok {
+			return
+		}
+		if len(path) == 1 {
+			delete(mv, path[0])
+			return
+		}
+		if sub, ok := next.(map[string]any); ok {
+			del(sub, path[1:])
+			if len(sub) == 0 {
+				delete(mv, path[0])
+			}
+		}
+	}
+	if len(path) > 0 {
+		del(m.conf, path)
+	}
 }
 
 // mergeInto merges src into dst: maps recursively, lists by their x-merge
 // strategy, everything else replaced.
 func mergeInto(dst, src map[string]any, path []string) {
 	for k, sv := range src {
-		p := append(clone(path), k)
+		p := append(path, k) // a stack: MergeOf and the recursion keep no reference to it
 		switch s := sv.(type) {
 		case map[string]any:
 			if d, ok := dst[k].(map[string]any); ok {
@@ -351,8 +413,13 @@ func containsItem(items []Item, v any) bool {
 	return false
 }
 
+// finish hands the merged values to koanf: one Load into an empty koanf,
+// which takes the map as it is and flattens it once.
 func (m *merger) finish() {
-	m.r.K = m.k
+	k := koanf.NewWithConf(koanf.Conf{Delim: Delim})
+	_ = k.Load(mapProvider(m.conf), nil) // a mapProvider never fails; nor does a merge into an empty koanf
+	m.conf = nil
+	m.r.K = k
 	sort.Strings(m.r.Locks.Pinned)
 }
 

@@ -5,11 +5,10 @@
 package report
 
 import (
-	"bytes"
-	"encoding/json"
-	"regexp"
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/oceancode/oceancode/layers"
 	"github.com/oceancode/oceancode/provenance"
@@ -211,7 +210,49 @@ func matches(key string, prefixes []string) bool {
 // Redacted stands in for a secret value.
 const Redacted = "<redacted>"
 
-var secretName = regexp.MustCompile(`(?i)(key|secret|token|password|passwd|credential|authorization|cookie)`)
+// secretWords make a key name secret-looking wherever they occur in it, in
+// any case.
+var secretWords = [...]string{"key", "secret", "token", "password", "passwd", "credential", "authorization", "cookie"}
+
+// secretName reports whether name contains one of secretWords, compared as
+// the regular expression (?i)(key|secret|…) compares them (Unicode simple
+// case folding, so the Kelvin sign counts as a k), without compiling one in
+// every process.
+func secretName(name string) bool {
+	for i := 0; i < len(name); {
+		for _, w := range secretWords {
+			if hasFoldPrefix(name[i:], w) {
+				return true
+			}
+		}
+		_, n := utf8.DecodeRuneInString(name[i:])
+		i += n
+	}
+	return false
+}
+
+// hasFoldPrefix reports whether s starts with word (lower-case ASCII) under
+// Unicode simple case folding. An invalid UTF-8 byte is U+FFFD, as regexp
+// reads it.
+func hasFoldPrefix(s, word string) bool {
+	for j := 0; j < len(word); j++ {
+		if s == "" {
+			return false
+		}
+		r, n := utf8.DecodeRuneInString(s)
+		s = s[n:]
+		if w := rune(word[j]); r != w {
+			f := unicode.SimpleFold(r)
+			for f != r && f != w {
+				f = unicode.SimpleFold(f)
+			}
+			if f != w {
+				return false
+			}
+		}
+	}
+	return true
+}
 
 // IsSecretKey reports whether a key's value looks secret: any header or MCP
 // server environment value, any child_env.set value or leaf whose name
@@ -231,19 +272,7 @@ func IsSecretKey(key string) bool {
 	if strings.HasSuffix(strings.ToLower(last), "_env") {
 		return false
 	}
-	return secretName.MatchString(last)
-}
-
-// JSON renders the report as indented JSON with a trailing newline.
-func (r *Report) JSON() ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(r); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
+	return secretName(last)
 }
 
 // DropKeys removes every key (inspect --layers).
