@@ -58,6 +58,11 @@ func TestBinariesStayLean(t *testing.T) {
 		// Its package init costs ~0.2 ms per process; signing reads
 		// ssh-ed25519 authorized_keys lines itself (signing/sshkey.go).
 		{"golang.org/x/crypto/ssh", "OpenSSH public keys are parsed by package signing, not the ssh package"},
+		// ~30 MB of binary and ~3.5 ms of init per process: the model SDKs
+		// live in the oceancode-model companion (agent/provider/remote).
+		{"github.com/anthropics/anthropic-sdk-go", "the model SDKs belong in cmd/oceancode-model"},
+		{"github.com/openai/openai-go", "the model SDKs belong in cmd/oceancode-model"},
+		{module + "/agent/provider/official", "the model SDKs belong in cmd/oceancode-model"},
 	}
 	for _, bin := range []string{"./cmd/oceancode", "./cmd/oceanadmin"} {
 		out, err := exec.Command("go", "list", "-deps", bin).Output()
@@ -70,6 +75,23 @@ func TestBinariesStayLean(t *testing.T) {
 					t.Errorf("%s links %s: %s", bin, dep, f.why)
 				}
 			}
+		}
+	}
+}
+
+// TestPrestartStaysEarly: internal/prestart starts the model client from
+// its package init, which runs as soon as its imports are initialised; it
+// may import only a few low-level standard packages, or it would start
+// later and the first model request would wait for it.
+func TestPrestartStaysEarly(t *testing.T) {
+	allowed := map[string]bool{"fmt": true, "os": true, "path/filepath": true, "sync": true, "syscall": true}
+	out, err := exec.Command("go", "list", "-f", "{{join .Imports \"\\n\"}}", "./internal/prestart").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, imp := range strings.Fields(string(out)) {
+		if !allowed[imp] {
+			t.Errorf("internal/prestart imports %s: keep it to %v", imp, allowed)
 		}
 	}
 }
