@@ -73,8 +73,8 @@ type Client struct {
 	done chan struct{} // closed when the companion's output has ended
 	err  error         // why it ended; set before done is closed
 
-	ready     chan struct{} // closed when the companion has announced itself or ended
-	readyOnce sync.Once
+	sent     chan struct{} // closed when a request is on the wire or the companion ended
+	sentOnce sync.Once
 }
 
 var _ provider.Provider = (*Client)(nil)
@@ -89,7 +89,7 @@ type call struct {
 // initialising (internal/prestart) is taken over instead. A failure to find
 // or start it is returned by Configure (and every Stream).
 func Start() *Client {
-	c := &Client{calls: map[uint64]*call{}, done: make(chan struct{}), ready: make(chan struct{})}
+	c := &Client{calls: map[uint64]*call{}, done: make(chan struct{}), sent: make(chan struct{})}
 	p := prestart.Take()
 	if p == nil {
 		path, err := Locate()
@@ -114,12 +114,12 @@ func Start() *Client {
 	return c
 }
 
-// Ready is closed once the companion has started (its first line arrived) or
-// has ended: a caller can hold back work that would compete with its
-// start-up for the CPU.
-func (c *Client) Ready() <-chan struct{} { return c.ready }
+// Sent is closed once the companion has written a model request to the
+// network (or has ended): a caller can hold back work that would compete
+// with the companion for the CPU on the way to its first request.
+func (c *Client) Sent() <-chan struct{} { return c.sent }
 
-func (c *Client) markReady() { c.readyOnce.Do(func() { close(c.ready) }) }
+func (c *Client) markSent() { c.sentOnce.Do(func() { close(c.sent) }) }
 
 // Configure sends the provider configuration; it must come before the first
 // Stream and is sent once. It returns the error that stopped the companion
@@ -269,7 +269,6 @@ func (c *Client) read(r io.ReadCloser, stderrDone <-chan struct{}) {
 		}
 		if first {
 			first = false
-			c.markReady()
 			if m.Ready == nil || m.Ready.Version != protocolVersion {
 				v := 0
 				if m.Ready != nil {
@@ -277,6 +276,10 @@ func (c *Client) read(r io.ReadCloser, stderrDone <-chan struct{}) {
 				}
 				protoErr = fmt.Errorf("it speaks protocol %d, this oceancode %d: install both from the same release", v, protocolVersion)
 			}
+			continue
+		}
+		if m.Sent {
+			c.markSent()
 			continue
 		}
 		if m.ID == 0 {
@@ -329,7 +332,7 @@ func (c *Client) read(r io.ReadCloser, stderrDone <-chan struct{}) {
 func (c *Client) end(err error) {
 	c.err = err
 	close(c.done)
-	c.markReady()
+	c.markSent()
 }
 
 // tail keeps the last max bytes written to it (the companion's stderr, for

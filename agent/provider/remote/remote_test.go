@@ -295,3 +295,30 @@ func TestHandRun(t *testing.T) {
 		t.Fatalf("%v: %s", err, out)
 	}
 }
+
+// Sent closes once the companion has written a request to the network —
+// not before the first call — and also when the companion ends.
+func TestSent(t *testing.T) {
+	srv := providertest.New(t, providertest.Text("ok"))
+	c := start(t, provider.Config{Type: "anthropic", BaseURL: srv.URL(), Stream: true})
+	select {
+	case <-c.Sent():
+		t.Fatal("Sent closed before any call")
+	case <-time.After(50 * time.Millisecond):
+	}
+	if _, err := c.Stream(context.Background(), ask("hi"), nil); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-c.Sent():
+	case <-time.After(10 * time.Second):
+		t.Fatal("Sent not closed after a call reached the server")
+	}
+	d := Start()
+	d.Close() // never configured: killed
+	select {
+	case <-d.Sent():
+	case <-time.After(10 * time.Second):
+		t.Fatal("Sent not closed when the companion ended")
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http/httptrace"
 	"os"
 	"os/signal"
 	"sync"
@@ -101,7 +102,13 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, open Opener) error 
 					mu.Unlock()
 					cancel()
 				}()
-				resp, err := p.Stream(cctx, req, func(e provider.Event) {
+				var sent sync.Once
+				// Tell the parent when the request is on the wire: it holds
+				// back its own work until then.
+				tctx := httptrace.WithClientTrace(cctx, &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) {
+					sent.Do(func() { _ = w.send(fromChild{ID: id, Sent: true}) })
+				}})
+				resp, err := p.Stream(tctx, req, func(e provider.Event) {
 					_ = w.send(fromChild{ID: id, Event: eventToWire(e)})
 				})
 				if err != nil {

@@ -59,6 +59,9 @@ type fromChild struct {
 	Response *wireResponse  `json:"response,omitempty"`
 	Error    *wireError     `json:"error,omitempty"`
 	Ready    *readyAnnounce `json:"ready,omitempty"`
+	// Sent says call ID's request has been written to the network (once per
+	// call, on its first attempt).
+	Sent bool `json:"sent,omitempty"`
 }
 
 // readyAnnounce is the companion's first line: it has started and read its

@@ -50,6 +50,8 @@ type recorder struct {
 	err       error
 
 	ready    chan struct{} // closed once the session exists or openErr says why not
+	kick     chan struct{} // closed when the session is needed now (the run ends)
+	kickOnce sync.Once
 	isReady  bool          // under mu: writes go to the store (or nowhere) rather than pending
 	openErr  error
 	pending  []func()
@@ -59,7 +61,7 @@ type recorder struct {
 // newRecorderState returns a recorder whose session is not open yet.
 func newRecorderState() *recorder {
 	return &recorder{approvals: &permission.Approvals{}, stop: make(chan struct{}), done: make(chan struct{}),
-		ready: make(chan struct{})}
+		ready: make(chan struct{}), kick: make(chan struct{})}
 }
 
 // opened marks the session open (err == nil) or failed, and replays the
@@ -83,7 +85,7 @@ func (r *recorder) opened(err error) {
 // exists; barrier waits for the session first.
 func (r *recorder) write(barrier bool, w func()) {
 	if barrier {
-		<-r.ready
+		r.wait()
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -95,10 +97,16 @@ func (r *recorder) write(barrier bool, w func()) {
 	}
 }
 
+// wait asks for the session now and waits until it exists or failed.
+func (r *recorder) wait() {
+	r.kickOnce.Do(func() { close(r.kick) })
+	<-r.ready
+}
+
 // sessionID waits for the session and returns its ID ("" if it could not be
 // created).
 func (r *recorder) sessionID() string {
-	<-r.ready
+	r.wait()
 	return r.id
 }
 
@@ -110,9 +118,9 @@ func (r *recorder) currentID() string {
 	return ""
 }
 
-// startRecorder creates a new session once after is closed (the model
-// client has started), without blocking the caller; fail is called if it
-// cannot be created, to stop the run.
+// startRecorder creates a new session once after is closed (the first model
+// request is on the wire), the run is interrupted or ends, without blocking
+// the caller; fail is called if it cannot be created, to stop the run.
 func startRecorder(ctx context.Context, app *App, cfg agent.Config, after <-chan struct{}, fail func(error)) *recorder {
 	r := newRecorderState()
 	meta := session.Meta{Agent: cfg.Agent, Model: cfg.Model, Mode: string(cfg.Gate.Engine().Mode()), Cwd: cfg.Env.Cwd}
@@ -120,6 +128,7 @@ func startRecorder(ctx context.Context, app *App, cfg agent.Config, after <-chan
 		select {
 		case <-after:
 		case <-ctx.Done():
+		case <-r.kick:
 		}
 		// An interrupted run is still recorded, as interrupted.
 		ctx := context.WithoutCancel(ctx)
@@ -268,7 +277,7 @@ func (r *recorder) message(m message.Message) {
 }
 
 func (r *recorder) finish(res agent.Result, err error) {
-	if <-r.ready; r.openErr != nil {
+	if r.wait(); r.openErr != nil {
 		return
 	}
 	for _, a := range r.approvals.List() {
@@ -291,7 +300,7 @@ func (r *recorder) finish(res agent.Result, err error) {
 }
 
 func (r *recorder) close() {
-	if <-r.ready; r.store != nil {
+	if r.wait(); r.store != nil {
 		r.store.Close()
 	}
 }

@@ -337,7 +337,7 @@ func buildRuntime(ctx context.Context, app *App, res *layers.Resolved, o runOpti
 			return nil, err
 		}
 	} else {
-		rec = startRecorder(ctx, app, rt.cfg, client.Ready(), stopRun)
+		rec = startRecorder(ctx, app, rt.cfg, client.Sent(), stopRun)
 	}
 	rt.rec, rt.history = rec, rec.history
 	rt.cfg.Approvals = rec.approvals
