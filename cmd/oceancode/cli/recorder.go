@@ -52,7 +52,7 @@ type recorder struct {
 	ready    chan struct{} // closed once the session exists or openErr says why not
 	kick     chan struct{} // closed when the session is needed now (the run ends)
 	kickOnce sync.Once
-	isReady  bool          // under mu: writes go to the store (or nowhere) rather than pending
+	isReady  bool // under mu: writes go to the store (or nowhere) rather than pending
 	openErr  error
 	pending  []func()
 	readyNow atomic.Bool // for Recover, which must not wait
