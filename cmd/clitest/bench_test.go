@@ -178,3 +178,22 @@ func BenchmarkRunTurnProcess(b *testing.B) {
 	b.ReportMetric(medianMS(firstReq), "ms-to-first-request")
 	b.ReportMetric(float64(len(reqs[0].Body)), "first-request-bytes")
 }
+
+// BenchmarkHelloWorldProcess: a static Go "hello, world", built and started
+// the same way — the machine's floor for any Go process at that moment.
+// Start-up figures mean little without it on a machine whose speed drifts.
+func BenchmarkHelloWorldProcess(b *testing.B) {
+	dir := b.TempDir()
+	src := filepath.Join(dir, "main.go")
+	if err := os.WriteFile(src, []byte("package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello, world\") }\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	bin := filepath.Join(dir, "hello")
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", bin, src)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("build hello: %v\n%s", err, out)
+	}
+	runProcess(b, dir, []string{"HOME=" + dir}, bin)
+}
