@@ -10,12 +10,13 @@ import (
 
 	"github.com/oceancode/oceancode/cmd/oceancode/cli"
 	// Starts the model client during initialisation for `oceancode run`.
-	_ "github.com/oceancode/oceancode/internal/prestart"
+	"github.com/oceancode/oceancode/internal/prestart"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := cli.Main(ctx, os.Args[1:], cli.StdIO())
 	stop()
+	prestart.Release()
 	os.Exit(code)
 }

@@ -68,6 +68,28 @@ func Take() *Process {
 	return early
 }
 
+// Release ends a client started during initialisation that nobody took
+// (the command was not a run after all: `run --help`, a usage error): it is
+// killed and reaped, so it does not outlive oceancode even as a zombie.
+// main calls it before exiting.
+func Release() {
+	mu.Lock()
+	p := early
+	if taken {
+		p = nil
+	}
+	taken = true
+	mu.Unlock()
+	if p == nil {
+		return
+	}
+	_ = p.Proc.Kill()
+	_, _ = p.Proc.Wait()
+	p.Stdin.Close()
+	p.Stdout.Close()
+	p.Stderr.Close()
+}
+
 // Spawn starts the model client at path with three pipes, in its own
 // process group (a Ctrl-C meant for oceancode must not kill a call the
 // parent wants to cancel cleanly) and, on Linux, killed by the kernel if

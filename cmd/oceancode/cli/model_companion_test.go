@@ -33,15 +33,19 @@ func TestModelCompanionBinaries(t *testing.T) {
 		t.Fatal(err)
 	}
 	marker := filepath.Join(t.TempDir(), "starts")
-	if err := os.WriteFile(companion, []byte("#!/bin/sh\necho \"$*\" >> \"$MARKER\"\nexec \"$0.real\" \"$@\"\n"), 0o755); err != nil {
+	if err := os.WriteFile(companion, []byte("#!/bin/sh\necho \"$$ $*\" >> \"$MARKER\"\nexec \"$0.real\" \"$@\"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 
+	var runArgs func(args []string, extra ...string) (string, error)
 	srv := providertest.NewScript(t, providertest.Script{Loop: true, Turns: []providertest.Turn{providertest.Text("hello from the model")}})
 	m := layerstest.New(t)
 	m.ProjectConfig(`{"provider": {"mock": {"type": "openai", "base_url": "` + srv.OpenAIURL() + `"}}, "model": "mock/m"}`)
 	run := func(extra ...string) (string, error) {
-		cmd := exec.Command(filepath.Join(dir, "oceancode"), "run", "say hello")
+		return runArgs([]string{"run", "say hello"}, extra...)
+	}
+	runArgs = func(args []string, extra ...string) (string, error) {
+		cmd := exec.Command(filepath.Join(dir, "oceancode"), args...)
 		cmd.Dir = m.Project
 		cmd.Env = []string{"HOME=" + m.Home, "XDG_CONFIG_HOME=" + m.Env["XDG_CONFIG_HOME"], "XDG_STATE_HOME=" + m.Env["XDG_STATE_HOME"],
 			"PATH=/usr/bin:/bin", "OPENAI_API_KEY=sk-test", "MARKER=" + marker}
@@ -62,6 +66,22 @@ func TestModelCompanionBinaries(t *testing.T) {
 		if got := strings.Count(string(starts), remote.HelperArg); got != 1 {
 			t.Errorf("%s: the companion beside oceancode started %d times for one run, want 1:\n%s", c.name, got, starts)
 		}
+	}
+
+	// Started during initialisation but not a run after all: killed and
+	// reaped before oceancode exits (no zombie left behind).
+	os.Remove(marker)
+	if out, err := runArgs([]string{"run", "--help"}); err != nil {
+		t.Fatalf("run --help: %v\n%s", err, out)
+	}
+	starts, _ := os.ReadFile(marker)
+	pid, _, _ := strings.Cut(strings.TrimSpace(string(starts)), " ")
+	if pid == "" {
+		t.Fatalf("run --help did not start the companion early (marker %q): the early start is not exercised", starts)
+	}
+	if _, err := os.Stat("/proc/" + pid); !os.IsNotExist(err) {
+		st, _ := os.ReadFile("/proc/" + pid + "/stat")
+		t.Errorf("the companion started for run --help (pid %s) outlived oceancode: %s", pid, st)
 	}
 
 	// Missing: the run stops before any model call and says what to do.
