@@ -54,7 +54,7 @@ func init() {
 	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 {
 		return // the command looks for it itself and explains
 	}
-	early, _ = Spawn(path) // on failure the command starts it again and reports why
+	early, _ = spawn(path, true) // on failure the command starts it again and reports why
 }
 
 // Take returns the client started during initialisation, once, or nil.
@@ -94,7 +94,13 @@ func Release() {
 // process group (a Ctrl-C meant for oceancode must not kill a call the
 // parent wants to cancel cleanly) and, on Linux, killed by the kernel if
 // the parent dies without closing its input.
-func Spawn(path string) (*Process, error) {
+func Spawn(path string) (*Process, error) { return spawn(path, false) }
+
+// EarlyEnv is set in the environment of a client started during
+// initialisation (for diagnostics and tests; the client ignores it).
+const EarlyEnv = "OC_MODEL_PRESTARTED=1"
+
+func spawn(path string, early bool) (*Process, error) {
 	var files [6]*os.File // child stdin, parent stdin; parent stdout, child stdout; parent stderr, child stderr
 	var err error
 	closeAll := func() {
@@ -112,6 +118,9 @@ func Spawn(path string) (*Process, error) {
 		return nil, fmt.Errorf("start model client %s: %w", path, err)
 	}
 	attr := &os.ProcAttr{Files: []*os.File{files[0], files[3], files[5]}, Sys: sysProcAttr()}
+	if early {
+		attr.Env = append(os.Environ(), EarlyEnv)
+	}
 	proc, err := os.StartProcess(path, []string{path, HelperArg}, attr)
 	files[0].Close()
 	files[3].Close()

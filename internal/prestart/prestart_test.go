@@ -2,9 +2,11 @@ package prestart
 
 import (
 	"bufio"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -66,5 +68,33 @@ func TestSpawnMissing(t *testing.T) {
 func TestTakeWithoutEarlyStart(t *testing.T) {
 	if p := Take(); p != nil {
 		t.Fatalf("Take() = %+v, want nil", p)
+	}
+}
+
+// Release kills and reaps a client started during initialisation that
+// nobody took: afterwards the process is gone, not even a zombie.
+func TestReleaseReapsUntakenClient(t *testing.T) {
+	script := filepath.Join(t.TempDir(), Binary)
+	if err := os.WriteFile(script, []byte("#!/bin/sh\nexec sleep 60\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p, err := spawn(script, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	early, taken = p, false
+	mu.Unlock()
+	t.Cleanup(func() { mu.Lock(); early, taken = nil, true; mu.Unlock() })
+	Release()
+	// Reaped: waiting for it again finds no such child; signalling finds no process.
+	if _, err := syscall.Wait4(p.Proc.Pid, nil, syscall.WNOHANG, nil); !errors.Is(err, syscall.ECHILD) {
+		t.Errorf("wait4 after Release: %v, want ECHILD (already reaped)", err)
+	}
+	if err := syscall.Kill(p.Proc.Pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("kill -0 after Release: %v, want ESRCH (gone)", err)
+	}
+	if Take() != nil {
+		t.Error("Take after Release returned the released client")
 	}
 }

@@ -33,7 +33,7 @@ func TestModelCompanionBinaries(t *testing.T) {
 		t.Fatal(err)
 	}
 	marker := filepath.Join(t.TempDir(), "starts")
-	if err := os.WriteFile(companion, []byte("#!/bin/sh\necho \"$$ $*\" >> \"$MARKER\"\nexec \"$0.real\" \"$@\"\n"), 0o755); err != nil {
+	if err := os.WriteFile(companion, []byte("#!/bin/sh\necho \"$$ early=$OC_MODEL_PRESTARTED $*\" >> \"$MARKER\"\nexec \"$0.real\" \"$@\"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 
@@ -56,7 +56,8 @@ func TestModelCompanionBinaries(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		extra []string
-	}{{"early start", nil}, {"started by the command", []string{"OC_MODEL_PRESTART=0"}}} {
+		early string
+	}{{"early start", nil, "early=1"}, {"started by the command", []string{"OC_MODEL_PRESTART=0"}, "early= "}} {
 		os.Remove(marker)
 		out, err := run(c.extra...)
 		if err != nil || !strings.Contains(out, "hello from the model") {
@@ -66,22 +67,18 @@ func TestModelCompanionBinaries(t *testing.T) {
 		if got := strings.Count(string(starts), remote.HelperArg); got != 1 {
 			t.Errorf("%s: the companion beside oceancode started %d times for one run, want 1:\n%s", c.name, got, starts)
 		}
+		if !strings.Contains(string(starts), " "+c.early) {
+			t.Errorf("%s: companion started with %q, want %q", c.name, starts, c.early)
+		}
 	}
 
-	// Started during initialisation but not a run after all: killed and
-	// reaped before oceancode exits (no zombie left behind).
-	os.Remove(marker)
+	// Started during initialisation but not a run after all: gone when
+	// oceancode exits (prestart's own test checks it is killed and reaped).
 	if out, err := runArgs([]string{"run", "--help"}); err != nil {
 		t.Fatalf("run --help: %v\n%s", err, out)
 	}
-	starts, _ := os.ReadFile(marker)
-	pid, _, _ := strings.Cut(strings.TrimSpace(string(starts)), " ")
-	if pid == "" {
-		t.Fatalf("run --help did not start the companion early (marker %q): the early start is not exercised", starts)
-	}
-	if _, err := os.Stat("/proc/" + pid); !os.IsNotExist(err) {
-		st, _ := os.ReadFile("/proc/" + pid + "/stat")
-		t.Errorf("the companion started for run --help (pid %s) outlived oceancode: %s", pid, st)
+	if left := processesRunning(t, dir); len(left) > 0 {
+		t.Errorf("a companion started for run --help outlived oceancode: %s", strings.Join(left, "; "))
 	}
 
 	// Missing: the run stops before any model call and says what to do.
@@ -95,4 +92,25 @@ func TestModelCompanionBinaries(t *testing.T) {
 	if len(srv.Requests()) != before {
 		t.Errorf("a model request was made without a model client")
 	}
+}
+
+// processesRunning lists live processes whose command line names a file
+// under dir.
+func processesRunning(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		if e.Name()[0] < '0' || e.Name()[0] > '9' {
+			continue
+		}
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if strings.Contains(string(cmdline), dir) {
+			out = append(out, e.Name()+": "+strings.ReplaceAll(string(cmdline), "\x00", " "))
+		}
+	}
+	return out
 }
