@@ -245,8 +245,12 @@ func toJSON(tool, input, mode, agent string, r gate.Result) checkJSON {
 	}
 	if r.Shell != nil {
 		j.Outside = r.Shell.OutsidePaths
-		for _, s := range r.Shell.Segments {
-			j.Segments = append(j.Segments, strings.Join(s.Argv, " "))
+		if r.Call.Shell != nil && len(r.Call.Shell.Segments) == len(r.Shell.Segments) {
+			j.Segments = r.Call.Shell.Segments // the gate joined them already
+		} else {
+			for _, s := range r.Shell.Segments {
+				j.Segments = append(j.Segments, strings.Join(s.Argv, " "))
+			}
 		}
 	}
 	if d.Action != permission.Allow && !d.Floor && r.Guard == "" {
