@@ -84,7 +84,8 @@ func TestBinariesStayLean(t *testing.T) {
 // may import only a few low-level standard packages, or it would start
 // later and the first model request would wait for it.
 func TestPrestartStaysEarly(t *testing.T) {
-	allowed := map[string]bool{"fmt": true, "os": true, "path/filepath": true, "sync": true, "syscall": true}
+	allowed := map[string]bool{"fmt": true, "os": true, "path/filepath": true, "sync": true, "syscall": true,
+		module + "/internal/sibling": true}
 	out, err := exec.Command("go", "list", "-f", "{{join .Imports \"\\n\"}}", "./internal/prestart").Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)

@@ -171,13 +171,8 @@ func (sc *shellCall) verdict() *permission.ShellVerdict {
 	*sv = permission.ShellVerdict{Verdict: r.Verdict.String(), Reason: r.Reason, OutsidePaths: r.OutsidePaths,
 		Segments: lists[:n:n], Verdicts: lists[n:]}
 	var rules []*permission.Rule
-	missing := 0 // size of the segment texts not found in their source
 	for i, s := range r.Segments {
-		if t, ok := textIn(s.Argv, s.Raw); ok {
-			sv.Segments[i] = t
-		} else {
-			missing += joinedLen(s.Argv)
-		}
+		sv.Segments[i] = segmentText(s.Argv, s.Raw)
 		sv.Verdicts[i] = s.Verdict.String()
 		if s.Rule != nil {
 			if pr, ok := s.Rule.Origin.(*permission.Rule); ok {
@@ -189,38 +184,19 @@ func (sc *shellCall) verdict() *permission.ShellVerdict {
 		}
 	}
 	sv.Rules = rules
-	if missing > 0 {
-		// One string for the rest.
-		var b strings.Builder
-		b.Grow(missing)
-		for i, s := range r.Segments {
-			if len(s.Argv) < 2 || sv.Segments[i] != "" {
-				continue // found (a text of two words or more is never empty)
-			}
-			start := b.Len()
-			for j, a := range s.Argv {
-				if j > 0 {
-					b.WriteByte(' ')
-				}
-				b.WriteString(a)
-			}
-			sv.Segments[i] = b.String()[start:]
-		}
-	}
 	return sv
 }
 
-// textIn returns argv joined with single spaces, the segment's text,
-// without an allocation when it can: one word is its own text, and when raw
-// (the segment's source) holds exactly the text, as it does for a plain
-// command ("go test ./... 2>&1" holds "go test ./..."), the text is that
-// part of raw. ok is false when the text has to be built.
-func textIn(argv []string, raw string) (text string, ok bool) {
+// segmentText returns argv joined with single spaces, the segment's text.
+// When raw (the segment's source) holds exactly that text, as it does for a
+// plain command ("go test ./... 2>&1" holds "go test ./..."), the text is
+// that part of raw and costs no allocation; otherwise it is joined.
+func segmentText(argv []string, raw string) string {
 	switch len(argv) {
 	case 0:
-		return "", true
+		return ""
 	case 1:
-		return argv[0], true
+		return argv[0]
 	}
 	size := joinedLen(argv)
 	if first := argv[0]; first != "" {
@@ -230,12 +206,12 @@ func textIn(argv []string, raw string) (text string, ok bool) {
 				break
 			}
 			if joinedAt(raw[off+i:off+i+size], argv) {
-				return raw[off+i : off+i+size], true
+				return raw[off+i : off+i+size]
 			}
 			off += i + 1
 		}
 	}
-	return "", false
+	return strings.Join(argv, " ")
 }
 
 // joinedLen is the length of argv joined with single spaces.

@@ -20,6 +20,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/oceancode/oceancode/agent/sandbox/egress"
+	"github.com/oceancode/oceancode/internal/sibling"
 )
 
 // Cmd is a command prepared by Command. Start it with Start (then Wait) or
@@ -101,8 +102,7 @@ func helperPath() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("sandbox: locate helper executable: %w", err)
 	}
-	lean := filepath.Join(filepath.Dir(self), HelperBinary)
-	if fi, err := os.Stat(lean); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+	if lean, ok := sibling.Find(self, HelperBinary); ok {
 		return lean, nil
 	}
 	return self, nil

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/oceancode/oceancode/agent/message"
+	"github.com/oceancode/oceancode/internal/jsontext"
 )
 
 // The stored form of a message is message.Message's JSON with two changes
@@ -69,40 +70,15 @@ func appendMessage(b []byte, m message.Message) []byte {
 	return append(b, '}')
 }
 
-const hexDigits = "0123456789abcdef"
-
 // appendText appends s as a JSON string, or as {"base64": ...} when s is not
-// valid UTF-8.
+// valid UTF-8 (a JSON string could not carry it unchanged).
 func appendText(b []byte, s string) []byte {
 	if !utf8.ValidString(s) {
 		b = append(b, `{"base64":"`...)
 		b = base64.StdEncoding.AppendEncode(b, []byte(s))
 		return append(b, `"}`...)
 	}
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
-		}
-		b = append(b, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			b = append(b, '\\', c)
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		case '\t':
-			b = append(b, '\\', 't')
-		default:
-			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-		}
-		start = i + 1
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
+	return jsontext.AppendString(b, s)
 }
 
 // text is a string in the stored form: a JSON string or {"base64": ...}.

@@ -15,8 +15,9 @@ package prestart
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"sync"
+
+	"github.com/oceancode/oceancode/internal/sibling"
 )
 
 // Binary is the model client's file name, installed beside oceancode.
@@ -50,8 +51,8 @@ func init() {
 	if err != nil {
 		return
 	}
-	path := filepath.Join(filepath.Dir(self), Binary)
-	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 {
+	path, ok := sibling.Find(self, Binary)
+	if !ok {
 		return // the command looks for it itself and explains
 	}
 	early, _ = spawn(path, true) // on failure the command starts it again and reports why

@@ -63,11 +63,34 @@ func TestSpawnMissing(t *testing.T) {
 	}
 }
 
-// Nothing was started during this test binary's initialisation (it is not
-// `oceancode run`), so Take has nothing to give.
-func TestTakeWithoutEarlyStart(t *testing.T) {
-	if p := Take(); p != nil {
-		t.Fatalf("Take() = %+v, want nil", p)
+// Take hands over the client started during initialisation exactly once;
+// with none started it has nothing to give.
+func TestTakeOnce(t *testing.T) {
+	script := filepath.Join(t.TempDir(), Binary)
+	if err := os.WriteFile(script, []byte("#!/bin/sh\nexec cat >/dev/null\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p, err := spawn(script, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	early, taken = p, false
+	mu.Unlock()
+	t.Cleanup(func() { mu.Lock(); early, taken = nil, true; mu.Unlock() })
+	if got := Take(); got != p {
+		t.Fatalf("first Take = %v, want the early client", got)
+	}
+	if got := Take(); got != nil {
+		t.Fatalf("second Take = %v, want nil", got)
+	}
+	Release() // taken: must leave it alone
+	if err := p.Proc.Signal(syscall.Signal(0)); err != nil {
+		t.Fatalf("Release killed a client that was taken: %v", err)
+	}
+	p.Stdin.Close()
+	if st, err := p.Proc.Wait(); err != nil || !st.Success() {
+		t.Fatalf("client ended %v %v, want a clean exit on EOF", st, err)
 	}
 }
 

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"unicode/utf8"
 
+	"github.com/oceancode/oceancode/internal/jsontext"
 	"github.com/oceancode/oceancode/layers"
 )
 
@@ -53,7 +53,7 @@ func (w *jsonWriter) elem() {
 // field starts an object member: the comma and the key.
 func (w *jsonWriter) field(key string) {
 	w.elem()
-	w.b = appendString(w.b, key)
+	w.b = jsontext.AppendString(w.b, key)
 	w.b = append(w.b, ':')
 }
 
@@ -71,7 +71,7 @@ func (w *jsonWriter) close(c byte, prev bool) {
 
 func (w *jsonWriter) str(key, s string) {
 	w.field(key)
-	w.b = appendString(w.b, s)
+	w.b = jsontext.AppendString(w.b, s)
 }
 
 func (w *jsonWriter) strOmit(key, s string) {
@@ -112,7 +112,7 @@ func (w *jsonWriter) strings(key string, ss []string) {
 	prev := w.open('[')
 	for _, s := range ss {
 		w.elem()
-		w.b = appendString(w.b, s)
+		w.b = jsontext.AppendString(w.b, s)
 	}
 	w.close(']', prev)
 }
@@ -305,7 +305,7 @@ func (w *jsonWriter) any(v any) {
 	case nil:
 		w.b = append(w.b, "null"...)
 	case string:
-		w.b = appendString(w.b, x)
+		w.b = jsontext.AppendString(w.b, x)
 	case bool:
 		w.b = strconv.AppendBool(w.b, x)
 	case json.Number:
@@ -357,59 +357,6 @@ func (w *jsonWriter) fail(err error) {
 		w.err = err
 	}
 	w.b = append(w.b, "null"...) // keeps the text well formed; it is discarded
-}
-
-// appendString appends s as a JSON string the way encoding/json does with
-// HTML escaping off: ", \ and control characters escaped (\b \f \n \r \t by
-// name), invalid UTF-8 as \ufffd, and U+2028 and U+2029 escaped.
-func appendString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '\\', '"':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }
 
 // isValidNumber reports whether s is a JSON number.

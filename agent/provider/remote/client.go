@@ -9,13 +9,13 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/oceancode/oceancode/agent/provider"
 	"github.com/oceancode/oceancode/internal/prestart"
+	"github.com/oceancode/oceancode/internal/sibling"
 )
 
 // HelperPath, when set, is the companion to start instead of looking for
@@ -37,8 +37,7 @@ func Locate() (string, error) {
 	}
 	self, err := osExecutable()
 	if err == nil {
-		p := filepath.Join(filepath.Dir(self), Binary)
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+		if p, ok := sibling.Find(self, Binary); ok {
 			return p, nil
 		}
 	}

@@ -245,13 +245,7 @@ func toJSON(tool, input, mode, agent string, r gate.Result) checkJSON {
 	}
 	if r.Shell != nil {
 		j.Outside = r.Shell.OutsidePaths
-		if r.Call.Shell != nil && len(r.Call.Shell.Segments) == len(r.Shell.Segments) {
-			j.Segments = r.Call.Shell.Segments // the gate joined them already
-		} else {
-			for _, s := range r.Shell.Segments {
-				j.Segments = append(j.Segments, strings.Join(s.Argv, " "))
-			}
-		}
+		j.Segments = r.Call.Shell.Segments // the gate has joined each segment's words
 	}
 	if d.Action != permission.Allow && !d.Floor && r.Guard == "" {
 		j.Hint = d.Explain()

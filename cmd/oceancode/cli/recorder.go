@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/oceancode/oceancode/agent"
@@ -49,13 +48,13 @@ type recorder struct {
 	done      chan struct{}
 	err       error
 
-	ready    chan struct{} // closed once the session exists or openErr says why not
-	kick     chan struct{} // closed when the session is needed now (the run ends)
-	kickOnce sync.Once
-	isReady  bool // under mu: writes go to the store (or nowhere) rather than pending
+	// ready is closed (under mu) once the session exists or openErr says
+	// why not; until then writes wait in pending.
+	ready    chan struct{}
 	openErr  error
 	pending  []func()
-	readyNow atomic.Bool // for Recover, which must not wait
+	kick     chan struct{} // closed when the session is needed now (the run ends)
+	kickOnce sync.Once
 }
 
 // newRecorderState returns a recorder whose session is not open yet.
@@ -68,7 +67,8 @@ func newRecorderState() *recorder {
 // writes made before, in order.
 func (r *recorder) opened(err error) {
 	r.mu.Lock()
-	r.isReady, r.openErr = true, err
+	defer r.mu.Unlock()
+	r.openErr = err
 	if err == nil {
 		for _, w := range r.pending {
 			w()
@@ -76,9 +76,18 @@ func (r *recorder) opened(err error) {
 		go r.beat()
 	}
 	r.pending = nil
-	r.mu.Unlock()
-	r.readyNow.Store(err == nil)
 	close(r.ready)
+}
+
+// isOpen reports whether the session has been created (or has failed to be);
+// it never waits.
+func (r *recorder) isOpen() bool {
+	select {
+	case <-r.ready:
+		return true
+	default:
+		return false
+	}
 }
 
 // write runs w against the store now, or queues it until the session
@@ -90,7 +99,7 @@ func (r *recorder) write(barrier bool, w func()) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch {
-	case !r.isReady:
+	case !r.isOpen():
 		r.pending = append(r.pending, w)
 	case r.openErr == nil:
 		w()
@@ -110,9 +119,10 @@ func (r *recorder) sessionID() string {
 	return r.id
 }
 
-// currentID returns the session's ID if it exists yet, without waiting.
+// currentID returns the session's ID if it exists yet, without waiting or
+// locking (Recover calls it during a panic, perhaps with mu held).
 func (r *recorder) currentID() string {
-	if r.readyNow.Load() {
+	if r.isOpen() && r.openErr == nil {
 		return r.id
 	}
 	return ""
@@ -132,7 +142,7 @@ func startRecorder(ctx context.Context, app *App, cfg agent.Config, after <-chan
 		}
 		// An interrupted run is still recorded, as interrupted.
 		ctx := context.WithoutCancel(ctx)
-		err := r.create(ctx, openStoreAsync(ctx, app), meta)
+		err := r.create(ctx, app, meta)
 		if err != nil {
 			fail(err)
 		}
@@ -141,8 +151,8 @@ func startRecorder(ctx context.Context, app *App, cfg agent.Config, after <-chan
 	return r
 }
 
-func (r *recorder) create(ctx context.Context, store *storeFuture, meta session.Meta) error {
-	st, err := store.get()
+func (r *recorder) create(ctx context.Context, app *App, meta session.Meta) error {
+	st, err := openStore(ctx, app)
 	if err != nil {
 		return err
 	}
@@ -158,7 +168,7 @@ func (r *recorder) create(ctx context.Context, store *storeFuture, meta session.
 	return nil
 }
 
-// storeFuture opens the session store in the background while the run
+// storeFuture opens the session store in the background while a resumed run
 // resolves its configuration: both are on the path to the first model
 // request, and they do not depend on each other.
 type storeFuture struct {
@@ -169,16 +179,20 @@ type storeFuture struct {
 
 func openStoreAsync(ctx context.Context, app *App) *storeFuture {
 	f := &storeFuture{done: make(chan struct{})}
-	path := sessionsDB(app)
 	go func() {
 		defer close(f.done)
-		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-			f.err = fmt.Errorf("open sessions %s: %w", path, err)
-			return
-		}
-		f.st, f.err = session.Open(ctx, path)
+		f.st, f.err = openStore(ctx, app)
 	}()
 	return f
+}
+
+// openStore opens (creating if need be) the session store in the state dir.
+func openStore(ctx context.Context, app *App) (*session.Store, error) {
+	path := sessionsDB(app)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("open sessions %s: %w", path, err)
+	}
+	return session.Open(ctx, path)
 }
 
 // get waits for the store.
