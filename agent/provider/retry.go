@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
@@ -234,4 +235,27 @@ func Call[P any](ctx context.Context, r Retrier, key string, on func(Event), par
 		return Response{}, Redact(err, key)
 	}
 	return resp, nil
+}
+
+// Emit sends ev to on, which may be nil.
+func Emit(on func(Event), ev Event) {
+	if on != nil {
+		on(ev)
+	}
+}
+
+// StreamAttempt turns the outcome of one streamed attempt into what Call's
+// once returns. A cancelled ctx is ctx.Err() and never retried; any other
+// error is classified (by the vendor's classify), wrapped as "op: cause",
+// and retried only if nothing had been delivered to the caller yet
+// (emitted), since a retry would repeat it.
+func StreamAttempt(ctx context.Context, resp Response, emitted bool, err error, classify func(error) (bool, error), op string) (Response, bool, error) {
+	if err == nil {
+		return resp, false, nil
+	}
+	if ctx.Err() != nil {
+		return Response{}, false, ctx.Err()
+	}
+	retry, err := classify(err)
+	return Response{}, retry && !emitted, fmt.Errorf("%s: %w", op, err)
 }

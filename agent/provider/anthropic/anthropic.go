@@ -104,7 +104,7 @@ func (c *Client) callOnce(ctx context.Context, params sdk.MessageNewParams, on f
 				continue
 			}
 			resp.Message.Parts = append(resp.Message.Parts, message.Part{Type: message.Text, Text: b.Text})
-			emit(on, provider.Event{Type: provider.TextDelta, Text: b.Text})
+			provider.Emit(on, provider.Event{Type: provider.TextDelta, Text: b.Text})
 		case "tool_use":
 			in := json.RawMessage(b.Input)
 			if len(in) == 0 || string(in) == "null" {
@@ -114,7 +114,7 @@ func (c *Client) callOnce(ctx context.Context, params sdk.MessageNewParams, on f
 			}
 			tc := &message.ToolCall{ID: b.ID, Name: b.Name, Input: in}
 			resp.Message.Parts = append(resp.Message.Parts, message.Part{Type: message.ToolUse, ToolCall: tc})
-			emit(on, provider.Event{Type: provider.ToolCall, ToolCall: tc})
+			provider.Emit(on, provider.Event{Type: provider.ToolCall, ToolCall: tc})
 		}
 	}
 	return resp, false, nil
@@ -134,14 +134,7 @@ func (c *Client) streamOnce(ctx context.Context, params sdk.MessageNewParams, on
 	stream := c.msgs.NewStreaming(ctx, params)
 	defer stream.Close()
 	resp, emitted, err := assemble(stream, on)
-	if err != nil {
-		if ctx.Err() != nil {
-			return provider.Response{}, false, ctx.Err()
-		}
-		retry, err := c.classify(err)
-		return provider.Response{}, retry && !emitted, fmt.Errorf("anthropic: stream message: %w", err)
-	}
-	return resp, false, nil
+	return provider.StreamAttempt(ctx, resp, emitted, err, c.classify, "anthropic: stream message")
 }
 
 // errTruncated marks a stream that ended without message_stop.
@@ -183,7 +176,7 @@ func assemble(stream *ssestream.Stream[sdk.MessageStreamEventUnion], on func(pro
 			if b.kind == "text" && ev.ContentBlock.Text != "" {
 				b.text.WriteString(ev.ContentBlock.Text)
 				emitted = true
-				emit(on, provider.Event{Type: provider.TextDelta, Text: ev.ContentBlock.Text})
+				provider.Emit(on, provider.Event{Type: provider.TextDelta, Text: ev.ContentBlock.Text})
 			}
 		case "content_block_delta":
 			b := get(ev.Index)
@@ -195,7 +188,7 @@ func assemble(stream *ssestream.Stream[sdk.MessageStreamEventUnion], on func(pro
 				if ev.Delta.Text != "" {
 					b.text.WriteString(ev.Delta.Text)
 					emitted = true
-					emit(on, provider.Event{Type: provider.TextDelta, Text: ev.Delta.Text})
+					provider.Emit(on, provider.Event{Type: provider.TextDelta, Text: ev.Delta.Text})
 				}
 			case "input_json_delta":
 				b.input.WriteString(ev.Delta.PartialJSON)
@@ -212,7 +205,7 @@ func assemble(stream *ssestream.Stream[sdk.MessageStreamEventUnion], on func(pro
 					return provider.Response{}, emitted, err
 				}
 				emitted = true
-				emit(on, provider.Event{Type: provider.ToolCall, ToolCall: tc})
+				provider.Emit(on, provider.Event{Type: provider.ToolCall, ToolCall: tc})
 			}
 		case "message_delta":
 			if ev.Delta.StopReason != "" {
@@ -306,12 +299,6 @@ func (c *Client) classify(err error) (bool, error) {
 	}
 	ae := provider.NewAPIError(status, msg, h, c.key)
 	return ae.Temporary(), ae
-}
-
-func emit(on func(provider.Event), ev provider.Event) {
-	if on != nil {
-		on(ev)
-	}
 }
 
 // buildParams maps a provider.Request onto the Messages API.

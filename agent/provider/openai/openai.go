@@ -121,7 +121,7 @@ func (c *Client) callOnce(ctx context.Context, params sdk.ChatCompletionNewParam
 	resp := provider.Response{Message: message.Message{Role: message.Assistant}, Usage: usageOf(cc.Usage)}
 	if ch.Message.Content != "" {
 		resp.Message.Parts = append(resp.Message.Parts, message.Part{Type: message.Text, Text: ch.Message.Content})
-		emit(on, provider.Event{Type: provider.TextDelta, Text: ch.Message.Content})
+		provider.Emit(on, provider.Event{Type: provider.TextDelta, Text: ch.Message.Content})
 	}
 	for i, tc := range ch.Message.ToolCalls {
 		if tc.Type != "" && tc.Type != "function" {
@@ -132,7 +132,7 @@ func (c *Client) callOnce(ctx context.Context, params sdk.ChatCompletionNewParam
 			return provider.Response{}, false, fmt.Errorf("openai: create chat completion: %w", err)
 		}
 		resp.Message.Parts = append(resp.Message.Parts, message.Part{Type: message.ToolUse, ToolCall: call})
-		emit(on, provider.Event{Type: provider.ToolCall, ToolCall: call})
+		provider.Emit(on, provider.Event{Type: provider.ToolCall, ToolCall: call})
 	}
 	resp.StopReason = stopReason(ch.FinishReason, len(resp.Message.ToolCalls()) > 0)
 	return resp, false, nil
@@ -142,14 +142,7 @@ func (c *Client) streamOnce(ctx context.Context, params sdk.ChatCompletionNewPar
 	stream := c.chat.NewStreaming(ctx, params)
 	defer stream.Close()
 	resp, emitted, err := assemble(stream, on)
-	if err != nil {
-		if ctx.Err() != nil {
-			return provider.Response{}, false, ctx.Err()
-		}
-		retry, err := c.classify(err)
-		return provider.Response{}, retry && !emitted, fmt.Errorf("openai: stream chat completion: %w", err)
-	}
-	return resp, false, nil
+	return provider.StreamAttempt(ctx, resp, emitted, err, c.classify, "openai: stream chat completion")
 }
 
 // errTruncated marks a stream that ended before a finish_reason.
@@ -185,7 +178,7 @@ func assemble(stream *ssestream.Stream[sdk.ChatCompletionChunk], on func(provide
 			if d.Content != "" {
 				text.WriteString(d.Content)
 				emitted = true
-				emit(on, provider.Event{Type: provider.TextDelta, Text: d.Content})
+				provider.Emit(on, provider.Event{Type: provider.TextDelta, Text: d.Content})
 			}
 			for _, tc := range d.ToolCalls {
 				var p *pendingCall
@@ -233,7 +226,7 @@ func assemble(stream *ssestream.Stream[sdk.ChatCompletionChunk], on func(provide
 		}
 		resp.Message.Parts = append(resp.Message.Parts, message.Part{Type: message.ToolUse, ToolCall: call})
 		emitted = true
-		emit(on, provider.Event{Type: provider.ToolCall, ToolCall: call})
+		provider.Emit(on, provider.Event{Type: provider.ToolCall, ToolCall: call})
 	}
 	resp.StopReason = stopReason(finish, len(calls) > 0)
 	return resp, emitted, nil
@@ -309,12 +302,6 @@ func (c *Client) classify(err error) (bool, error) {
 		return false, errors.New(provider.RedactString(stre.Message, c.key))
 	}
 	return false, err
-}
-
-func emit(on func(provider.Event), ev provider.Event) {
-	if on != nil {
-		on(ev)
-	}
 }
 
 // buildParams maps a provider.Request onto Chat Completions.
