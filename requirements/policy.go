@@ -14,11 +14,11 @@
 package requirements
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -196,13 +196,16 @@ func Parse(data []byte, o ParseOptions) (*Policy, error) {
 	if len(viol) == 0 {
 		viol = append(viol, pinViolations(file, doc)...)
 	}
-	var p *Policy
+	var p Policy
 	if len(viol) == 0 {
-		if p, err = policyOf(doc.Value); err != nil {
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.DisallowUnknownFields()
+		dec.UseNumber()
+		if err := dec.Decode(&p); err != nil {
 			return nil, fmt.Errorf("requirements: %s: decode: %w: %w", file, err, ErrInvalid)
 		}
 		if o.Signed {
-			viol = append(viol, signedFieldViolations(file, doc, p)...)
+			viol = append(viol, signedFieldViolations(file, doc, &p)...)
 		}
 	}
 	if len(viol) > 0 {
@@ -214,172 +217,7 @@ func Parse(data []byte, o ParseOptions) (*Policy, error) {
 		})
 		return nil, &InvalidError{File: file, Violations: viol}
 	}
-	return p, nil
-}
-
-// policyOf turns a payload the schema accepted (doc.Value) into a Policy: what encoding/json's Decoder
-// with UseNumber and DisallowUnknownFields makes of the same bytes (TestPolicyOfMatchesDecoder), without
-// decoding them again, nor the reflection encoding/json does over the Policy types the first time (about
-// 0.1 ms of every process that loads requirements). The schema has already refused unknown keys, wrong
-// types, floats and out-of-range numbers; what it lets through is converted, anything else is an error.
-func policyOf(v any) (*Policy, error) {
-	root, ok := v.(map[string]any)
-	if !ok {
-		return nil, errors.New("the payload is not an object")
-	}
-	p := &Policy{}
-	var err error
-	for k, x := range root {
-		switch k {
-		case "schema_version":
-			var n int64
-			n, err = intOf(k, x)
-			p.SchemaVersion = int(n)
-		case "serial":
-			p.Serial, err = intOf(k, x)
-		case "issued_at":
-			p.IssuedAt, err = stringOf(k, x)
-		case "expires_at":
-			p.ExpiresAt, err = stringOf(k, x)
-		case "on_expiry":
-			p.OnExpiry, err = stringOf(k, x)
-		case "org":
-			p.Org, err = stringOf(k, x)
-		case "threshold":
-			var n int64
-			n, err = intOf(k, x)
-			p.Threshold = int(n)
-		case "disable_bypass_permissions":
-			b, isBool := x.(bool)
-			if !isBool {
-				err = fmt.Errorf("%s: not a boolean", k)
-			}
-			p.DisableBypassPermissions = b
-		case "allowed_permission_modes":
-			p.AllowedPermissionModes, err = stringsOf(k, x)
-		case "min_sandbox_mode":
-			p.MinSandboxMode, err = stringOf(k, x)
-		case "mcp":
-			p.MCP, err = mcpOf(x)
-		case "pins":
-			pins, isMap := x.(map[string]any)
-			if !isMap {
-				err = fmt.Errorf("%s: not an object", k)
-			}
-			p.Pins = pins
-		case "rules":
-			p.Rules, err = rulesOf(x)
-		default:
-			err = fmt.Errorf("unknown field %q", k)
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
-	return p, nil
-}
-
-func mcpOf(v any) (*MCP, error) {
-	m, ok := v.(map[string]any)
-	if !ok {
-		return nil, errors.New("mcp: not an object")
-	}
-	out := &MCP{}
-	for k, x := range m {
-		if k != "allowed_servers" {
-			return nil, fmt.Errorf("mcp: unknown field %q", k)
-		}
-		list, ok := x.([]any)
-		if !ok {
-			return nil, errors.New("mcp.allowed_servers: not a list")
-		}
-		out.AllowedServers = make([]MCPServer, len(list))
-		for i, e := range list {
-			sm, ok := e.(map[string]any)
-			if !ok {
-				return nil, fmt.Errorf("mcp.allowed_servers[%d]: not an object", i)
-			}
-			s := &out.AllowedServers[i]
-			for f, fv := range sm {
-				var err error
-				switch f {
-				case "name":
-					s.Name, err = stringOf(f, fv)
-				case "command":
-					s.Command, err = stringOf(f, fv)
-				case "sha256":
-					s.SHA256, err = stringOf(f, fv)
-				case "url":
-					s.URL, err = stringOf(f, fv)
-				default:
-					err = fmt.Errorf("unknown field %q", f)
-				}
-				if err != nil {
-					return nil, fmt.Errorf("mcp.allowed_servers[%d]: %w", i, err)
-				}
-			}
-		}
-	}
-	return out, nil
-}
-
-func rulesOf(v any) (*Rules, error) {
-	m, ok := v.(map[string]any)
-	if !ok {
-		return nil, errors.New("rules: not an object")
-	}
-	out := &Rules{}
-	for k, x := range m {
-		var err error
-		switch k {
-		case "deny":
-			out.Deny, err = stringsOf(k, x)
-		case "ask":
-			out.Ask, err = stringsOf(k, x)
-		default:
-			err = fmt.Errorf("unknown field %q", k)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("rules: %w", err)
-		}
-	}
-	return out, nil
-}
-
-func stringOf(field string, v any) (string, error) {
-	s, ok := v.(string)
-	if !ok {
-		return "", fmt.Errorf("%s: not a string", field)
-	}
-	return s, nil
-}
-
-func stringsOf(field string, v any) ([]string, error) {
-	list, ok := v.([]any)
-	if !ok {
-		return nil, fmt.Errorf("%s: not a list", field)
-	}
-	out := make([]string, len(list))
-	for i, e := range list {
-		var err error
-		if out[i], err = stringOf(field, e); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
-// intOf reads an integer as encoding/json reads a number into an integer field.
-func intOf(field string, v any) (int64, error) {
-	n, ok := v.(json.Number)
-	if !ok {
-		return 0, fmt.Errorf("%s: not a number", field)
-	}
-	i, err := strconv.ParseInt(string(n), 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("%s: %s is not an integer", field, n)
-	}
-	return i, nil
+	return &p, nil
 }
 
 func signedFieldViolations(file string, doc *jsonpos.Doc, p *Policy) []schema.Violation {
