@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -159,8 +157,9 @@ func (d *decoder) str() (string, error) {
 			if end >= len(d.s) {
 				return "", d.errorf("unterminated string")
 			}
-			s, ok := unescape(d.s[start+1 : end])
-			if !ok {
+			// encoding/json does the unescaping (surrogates included).
+			var s string
+			if err := json.Unmarshal([]byte(d.s[start:end+1]), &s); err != nil {
 				return "", d.errorf("invalid string %s", d.s[start:end+1])
 			}
 			d.i = end + 1
@@ -170,85 +169,4 @@ func (d *decoder) str() (string, error) {
 		}
 	}
 	return "", d.errorf("unterminated string")
-}
-
-// unescape decodes the text between the quotes of a JSON string with escapes, as encoding/json does (a
-// \u escape of a lone surrogate is U+FFFD). It reports false for what is not a valid JSON string.
-func unescape(s string) (string, bool) {
-	var b strings.Builder
-	b.Grow(len(s))
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c != '\\' {
-			if c < 0x20 {
-				return "", false
-			}
-			b.WriteByte(c)
-			i++
-			continue
-		}
-		if i+1 >= len(s) {
-			return "", false
-		}
-		switch e := s[i+1]; e {
-		case '"', '\\', '/':
-			b.WriteByte(e)
-		case 'b':
-			b.WriteByte('\b')
-		case 'f':
-			b.WriteByte('\f')
-		case 'n':
-			b.WriteByte('\n')
-		case 'r':
-			b.WriteByte('\r')
-		case 't':
-			b.WriteByte('\t')
-		case 'u':
-			r, ok := hex4(s[i+2:])
-			if !ok {
-				return "", false
-			}
-			i += 6
-			if utf16.IsSurrogate(r) {
-				if len(s) >= i+2 && s[i] == '\\' && s[i+1] == 'u' {
-					if r2, ok := hex4(s[i+2:]); ok {
-						if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
-							b.WriteRune(dec)
-							i += 6
-							continue
-						}
-					}
-				}
-				r = utf8.RuneError
-			}
-			b.WriteRune(r)
-			continue
-		default:
-			return "", false
-		}
-		i += 2
-	}
-	return b.String(), true
-}
-
-// hex4 reads the four hex digits s starts with.
-func hex4(s string) (rune, bool) {
-	if len(s) < 4 {
-		return 0, false
-	}
-	var r rune
-	for _, c := range []byte(s[:4]) {
-		switch {
-		case c >= '0' && c <= '9':
-			c -= '0'
-		case c >= 'a' && c <= 'f':
-			c = c - 'a' + 10
-		case c >= 'A' && c <= 'F':
-			c = c - 'A' + 10
-		default:
-			return 0, false
-		}
-		r = r<<4 | rune(c)
-	}
-	return r, true
 }
