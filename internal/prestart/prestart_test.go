@@ -66,18 +66,7 @@ func TestSpawnMissing(t *testing.T) {
 // Take hands over the client started during initialisation exactly once;
 // with none started it has nothing to give.
 func TestTakeOnce(t *testing.T) {
-	script := filepath.Join(t.TempDir(), Binary)
-	if err := os.WriteFile(script, []byte("#!/bin/sh\nexec cat >/dev/null\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	p, err := spawn(script, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mu.Lock()
-	early, taken = p, false
-	mu.Unlock()
-	t.Cleanup(func() { mu.Lock(); early, taken = nil, true; mu.Unlock() })
+	p := startEarly(t, "exec cat >/dev/null")
 	if got := Take(); got != p {
 		t.Fatalf("first Take = %v, want the early client", got)
 	}
@@ -97,18 +86,7 @@ func TestTakeOnce(t *testing.T) {
 // Release kills and reaps a client started during initialisation that
 // nobody took: afterwards the process is gone, not even a zombie.
 func TestReleaseReapsUntakenClient(t *testing.T) {
-	script := filepath.Join(t.TempDir(), Binary)
-	if err := os.WriteFile(script, []byte("#!/bin/sh\nexec sleep 60\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	p, err := spawn(script, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mu.Lock()
-	early, taken = p, false
-	mu.Unlock()
-	t.Cleanup(func() { mu.Lock(); early, taken = nil, true; mu.Unlock() })
+	p := startEarly(t, "exec sleep 60")
 	Release()
 	// Reaped: waiting for it again finds no such child; signalling finds no process.
 	if _, err := syscall.Wait4(p.Proc.Pid, nil, syscall.WNOHANG, nil); !errors.Is(err, syscall.ECHILD) {
@@ -120,4 +98,23 @@ func TestReleaseReapsUntakenClient(t *testing.T) {
 	if Take() != nil {
 		t.Error("Take after Release returned the released client")
 	}
+}
+
+// startEarly spawns a shell script as if during initialisation and makes it
+// the client Take and Release see.
+func startEarly(t *testing.T, body string) *Process {
+	t.Helper()
+	script := filepath.Join(t.TempDir(), Binary)
+	if err := os.WriteFile(script, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p, err := spawn(script, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	early, taken = p, false
+	mu.Unlock()
+	t.Cleanup(func() { mu.Lock(); early, taken = nil, true; mu.Unlock() })
+	return p
 }
