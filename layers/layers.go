@@ -331,7 +331,7 @@ func Resolve(o Options) *Resolved {
 	case requirements.Verified:
 	case requirements.ExpiredWarn, requirements.LastKnownGood:
 		info.Reason = res.Reason
-	case requirements.Absent, requirements.NotEnforced:
+	case requirements.NotEnforced:
 		info.Status, info.Reason = StatusIgnored, res.Reason
 	default:
 		info.Status, info.Reason = StatusInvalid, res.Reason

@@ -278,3 +278,56 @@ func values(vs []provenance.Value) []string {
 	}
 	return out
 }
+
+// TestMissingRequirementsIsNoWeakerPolicy: with trusted keys configured (the
+// admin anchor, or the key variable where no anchor exists), a deleted or
+// unreadable requirements.json never means "no policy": the last-known-good
+// policy stays in force, and without one sessions are refused.
+func TestMissingRequirementsIsNoWeakerPolicy(t *testing.T) {
+	tests := []struct {
+		name  string
+		setup func(m *layerstest.Machine)
+		lkg   bool // verify the file once before it goes
+		dir   bool // replace the file by a directory (unreadable) instead of deleting it
+	}{
+		{name: "anchor, deleted, last-known-good", setup: func(m *layerstest.Machine) { m.Anchor() }, lkg: true},
+		{name: "anchor, unreadable, last-known-good", setup: func(m *layerstest.Machine) { m.Anchor() }, lkg: true, dir: true},
+		{name: "anchor, deleted, nothing verified before", setup: func(m *layerstest.Machine) { m.Anchor() }},
+		{name: "key variable, deleted, last-known-good", setup: func(m *layerstest.Machine) { m.Env["OC_REQUIREMENTS_PUBKEY"] = m.Key.Public().String() }, lkg: true},
+		{name: "key variable, deleted, nothing verified before", setup: func(m *layerstest.Machine) { m.Env["OC_REQUIREMENTS_PUBKEY"] = m.Key.Public().String() }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := layerstest.New(t)
+			tt.setup(m)
+			p := m.Requirements(3, map[string]any{"disable_bypass_permissions": true})
+			if tt.lkg {
+				if r := m.Resolve(); r.Requirements.Status != requirements.Verified {
+					t.Fatalf("first load: %s %s", r.Requirements.Status, r.Requirements.Reason)
+				}
+			}
+			if err := os.Remove(p); err != nil {
+				t.Fatal(err)
+			}
+			if tt.dir {
+				os.Mkdir(p, 0o755)
+			}
+			r := m.Resolve()
+			if !tt.lkg {
+				if err := r.Err(); !errors.Is(err, layers.ErrRequirementsRefused) || !strings.Contains(err.Error(), p) {
+					t.Fatalf("Err() = %v, want a refusal naming %s", err, p)
+				}
+				if r.Locks.Policy != nil {
+					t.Fatal("a policy is in force although none verified")
+				}
+				return
+			}
+			if r.Requirements.Status != requirements.LastKnownGood || r.Err() != nil {
+				t.Fatalf("status %s (%s), Err() = %v", r.Requirements.Status, r.Requirements.Reason, r.Err())
+			}
+			if _, locked := r.Locks.DisallowedModes["bypassPermissions"]; !locked {
+				t.Errorf("bypassPermissions not locked out under the last-known-good policy: %+v", r.Locks)
+			}
+		})
+	}
+}

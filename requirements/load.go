@@ -19,8 +19,11 @@ type Status string
 
 // The statuses of spec/config.md (inspect --json).
 const (
-	Verified      Status = "verified"        // signed, trusted, valid, current: applied
-	Absent        Status = "absent"          // a key is trusted but there is no file: not in effect
+	Verified Status = "verified" // signed, trusted, valid, current: applied
+	// Absent is no longer reported: a missing file while a key is trusted
+	// is a refusal (Refused or LastKnownGood, with ErrMissing). The value
+	// stays so the status vocabulary of inspect --json never shrinks.
+	Absent        Status = "absent"
 	Refused       Status = "refused"         // not applied, and no last-known-good policy: sessions refused
 	NotEnforced   Status = "not_enforced"    // no trusted key configured
 	ExpiredWarn   Status = "expired_warn"    // expired with on_expiry "warn": applied, with a warning
@@ -29,10 +32,12 @@ const (
 
 // Sentinel causes a refusal wraps, for callers and tests that branch on them.
 var (
-	ErrExpired   = errors.New("expired")
-	ErrRollback  = errors.New("rollback")
-	ErrTooLarge  = errors.New("file too large")
-	ErrThreshold = errors.New("threshold not met")
+	ErrExpired    = errors.New("expired")
+	ErrMissing    = errors.New("file missing")
+	ErrUnreadable = errors.New("file unreadable")
+	ErrRollback   = errors.New("rollback")
+	ErrTooLarge   = errors.New("file too large")
+	ErrThreshold  = errors.New("threshold not met")
 )
 
 // Options are the inputs of Load.
@@ -109,12 +114,11 @@ func Load(o Options) *Result {
 	fp := o.Anchors.Fingerprint()
 
 	data, err := readCapped(o.Path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		r.Status = Absent
-		r.Reason = fmt.Sprintf("no requirements file at %s although trusted keys are configured (%s): no requirements are in effect", o.Path, o.Anchors.Source)
-		return r
-	case err != nil:
+	if errors.Is(err, fs.ErrNotExist) {
+		// A failed MDM push or a deleted file never means "no policy".
+		err = fmt.Errorf("requirements: %w: no requirements file at %s although trusted keys are configured (%s)", ErrMissing, orDefault(o.Path, "(none given)"), o.Anchors.Source)
+	}
+	if err != nil {
 		r.fallback(err, o, st, fp, now)
 		return r
 	}
@@ -153,8 +157,9 @@ type candidate struct {
 }
 
 // Verify checks an envelope against anchors at time now, with no state:
-// signature, payload type, threshold, strict payload and expiry. It is what
-// oceanadmin verify runs.
+// signature, payload type, threshold, strict payload, the time rules of
+// CheckTimes and expiry. It is what oceanadmin verify runs, and the same
+// checks every agent runs before the anti-rollback state.
 func Verify(data []byte, file string, a Anchors, now time.Time) (*Policy, []string, string, error) {
 	c, err := verify(data, file, a, now)
 	if err != nil {
@@ -185,6 +190,9 @@ func verify(data []byte, file string, a Anchors, now time.Time) (*candidate, err
 	if n := p.EffectiveThreshold(); len(v.Signers) < n {
 		return nil, fmt.Errorf("requirements: %s: %w: the policy requires %d signatures from distinct trusted keys, %d verified (%s): add signatures with oceanadmin sign --append -k …",
 			file, ErrThreshold, n, len(v.Signers), shortIDs(v.Signers))
+	}
+	if err := CheckTimes(p.IssuedAt, p.ExpiresAt, now); err != nil {
+		return nil, fmt.Errorf("requirements: %s: %w", file, err)
 	}
 	sum := sha256.Sum256(v.Payload)
 	c := &candidate{policy: p, data: data, sha: hex.EncodeToString(sum[:]), signers: v.Signers}
@@ -242,13 +250,16 @@ func (r *Result) fallback(cause error, o Options, st *state, fp string, now time
 
 func readCapped(path string) ([]byte, error) {
 	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
 	if err != nil {
-		return nil, fmt.Errorf("read requirements %s: %w", path, err)
+		return nil, fmt.Errorf("read requirements %s: %w: %w", path, ErrUnreadable, err)
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
 	if err != nil {
-		return nil, fmt.Errorf("read requirements %s: %w", path, err)
+		return nil, fmt.Errorf("read requirements %s: %w: %w", path, ErrUnreadable, err)
 	}
 	if len(data) > MaxSize {
 		return nil, fmt.Errorf("read requirements %s: %w: larger than %d bytes", path, ErrTooLarge, MaxSize)

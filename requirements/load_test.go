@@ -20,6 +20,7 @@ func TestFailureMatrix(t *testing.T) {
 	tests := []struct {
 		name    string
 		file    []byte // nil: no file
+		dir     bool   // a directory where the file should be: unreadable
 		anchors Anchors
 		now     time.Time
 		status  Status
@@ -27,7 +28,16 @@ func TestFailureMatrix(t *testing.T) {
 		reason  string
 	}{
 		{name: "verified", file: good, anchors: anchorsOf(admin), status: Verified},
-		{name: "absent", file: nil, anchors: anchorsOf(admin), status: Absent, reason: "no requirements file"},
+		{name: "absent is refused", file: nil, anchors: anchorsOf(admin), status: Refused, wantErr: ErrMissing, reason: "no requirements file"},
+		{name: "absent with an env key is refused", file: nil, anchors: Anchors{Keys: anchorsOf(admin).Keys, Source: "env:" + EnvPubkey}, status: Refused, wantErr: ErrMissing, reason: "env:" + EnvPubkey},
+		{name: "issued in the future", file: envelope(t, PayloadType, payload(5, map[string]any{"issued_at": "2027-11-29T12:00:00Z", "expires_at": "2028-02-01T00:00:00Z"}), admin), anchors: anchorsOf(admin), status: Refused, wantErr: ErrNotYetValid, reason: "after this machine's clock"},
+		{name: "issued just beyond the skew", file: envelope(t, PayloadType, payload(5, map[string]any{"issued_at": "2026-11-29T13:00:01Z"}), admin), anchors: anchorsOf(admin), status: Refused, wantErr: ErrNotYetValid},
+		{name: "issued within the skew", file: envelope(t, PayloadType, payload(5, map[string]any{"issued_at": "2026-11-29T13:00:00Z"}), admin), anchors: anchorsOf(admin), status: Verified},
+		{name: "expiry before issue", file: envelope(t, PayloadType, payload(5, map[string]any{"issued_at": "2026-11-01T00:00:00Z", "expires_at": "2026-10-01T00:00:00Z"}), admin), anchors: anchorsOf(admin), status: Refused, wantErr: ErrBadValidity, reason: "not after issued_at"},
+		{name: "expiry equal to issue", file: envelope(t, PayloadType, payload(5, map[string]any{"expires_at": "2026-11-01T00:00:00Z"}), admin), anchors: anchorsOf(admin), status: Refused, wantErr: ErrBadValidity},
+		{name: "inverted expiry with on_expiry warn", file: envelope(t, PayloadType, payload(5, map[string]any{"on_expiry": "warn", "expires_at": "2026-10-01T00:00:00Z"}), admin), anchors: anchorsOf(admin), status: Refused, wantErr: ErrBadValidity},
+		{name: "unreadable (a directory) is refused", dir: true, anchors: anchorsOf(admin), status: Refused, reason: "read requirements"},
+		{name: "unparsable time", file: envelope(t, PayloadType, payload(5, map[string]any{"issued_at": "yesterday"}), admin), anchors: anchorsOf(admin), status: Refused},
 		{name: "no key configured", file: good, anchors: Anchors{}, status: NotEnforced, reason: "not enforced"},
 		{name: "unsigned", file: []byte(`{"payloadType":"` + PayloadType + `","payload":"e30=","signatures":[]}`), anchors: anchorsOf(admin), status: Refused, wantErr: signing.ErrUnsigned},
 		{name: "bad signature", file: []byte(strings.Replace(string(good), `"sig": "`, `"sig": "AA`, 1)), anchors: anchorsOf(admin), status: Refused},
@@ -52,7 +62,12 @@ func TestFailureMatrix(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			path := filepath.Join(dir, "requirements.json")
-			if tt.file != nil {
+			switch {
+			case tt.dir:
+				if err := os.Mkdir(path, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			case tt.file != nil:
 				writeFile(t, dir, "requirements.json", tt.file)
 			}
 			now := tt.now
@@ -122,6 +137,21 @@ func TestRollbackAndLastKnownGood(t *testing.T) {
 	if r.Status != LastKnownGood || r.Policy.Serial != 7 {
 		t.Fatalf("tampered: status %s reason %s", r.Status, r.Reason)
 	}
+	// A deleted file (a failed MDM push) is a refusal too: serial 7 stays
+	// in force, and so does it when the path cannot be read.
+	os.Remove(path)
+	r = Load(Options{Path: path, Anchors: a, Now: testNow, StateDir: state})
+	if r.Status != LastKnownGood || !errors.Is(r.Err, ErrMissing) || r.Policy.Serial != 7 || r.Blocking() {
+		t.Fatalf("deleted: status %s err %v", r.Status, r.Err)
+	}
+	if err := os.Mkdir(path, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r = Load(Options{Path: path, Anchors: a, Now: testNow, StateDir: state})
+	if r.Status != LastKnownGood || r.Policy.Serial != 7 || !strings.Contains(r.Reason, "read requirements") {
+		t.Fatalf("unreadable: status %s reason %s", r.Status, r.Reason)
+	}
+	os.Remove(path)
 	// A newer serial is accepted and raises the high-water mark.
 	if r := load(envelope(t, PayloadType, payload(8, nil), admin)); r.Status != Verified {
 		t.Fatalf("serial 8: %s %s", r.Status, r.Reason)

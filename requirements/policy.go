@@ -7,8 +7,10 @@
 // duplicate keys, unknown keys, floats and integers beyond 2^53 are refused.
 // Verification follows the failure matrix of spec/requirements.md: anything
 // unsigned, tampered, signed by an unknown key, malformed, schema-invalid,
+// issued in the future (beyond MaxClockSkew), expiring before it was issued,
 // expired with on_expiry "block", or older than the highest serial this
-// machine has seen is refused and never applied. A refused file falls back to
+// machine has seen is refused and never applied; so is a missing or
+// unreadable file while a key is trusted. A refused file falls back to
 // the last-known-good envelope kept in the user's state directory, re-verified
 // from its signed bytes; without one, sessions are refused.
 package requirements
