@@ -31,6 +31,7 @@ type signOptions struct {
 	issuedAt       string
 	appendSig      bool
 	passphraseFile string
+	allowLong      bool
 }
 
 func newSignCmd(app *App) *cobra.Command {
@@ -48,7 +49,11 @@ serial and one more than the serial of the existing output file (or of
 
 --append adds the -k signatures to an existing envelope (the positional
 argument) without changing its payload: the second person of a two-person
-rule (threshold 2) signs this way.`,
+rule (threshold 2) signs this way.
+
+The validity (--expires) is at most 400 days unless --allow-long-validity is
+given, and --issued-at may not lie more than 1 hour in the future: agents
+refuse a policy issued later than that.`,
 		Example: `  oceanadmin sign -k admin.key policy.json -o requirements.json
   oceanadmin sign -k old.key -k new.key --expires 30d policy.json -o requirements.json
   oceanadmin sign --append -k second.key requirements.json`,
@@ -69,6 +74,7 @@ rule (threshold 2) signs this way.`,
 	f.StringVar(&o.issuedAt, "issued-at", "", "issue time (RFC 3339), for reproducible builds; default now")
 	f.BoolVar(&o.appendSig, "append", false, "add signatures to an existing envelope")
 	f.StringVar(&o.passphraseFile, "passphrase-file", "", "read key passphrases from this file")
+	f.BoolVar(&o.allowLong, "allow-long-validity", false, "allow a validity above 400 days")
 	_ = cmd.MarkFlagRequired("key")
 	return cmd
 }
@@ -100,6 +106,10 @@ func runSign(app *App, o signOptions, policyPath string) error {
 	expires, err := parseExpiry(o.expires, issued)
 	if err != nil {
 		return err
+	}
+	// The time rules every agent applies, and the validity cap.
+	if err := requirements.CheckValidity(issued, expires, time.Now(), o.allowLong); err != nil {
+		return exitcode.With(exitcode.Usage, fmt.Errorf("sign %s: %w", policyPath, err))
 	}
 	serial, err := nextSerial(o, pol.Serial)
 	if err != nil {

@@ -46,7 +46,9 @@ func newVerifyCmd(app *App) *cobra.Command {
 		Long: `Checks the envelope exactly as oceancode does before applying it: payload
 type, signatures from the trusted keys (--pubkey: a key file, a key list such as
 trusted_keys, or a key string; repeatable), the policy's threshold, the strict
-payload schema, and expiry. Prints serial, expiry, signers and the payload.
+payload schema, the time rules (issued_at at most 1 hour after the clock,
+expires_at after issued_at) and expiry. Prints serial, expiry, signers and the
+payload.
 
 Exit status 4 on any failure, so it can serve as the validate hook of Ansible
 (validate:), Puppet (validate_cmd) or Chef (verify). An expired policy whose
@@ -61,7 +63,7 @@ on_expiry is "warn" verifies with a warning.`,
 	f := cmd.Flags()
 	f.StringArrayVar(&o.pubkeys, "pubkey", nil, "trusted public key: file or key string (repeatable)")
 	f.BoolVar(&o.json, "json", false, "print a JSON report")
-	f.StringVar(&o.at, "at", "", "check expiry at this RFC 3339 time instead of now")
+	f.StringVar(&o.at, "at", "", "check issue time and expiry at this RFC 3339 time instead of now")
 	_ = cmd.MarkFlagRequired("pubkey")
 	return cmd
 }

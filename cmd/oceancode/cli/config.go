@@ -9,13 +9,16 @@ import (
 )
 
 // loadConfig resolves every configuration layer for this process, with the
-// session-layer flags a command collected.
+// session-layer flags a command collected, and reports what the loader
+// noticed on stderr (reportConfig).
 func loadConfig(a *App, flags []layers.Setting) (*layers.Resolved, error) {
 	dir, err := a.WorkDir()
 	if err != nil {
 		return nil, exitcode.With(exitcode.Error, err)
 	}
-	return layers.Resolve(layers.Options{Dir: dir, Getenv: a.Getenv, Flags: flags}), nil
+	r := layers.Resolve(layers.Options{Dir: dir, Getenv: a.Getenv, Flags: flags})
+	reportConfig(a.Stderr, r)
+	return r, nil
 }
 
 // sessionGate is the check every command that starts a session runs first:
