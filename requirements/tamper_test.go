@@ -304,7 +304,7 @@ func TestEnvelopeEquivalents(t *testing.T) {
 		{"sig before keyid", raw(std, PayloadType, b64, []string{sigJSON(one.Signatures[0], false)}), trustAdmin, true},
 		{"signatures reordered", raw(std, PayloadType, b64, []string{sigJSON(both.Signatures[1], true), sigJSON(both.Signatures[0], true)}), trustBoth, true},
 		{"escaped slash in payloadType", raw(std, strings.ReplaceAll(PayloadType, "/", `\/`), b64, []string{sigJSON(one.Signatures[0], true)}), trustAdmin, true},
-		{"unicode escape in payload", raw(std, PayloadType, `\u00` + fmt.Sprintf("%x", b64[0]) + b64[1:], []string{sigJSON(one.Signatures[0], true)}), trustAdmin, true},
+		{"unicode escape in payload", raw(std, PayloadType, `\u00`+fmt.Sprintf("%x", b64[0])+b64[1:], []string{sigJSON(one.Signatures[0], true)}), trustAdmin, true},
 		{"unknown key's signature added", raw(std, PayloadType, b64, []string{sigJSON(withStranger.Signatures[0], true), sigJSON(withStranger.Signatures[1], true)}), trustAdmin, true},
 		{"unknown key's signature removed", raw(std, PayloadType, b64, []string{sigJSON(withStranger.Signatures[0], true)}), trustAdmin, true},
 		{"one of two trusted signatures removed, threshold 1", raw(std, PayloadType, b64, []string{sigJSON(both.Signatures[1], true)}), trustBoth, true},
