@@ -116,7 +116,7 @@ func Load(o Options) *Result {
 	data, err := readCapped(o.Path)
 	if errors.Is(err, fs.ErrNotExist) {
 		// A failed MDM push or a deleted file never means "no policy".
-		err = fmt.Errorf("requirements: %w: no requirements file at %s although trusted keys are configured (%s)", ErrMissing, orDefault(o.Path, "(none given)"), o.Anchors.Source)
+		err = fmt.Errorf("requirements: %s: %w although trusted keys are configured (%s)", orDefault(o.Path, "(no path)"), ErrMissing, o.Anchors.Source)
 	}
 	if err != nil {
 		r.fallback(err, o, st, fp, now)

@@ -27,7 +27,7 @@ func TestFailureMatrix(t *testing.T) {
 		reason  string
 	}{
 		{name: "verified", file: good, anchors: anchorsOf(admin), status: Verified},
-		{name: "absent is refused", file: nil, anchors: anchorsOf(admin), status: Refused, wantErr: ErrMissing, reason: "no requirements file"},
+		{name: "absent is refused", file: nil, anchors: anchorsOf(admin), status: Refused, wantErr: ErrMissing, reason: "file missing although trusted keys are configured (test)"},
 		{name: "absent with an env key is refused", file: nil, anchors: Anchors{Keys: anchorsOf(admin).Keys, Source: "env:" + EnvPubkey}, status: Refused, wantErr: ErrMissing, reason: "env:" + EnvPubkey},
 		{name: "issued in the future", file: envelope(t, PayloadType, payload(5, map[string]any{"issued_at": "2027-11-29T12:00:00Z", "expires_at": "2028-02-01T00:00:00Z"}), admin), anchors: anchorsOf(admin), status: Refused, wantErr: ErrNotYetValid, reason: "after this machine's clock"},
 		{name: "issued just beyond the skew", file: envelope(t, PayloadType, payload(5, map[string]any{"issued_at": "2026-11-29T13:00:01Z"}), admin), anchors: anchorsOf(admin), status: Refused, wantErr: ErrNotYetValid},
