@@ -457,3 +457,45 @@ func (c *checker) mcp(root map[string]any, pins []pin) {
 		}
 	}
 }
+
+// Config returns the semantic problems of a config document (managed,
+// drop-in, user or project): permission rules and shell rules the
+// permission engine and the shell guard cannot compile. Members with the
+// wrong type (which the schema reports) are skipped.
+func Config(file string, doc *jsonpos.Doc) []schema.Violation {
+	root, _ := doc.Value.(map[string]any)
+	if root == nil {
+		return nil
+	}
+	c := &checker{file: file, doc: doc}
+	forLeaves(nil, root, func(path []string, v any) {
+		if _, ok := v.(string); !ok {
+			return
+		}
+		if tool, pat, ok := permissionRule(path); ok {
+			if err := RuleSyntax(tool, pat); err != nil {
+				c.add(jsonpos.Pointer(path...), KeywordRule, "rule %s: %v: every oceancode refuses it", provenance.KeyPath(path...), err)
+			}
+		}
+	})
+	shell, _ := root["shell"].(map[string]any)
+	for _, list := range []string{"allow", "deny"} {
+		items, _ := shell[list].([]any)
+		for i, it := range items {
+			s, ok := it.(string)
+			if !ok {
+				continue
+			}
+			ptr := fmt.Sprintf("/shell/%s/%d", list, i)
+			tool, _, err := ParseRule(s)
+			switch {
+			case err != nil:
+				c.add(ptr, KeywordRule, "shell rule %q: %v: every oceancode refuses it; write Bash(pattern), e.g. Bash(make test:*)", s, err)
+			case ToolKey(tool) != "bash":
+				c.add(ptr, KeywordRule, "shell rule %q: shell.%s holds Bash(…) rules; put %s rules under \"permission\"", s, list, ToolKey(tool))
+			}
+		}
+	}
+	sortViolations(c.out)
+	return c.out
+}

@@ -66,9 +66,25 @@ func runSimulate(app *App, o simulateOptions, keys []string) error {
 	if o.requirements != "" && len(o.pubkeys) == 0 {
 		return exitcode.With(exitcode.Usage, errors.New("simulate: --requirements needs --pubkey: without a trusted key a machine does not enforce requirements"))
 	}
+	if err := checkPublicKeyArgs(o.pubkeys); err != nil {
+		return err
+	}
+	for _, group := range [][]string{o.managed, o.user, o.project, {o.requirements}} {
+		for _, f := range group {
+			if f == "" {
+				continue
+			}
+			if _, err := readInput(f, "file"); err != nil {
+				return err
+			}
+		}
+	}
 	var anchors requirements.Anchors
 	if len(o.pubkeys) > 0 {
 		anchors = requirements.KeysFromFlag(o.pubkeys)
+		if anchors.Err != nil {
+			return exitcode.With(exitcode.Usage, fmt.Errorf("simulate: --pubkey: %w", anchors.Err))
+		}
 	}
 	res := layers.Resolve(layers.Options{
 		Getenv:  func(string) string { return "" },

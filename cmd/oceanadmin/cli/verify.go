@@ -3,7 +3,6 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -75,14 +74,23 @@ func runVerify(app *App, o verifyOptions, file string) error {
 		}
 		now = t
 	}
+	if err := checkPublicKeyArgs(o.pubkeys); err != nil {
+		return err
+	}
 	anchors := requirements.KeysFromFlag(o.pubkeys)
+	if anchors.Err != nil {
+		// A --pubkey that names no key is a usage error, not a refusal.
+		return exitcode.With(exitcode.Usage, fmt.Errorf("verify: --pubkey: %w", anchors.Err))
+	}
 	rep := verifyReport{Version: 1, File: file, TrustedKeys: anchors.KeyIDs(), PayloadType: requirements.PayloadType}
 	err := anchors.Err
 	var pol *requirements.Policy
 	if err == nil {
 		var data []byte
-		data, err = os.ReadFile(file)
-		if err == nil && len(data) > requirements.MaxSize {
+		if data, err = readInput(file, "requirements"); err != nil {
+			return err
+		}
+		if len(data) > requirements.MaxSize {
 			err = fmt.Errorf("read %s: %w: larger than %d bytes", file, requirements.ErrTooLarge, requirements.MaxSize)
 		}
 		if err == nil {
