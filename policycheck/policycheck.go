@@ -129,14 +129,11 @@ func (c *checker) pins(root map[string]any) []pin {
 		}
 		p := pin{key: k, segs: segs, ptr: ptr, val: m[k]}
 		out = append(out, p)
-		// Rules a pin sets must compile in the engine.
-		forLeaves(segs, m[k], func(path []string, v any) {
-			if tool, pat, ok := permissionRule(path); ok {
-				if err := RuleSyntax(tool, pat); err != nil {
-					c.add(ptr, KeywordRule, "pin %q: rule %s: %v: every oceancode refuses it", k, provenance.KeyPath(path...), err)
-				}
-			}
-		})
+		// Rules a pin sets must compile in the engine and the shell guard.
+		croot, _ := cdoc.Value.(map[string]any)
+		for _, pr := range configProblems(croot) {
+			c.add(ptr, KeywordRule, "pin %q: %s (at %s)", k, pr.msg, pr.ptr)
+		}
 	}
 	return out
 }
@@ -459,22 +456,35 @@ func (c *checker) mcp(root map[string]any, pins []pin) {
 }
 
 // Config returns the semantic problems of a config document (managed,
-// drop-in, user or project): permission rules and shell rules the
-// permission engine and the shell guard cannot compile. Members with the
-// wrong type (which the schema reports) are skipped.
+// drop-in, user or project): permission rules, shell rules and safe-list
+// entries the permission engine and the shell guard cannot compile. Members
+// with the wrong type (which the schema reports) are skipped.
 func Config(file string, doc *jsonpos.Doc) []schema.Violation {
 	root, _ := doc.Value.(map[string]any)
 	if root == nil {
 		return nil
 	}
 	c := &checker{file: file, doc: doc}
+	for _, p := range configProblems(root) {
+		c.add(p.ptr, KeywordRule, "%s", p.msg)
+	}
+	sortViolations(c.out)
+	return c.out
+}
+
+// problem is one semantic problem of a config value, at a JSON Pointer
+// relative to the config document.
+type problem struct{ ptr, msg string }
+
+func configProblems(root map[string]any) []problem {
+	var out []problem
 	forLeaves(nil, root, func(path []string, v any) {
 		if _, ok := v.(string); !ok {
 			return
 		}
 		if tool, pat, ok := permissionRule(path); ok {
 			if err := RuleSyntax(tool, pat); err != nil {
-				c.add(jsonpos.Pointer(path...), KeywordRule, "rule %s: %v: every oceancode refuses it", provenance.KeyPath(path...), err)
+				out = append(out, problem{jsonpos.Pointer(path...), fmt.Sprintf("rule %s: %v: every oceancode refuses it", provenance.KeyPath(path...), err)})
 			}
 		}
 	})
@@ -487,15 +497,42 @@ func Config(file string, doc *jsonpos.Doc) []schema.Violation {
 				continue
 			}
 			ptr := fmt.Sprintf("/shell/%s/%d", list, i)
-			tool, _, err := ParseRule(s)
-			switch {
-			case err != nil:
-				c.add(ptr, KeywordRule, "shell rule %q: %v: every oceancode refuses it; write Bash(pattern), e.g. Bash(make test:*)", s, err)
-			case ToolKey(tool) != "bash":
-				c.add(ptr, KeywordRule, "shell rule %q: shell.%s holds Bash(…) rules; put %s rules under \"permission\"", s, list, ToolKey(tool))
+			tool, pat, err := ParseRule(s)
+			if err == nil && ToolKey(tool) != "bash" {
+				err = fmt.Errorf("shell.%s holds Bash(…) rules; put %s rules under \"permission\"", list, ToolKey(tool))
+			}
+			if err == nil {
+				err = shellPattern(pat)
+			}
+			if err != nil {
+				out = append(out, problem{ptr, fmt.Sprintf("shell rule %q: %v: every oceancode refuses it; write Bash(pattern), e.g. Bash(make test:*)", s, err)})
 			}
 		}
 	}
-	sortViolations(c.out)
-	return c.out
+	extra, _ := shell["safe_list_extra"].([]any)
+	for i, it := range extra {
+		s, ok := it.(string)
+		if !ok {
+			continue
+		}
+		if len(strings.Fields(s)) == 0 || strings.ContainsAny(s, "*\x00\n") {
+			out = append(out, problem{fmt.Sprintf("/shell/safe_list_extra/%d", i), fmt.Sprintf("safe_list_extra entry %q: want \"cmd\" or \"cmd sub\" without wildcards: every oceancode refuses it", s)})
+		}
+	}
+	return out
+}
+
+// shellPattern checks a Bash rule's pattern as the shell guard compiles it.
+func shellPattern(s string) error {
+	if strings.ContainsAny(s, "\x00\n\r") {
+		return fmt.Errorf("control character in pattern")
+	}
+	t := strings.Join(strings.Fields(s), " ")
+	if pre, ok := strings.CutSuffix(t, ":*"); ok {
+		t = pre
+	}
+	if strings.Contains(t, ":*") {
+		return fmt.Errorf(`":*" may appear only at the end`)
+	}
+	return nil
 }

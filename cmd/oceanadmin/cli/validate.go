@@ -162,7 +162,7 @@ var requirementsOnly = []string{"schema_version", "serial", "issued_at", "expire
 // "$schema" names (if any).
 func contentKind(data []byte) (content string, declared schema.Kind) {
 	var probe map[string]json.RawMessage
-	if json.Unmarshal(data, &probe) != nil {
+	if len(data) > schema.MaxConfigSize || json.Unmarshal(data, &probe) != nil {
 		return contentUnknown, ""
 	}
 	if _, ok := probe["payloadType"]; ok {
@@ -191,24 +191,34 @@ func contentKind(data []byte) (content string, declared schema.Kind) {
 	return contentConfig, declared
 }
 
-// nameKind is what a file's name suggests ("" when it suggests nothing).
-func nameKind(path string) schema.Kind {
+// nameKind is what a file's name suggests ("" when it suggests nothing);
+// exact is true for the names the spec gives files of that kind
+// (managed.json, managed.d/*.json, oceancode.json, oceancode.local.json,
+// requirements.json).
+func nameKind(path string) (kind schema.Kind, exact bool) {
 	base := strings.ToLower(filepath.Base(path))
+	dir := strings.ToLower(filepath.Base(filepath.Dir(path)))
 	switch {
+	case base == "requirements.json":
+		return schema.Requirements, true
 	case strings.HasPrefix(base, "requirements") || strings.Contains(base, "policy"):
-		return schema.Requirements
+		return schema.Requirements, false
+	case base == "managed.json" || dir == "managed.d":
+		return schema.Managed, true
 	case strings.Contains(strings.ToLower(filepath.ToSlash(path)), "managed"):
-		return schema.Managed
+		return schema.Managed, false
+	case base == "oceancode.json" || base == "oceancode.local.json":
+		return schema.Config, true
 	case strings.HasPrefix(base, "oceancode") && strings.HasSuffix(base, ".json"):
-		return schema.Config
+		return schema.Config, false
 	}
-	return ""
+	return "", false
 }
 
 // chooseKind decides the kind a file is checked as, and the hint to give.
 func chooseKind(file string, data []byte, flag schema.Kind) (kind schema.Kind, from, hint string) {
 	content, declared := contentKind(data)
-	byName := nameKind(file)
+	byName, exact := nameKind(file)
 	switch {
 	case flag != "":
 		kind, from = flag, "flag"
@@ -232,6 +242,9 @@ func chooseKind(file string, data []byte, flag schema.Kind) (kind schema.Kind, f
 		}
 	case byName == schema.Managed || byName == schema.Config:
 		kind, from = byName, "name"
+		if exact {
+			break
+		}
 		hint = fmt.Sprintf("%s: the content fits both a managed and a user or project config: checked as %s from its name (--kind managed or --kind config sets it)", file, byName)
 	default:
 		kind, from = schema.Managed, "content"
