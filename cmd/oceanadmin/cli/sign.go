@@ -165,6 +165,9 @@ func runSignAppend(app *App, o signOptions, envPath string) error {
 	if err != nil {
 		return err
 	}
+	if err := notAnEnvelope(envPath, data); err != nil {
+		return exitcode.With(exitcode.Usage, fmt.Errorf("sign --append: %w; --append adds signatures to an envelope 'oceanadmin sign' wrote", err))
+	}
 	env, err := signing.ParseEnvelope(data)
 	if err != nil && !errors.Is(err, signing.ErrUnsigned) {
 		return fmt.Errorf("read envelope %s: %w", envPath, err)

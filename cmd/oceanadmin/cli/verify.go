@@ -10,6 +10,7 @@ import (
 
 	"github.com/oceancode/oceancode/internal/exitcode"
 	"github.com/oceancode/oceancode/requirements"
+	"github.com/oceancode/oceancode/signing"
 )
 
 type verifyOptions struct {
@@ -94,6 +95,9 @@ func runVerify(app *App, o verifyOptions, file string) error {
 			err = fmt.Errorf("read %s: %w: larger than %d bytes", file, requirements.ErrTooLarge, requirements.MaxSize)
 		}
 		if err == nil {
+			err = notAnEnvelope(file, data)
+		}
+		if err == nil {
 			var signers []string
 			pol, signers, rep.PayloadSHA256, err = requirements.Verify(data, file, anchors, now)
 			rep.Signers = signers
@@ -147,4 +151,17 @@ func orDefault(s, d string) string {
 		return d
 	}
 	return s
+}
+
+// notAnEnvelope explains a file that is not a signed envelope at all (a
+// policy not yet signed, a config file), which every oceancode refuses as
+// unsigned or malformed.
+func notAnEnvelope(file string, data []byte) error {
+	switch content, _ := contentKind(data); content {
+	case contentPayload:
+		return fmt.Errorf("%s: %w: the file is a requirements policy that is not signed, and every oceancode refuses it: sign it with 'oceanadmin sign -k KEY %s -o requirements.json' and deploy that", file, signing.ErrUnsigned, file)
+	case contentConfig:
+		return fmt.Errorf("%s: %w: the file is a config file, not a signed requirements envelope: check it with 'oceanadmin validate %s'", file, signing.ErrMalformed, file)
+	}
+	return nil
 }
