@@ -76,6 +76,7 @@ var agreeCorpus = []agreeCase{
 	{name: "managed: bad shell pattern", managed: `{"shell":{"allow":["Bash(git :* push:*)"]}}`, want: "only at the end"},
 	{name: "managed: wildcard in the safe list", managed: `{"shell":{"safe_list_extra":["make *"]}}`, want: "without wildcards"},
 	{name: "managed: agent rule with a bad glob", managed: `{"agents":{"build":{"permission":{"read":{"x/a**":"deny"}}}}}`, want: "whole path segment"},
+	{name: "managed: over the depth cap", managed: `{"model":` + strings.Repeat("[", 70) + strings.Repeat("]", 70) + `}`, want: "maximum depth of 64"},
 	{name: "managed: over the size cap", managed: `{"model":"` + strings.Repeat("x", 4<<20) + `"}`, want: "4 MiB"},
 }
 
