@@ -27,6 +27,7 @@ type agreeCase struct {
 	name    string
 	policy  string // requirements payload as an admin writes it ("" = none)
 	managed string // managed.json ("" = none)
+	user    string // the user's oceancode.json ("" = none)
 	ok      bool
 	want    string // a piece of the message oceanadmin validate prints
 }
@@ -76,6 +77,10 @@ var agreeCorpus = []agreeCase{
 	{name: "managed: bad shell pattern", managed: `{"shell":{"allow":["Bash(git :* push:*)"]}}`, want: "only at the end"},
 	{name: "managed: wildcard in the safe list", managed: `{"shell":{"safe_list_extra":["make *"]}}`, want: "without wildcards"},
 	{name: "managed: agent rule with a bad glob", managed: `{"agents":{"build":{"permission":{"read":{"x/a**":"deny"}}}}}`, want: "whole path segment"},
+	{name: "user: an unknown key is ignored", user: `{"sandox":{"mode":"read-only"},"permission":{"read":"allow"}}`, ok: true, want: "warning: unknown key"},
+	{name: "managed: an unknown key refuses", managed: `{"sandox":{"mode":"read-only"}}`, want: `unknown key "sandox"`},
+	{name: "user: bad glob", user: `{"permission":{"read":{"a/b**":"deny"}}}`, want: "whole path segment"},
+	{name: "user: bad shell rule", user: `{"shell":{"deny":["Bash(rm"]}}`, want: "missing closing parenthesis"},
 	{name: "managed: over the depth cap", managed: `{"model":` + strings.Repeat("[", 70) + strings.Repeat("]", 70) + `}`, want: "maximum depth of 64"},
 	{name: "managed: over the size cap", managed: `{"model":"` + strings.Repeat("x", 4<<20) + `"}`, want: "4 MiB"},
 }
@@ -132,6 +137,17 @@ func TestAdminAndAgentAgree(t *testing.T) {
 					t.Errorf("validate exited %d, want 0 or 3:\n%s", code, o)
 				}
 				simArgs = append(simArgs, "--managed", managed)
+			}
+			if c.user != "" {
+				user := filepath.Join(home, ".config", "oceancode", "oceancode.json")
+				mustWrite(t, user, c.user)
+				code, o := runAdmin(t, env, root, "validate", "--kind", "config", user)
+				out += o
+				adminOK = append(adminOK, code == 0)
+				if code != 0 && code != 3 {
+					t.Errorf("validate exited %d, want 0 or 3:\n%s", code, o)
+				}
+				simArgs = append(simArgs, "--user", user)
 			}
 			code, o := runAdmin(t, env, root, simArgs...)
 			adminOK = append(adminOK, code == 0)
