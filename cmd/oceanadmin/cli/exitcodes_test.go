@@ -129,6 +129,9 @@ func TestExitCodes(t *testing.T) {
 		{"simulate with a bad --at", []string{"simulate", "--at", "x"}, exitcode.Usage, `parse --at "x"`},
 		{"simulate a missing file", []string{"simulate", "--managed", "nope.json"}, exitcode.Usage, `read file nope.json: no such file`},
 		{"simulate with a private key", []string{"simulate", "--requirements", "requirements.json", "--pubkey", "admin.key"}, exitcode.Usage, `admin.key is a private key`},
+		{"simulate an envelope as managed", []string{"simulate", "--managed", "requirements.json"}, exitcode.Usage, `--managed requirements.json: the content is a signed requirements envelope, not a config file: pass it with --requirements`},
+		{"simulate a policy as the user's", []string{"simulate", "--user", "policy.json"}, exitcode.Usage, `--user policy.json: the content is a requirements policy`},
+		{"simulate a config as the requirements", []string{"simulate", "--requirements", "managed.json", "--pubkey", "admin.pub"}, exitcode.Usage, `--requirements managed.json: the content is a config file`},
 		{"simulate an invalid managed file", []string{"simulate", "--managed", "bad-managed.json"}, exitcode.Invalid, `bad-managed.json`},
 		{"simulate refused requirements", []string{"simulate", "--requirements", "tampered.json", "--pubkey", "admin.pub", at}, exitcode.Refused, `Sessions are refused`},
 
