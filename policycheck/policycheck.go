@@ -456,8 +456,9 @@ func (c *checker) mcp(root map[string]any, pins []pin) {
 }
 
 // Config returns the semantic problems of a config document (managed,
-// drop-in, user or project): permission rules, shell rules and safe-list
-// entries the permission engine and the shell guard cannot compile. Members
+// drop-in, user or project): permission rules, shell rules, safe-list
+// entries and sandbox.allow_hosts entries the permission engine, the shell
+// guard and the egress proxy cannot compile. Members
 // with the wrong type (which the schema reports) are skipped.
 func Config(file string, doc *jsonpos.Doc) []schema.Violation {
 	root, _ := doc.Value.(map[string]any)
@@ -506,6 +507,15 @@ func configProblems(root map[string]any) []problem {
 			}
 			if err != nil {
 				out = append(out, problem{ptr, fmt.Sprintf("shell rule %q: %v: every oceancode refuses it; write Bash(pattern), e.g. Bash(make test:*)", s, err)})
+			}
+		}
+	}
+	sandbox, _ := root["sandbox"].(map[string]any)
+	hosts, _ := sandbox["allow_hosts"].([]any)
+	for i, it := range hosts {
+		if s, ok := it.(string); ok {
+			if err := HostRule(s); err != nil {
+				out = append(out, problem{fmt.Sprintf("/sandbox/allow_hosts/%d", i), fmt.Sprintf("allow_hosts entry %q: %v: every oceancode refuses it; write a host, *.domain or host:port, e.g. api.example.com:443", s, err)})
 			}
 		}
 	}

@@ -108,7 +108,8 @@ func TestConfig(t *testing.T) {
 	got := Config("p.json", parse(t, `{
   "permission": {"edit": {"[": "deny", "src/**": "allow"}, "read": "ask"},
   "agents": {"build": {"permission": {"glob": {"a**/b": "deny"}}}},
-  "shell": {"allow": ["Bash(make:*)", "Read(x)", "Bash(a:* b)"], "deny": ["Bash(x"], "safe_list_extra": ["go *", "make lint"]}
+  "shell": {"allow": ["Bash(make:*)", "Read(x)", "Bash(a:* b)"], "deny": ["Bash(x"], "safe_list_extra": ["go *", "make lint"]},
+  "sandbox": {"allow_hosts": ["ok.example.com", "https://x", "*.com"]}
 }`))
 	check(t, got, []want{
 		{`/permission/edit/[`, KeywordRule, `syntax error in pattern`},
@@ -117,6 +118,8 @@ func TestConfig(t *testing.T) {
 		{"/shell/allow/2", KeywordRule, `only at the end`},
 		{"/shell/deny/0", KeywordRule, `missing closing parenthesis`},
 		{"/shell/safe_list_extra/0", KeywordRule, `without wildcards`},
+		{"/sandbox/allow_hosts/1", KeywordRule, `without a scheme or path`},
+		{"/sandbox/allow_hosts/2", KeywordRule, `at least two labels`},
 	})
 }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/oceancode/oceancode/agent/permission"
+	"github.com/oceancode/oceancode/agent/sandbox/egress"
 	admincli "github.com/oceancode/oceancode/cmd/oceanadmin/cli"
 	agentcli "github.com/oceancode/oceancode/cmd/oceancode/cli"
 	"github.com/oceancode/oceancode/internal/cliapp"
@@ -81,6 +82,8 @@ var agreeCorpus = []agreeCase{
 	{name: "managed: an unknown key refuses", managed: `{"sandox":{"mode":"read-only"}}`, want: `unknown key "sandox"`},
 	{name: "user: bad glob", user: `{"permission":{"read":{"a/b**":"deny"}}}`, want: "whole path segment"},
 	{name: "user: bad shell rule", user: `{"shell":{"deny":["Bash(rm"]}}`, want: "missing closing parenthesis"},
+	{name: "managed: a bad allow_hosts entry", managed: `{"sandbox":{"allow_hosts":["https://api.example.com"]}}`, want: "without a scheme or path"},
+	{name: "managed: good allow_hosts", managed: `{"sandbox":{"allow_hosts":["api.example.com:443","*.example.org"]}}`, ok: true},
 	{name: "managed: over the depth cap", managed: `{"model":` + strings.Repeat("[", 70) + strings.Repeat("]", 70) + `}`, want: "maximum depth of 64"},
 	{name: "managed: over the size cap", managed: `{"model":"` + strings.Repeat("x", 4<<20) + `"}`, want: "4 MiB"},
 }
@@ -190,6 +193,21 @@ func TestRuleSyntaxAgrees(t *testing.T) {
 					t.Errorf("rule %q: engine says %v, policycheck says %v", s, err, perr)
 				}
 			}
+		}
+	}
+}
+
+// TestHostRuleAgrees: policycheck.HostRule accepts exactly the
+// sandbox.allow_hosts entries the egress proxy parses.
+func TestHostRuleAgrees(t *testing.T) {
+	for _, s := range []string{"", "example.com", "api.example.com:443", "*.example.com", "*.com", "Example.COM.", "a_b.example",
+		"http://x", "x/y", "user@x", "x:0", "x:65536", "x:", ":80", "127.0.0.1", "127.1", "2130706433", "0x7f.1", "[::1]", "[::1]:8080",
+		"::1", "fe80::1%eth0", "[fe80::1%eth0]", "[1.2.3.4]", "[::1", "[::1]x", "-a.example", "a-.example", "a*b.example", "münchen.de",
+		"xn--mnchen-3ya.de", strings.Repeat("a", 64) + ".com", strings.Repeat("a.", 127) + "com", "a..b", "*.*.example.com", "1.2.3.4:22"} {
+		_, err := egress.ParseRule(s)
+		perr := policycheck.HostRule(s)
+		if (err == nil) != (perr == nil) {
+			t.Errorf("allow_hosts %q: proxy says %v, policycheck says %v", s, err, perr)
 		}
 	}
 }
