@@ -157,4 +157,3 @@ func NormalizeName(h string) (string, error) {
 	}
 	return h, nil
 }
-
