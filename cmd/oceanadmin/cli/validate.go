@@ -230,6 +230,13 @@ func chooseKind(file string, data []byte, flag schema.Kind) (kind schema.Kind, f
 		case content == contentConfig && flag == schema.Requirements:
 			hint = fmt.Sprintf("%s: checked as requirements (--kind), but the content has no requirements keys (schema_version, pins, rules, …): it looks like a config file; use --kind managed or --kind config", file)
 		}
+	case content == contentUnknown:
+		// Not a JSON object: the parse error says why; the name picks the
+		// checker, so the message is the one agents would give.
+		kind, from = byName, "name"
+		if kind == "" {
+			kind = schema.Managed
+		}
 	case content == contentEnvelope || content == contentPayload:
 		kind, from = schema.Requirements, "content"
 		if byName != "" && byName != kind {
@@ -248,9 +255,7 @@ func chooseKind(file string, data []byte, flag schema.Kind) (kind schema.Kind, f
 		hint = fmt.Sprintf("%s: the content fits both a managed and a user or project config: checked as %s from its name (--kind managed or --kind config sets it)", file, byName)
 	default:
 		kind, from = schema.Managed, "content"
-		if content == contentConfig {
-			hint = fmt.Sprintf("%s: the content fits both a managed and a user or project config: checked as managed, the stricter (unknown keys are errors); pass --kind config for a user or project file", file)
-		}
+		hint = fmt.Sprintf("%s: the content fits both a managed and a user or project config: checked as managed, the stricter (unknown keys are errors); pass --kind config for a user or project file", file)
 		if byName == schema.Requirements {
 			hint = fmt.Sprintf("%s: the name suggests requirements, but the content has no requirements keys (schema_version, pins, rules, …): checked as managed; pass --kind requirements to check it as requirements", file)
 		}
