@@ -50,6 +50,7 @@ func TestExitCodes(t *testing.T) {
 	write("managed.json", `{"sandbox": {"mode": "read-only"}}`)
 	write("bad-managed.json", `{"sandbox": {"mode": "off"}}`)
 	write("empty-pw", "\n")
+	write("unsigned.json", `{"payloadType":"application/vnd.oceancode.requirements+json","payload":"eyJzY2hlbWFfdmVyc2lvbiI6MX0=","signatures":[]}`)
 	write("broken-policy.json", "{\"schema_version\": 1,\n \"pins\": {,}}")
 	write("not-a-dir", "")
 	mustRun("sign", "-k", "admin.key", "--issued-at", "2026-11-29T12:00:00Z", "policy.json", "-o", "requirements.json")
@@ -120,6 +121,8 @@ func TestExitCodes(t *testing.T) {
 		{"validate a missing file", []string{"validate", "nope.json"}, exitcode.Usage, `read file nope.json: no such file`},
 		{"validate a directory", []string{"validate", "."}, exitcode.Usage, `it is a directory`},
 		{"validate an invalid managed file", []string{"validate", "bad-managed.json"}, exitcode.Invalid, `bad-managed.json:1:\d+: /sandbox/mode: `},
+		{"validate an envelope without signatures", []string{"validate", "unsigned.json"}, exitcode.Invalid, `unsigned.json \(payload\):1:1: /serial: missing "serial"`},
+		{"append to an envelope without signatures", []string{"sign", "--append", "-k", "admin.key", "unsigned.json"}, exitcode.Invalid, `missing "serial"`},
 		{"validate a policy that is not JSON", []string{"validate", "broken-policy.json"}, exitcode.Invalid, `broken-policy.json: line 2, column 11: unexpected character ','`},
 		{"validate an invalid policy", []string{"validate", "bad-policy.json"}, exitcode.Invalid, `requirements can only narrow`},
 		{"validate a missing and an invalid file", []string{"validate", "bad-policy.json", "nope.json"}, exitcode.Usage, `no such file`},

@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -47,4 +50,26 @@ func publicKeyGivenAsPrivate(path string, data []byte) error {
 		hint = priv
 	}
 	return exitcode.With(exitcode.Usage, fmt.Errorf("read private key %s: %s is a public key; give the private key (%s) with -k; the public key is for verify --pubkey and the agents' trusted_keys", path, path, hint))
+}
+
+// parseEnvelopeOrUnsigned parses an envelope strictly; one without
+// signatures (which signing.ParseEnvelope refuses with ErrUnsigned) is
+// returned with its payload, for validate and sign --append.
+func parseEnvelopeOrUnsigned(data []byte) (*signing.Envelope, error) {
+	env, err := signing.ParseEnvelope(data)
+	if !errors.Is(err, signing.ErrUnsigned) {
+		return env, err
+	}
+	var w struct {
+		PayloadType string `json:"payloadType"`
+		Payload     string `json:"payload"`
+	}
+	if jerr := json.Unmarshal(data, &w); jerr != nil {
+		return nil, err
+	}
+	payload, derr := base64.StdEncoding.Strict().DecodeString(w.Payload)
+	if derr != nil {
+		return nil, fmt.Errorf("signing: %w: payload: %v", signing.ErrMalformed, derr)
+	}
+	return &signing.Envelope{PayloadType: w.PayloadType, Payload: payload}, nil
 }

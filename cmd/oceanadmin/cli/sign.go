@@ -168,8 +168,8 @@ func runSignAppend(app *App, o signOptions, envPath string) error {
 	if err := notAnEnvelope(envPath, data); err != nil {
 		return exitcode.With(exitcode.Usage, fmt.Errorf("sign --append: %w; --append adds signatures to an envelope 'oceanadmin sign' wrote", err))
 	}
-	env, err := signing.ParseEnvelope(data)
-	if err != nil && !errors.Is(err, signing.ErrUnsigned) {
+	env, err := parseEnvelopeOrUnsigned(data)
+	if err != nil {
 		return fmt.Errorf("read envelope %s: %w", envPath, err)
 	}
 	if env.PayloadType != requirements.PayloadType {

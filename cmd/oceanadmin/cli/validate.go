@@ -16,7 +16,6 @@ import (
 	"github.com/oceancode/oceancode/policycheck"
 	"github.com/oceancode/oceancode/requirements"
 	"github.com/oceancode/oceancode/schema"
-	"github.com/oceancode/oceancode/signing"
 )
 
 type validateOptions struct {
@@ -30,7 +29,9 @@ type validateFile struct {
 	Kind string `json:"kind"`
 	// KindFrom says how the kind was chosen: "flag", "content" or "name".
 	KindFrom string `json:"kind_from"`
-	// Signed is true for a signed envelope (its payload was checked).
+	// Envelope is true for a DSSE envelope (its payload was checked);
+	// Signed when it carries at least one signature.
+	Envelope   bool               `json:"envelope,omitempty"`
 	Signed     bool               `json:"signed,omitempty"`
 	Valid      bool               `json:"valid"`
 	Violations []schema.Violation `json:"violations,omitempty"`
@@ -140,8 +141,11 @@ func worse(a, b int) int {
 }
 
 func (r validateFile) describe() string {
-	if r.Signed {
+	switch {
+	case r.Signed:
 		return r.Kind + ", signed envelope"
+	case r.Envelope:
+		return r.Kind + ", envelope without signatures"
 	}
 	return r.Kind
 }
@@ -314,13 +318,13 @@ func validateOne(file string, flag schema.Kind) validateFile {
 func validateRequirements(r *validateFile, data []byte) {
 	payload, signed, name := data, false, r.File
 	if content, _ := contentKind(data); content == contentEnvelope || looksLikeEnvelope(data) {
-		env, err := signing.ParseEnvelope(data)
-		if err != nil && !errors.Is(err, signing.ErrUnsigned) {
+		env, err := parseEnvelopeOrUnsigned(data)
+		if err != nil {
 			r.Error = fmt.Sprintf("%s: %v", r.File, err)
 			return
 		}
 		payload, signed, name = env.Payload, true, r.File+" (payload)"
-		r.Signed = true
+		r.Envelope, r.Signed = true, len(env.Signatures) > 0
 	}
 	_, err := requirements.Parse(payload, requirements.ParseOptions{File: name, Signed: signed})
 	var ie *requirements.InvalidError
