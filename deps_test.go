@@ -135,7 +135,7 @@ func TestDependencyRules(t *testing.T) {
 			}
 			// The admin side never imports the runtime; oceanadmin builds without it.
 			if under(name, "cmd/oceanadmin") || under(name, "packaging") || under(name, "layers") ||
-				under(name, "requirements") || under(name, "signing") || under(name, "schema") {
+				under(name, "requirements") || under(name, "signing") || under(name, "schema") || under(name, "policycheck") {
 				if under(d, "agent") {
 					t.Errorf("%s depends on %s: the admin packages never import agent/...", name, d)
 				}
@@ -147,6 +147,8 @@ func TestDependencyRules(t *testing.T) {
 		"provenance":        {},
 		"signing":           {"internal/atomicfile"},
 		"schema":            {"internal/jsonpos"},
+		"policycheck":       {"schema", "provenance", "internal/jsonpos", "internal/hostrule"},
+		"internal/hostrule": {},
 		"agent/shellguard":  {},
 		"agent/permission":  {"provenance"},
 		"agent/childenv":    {},
@@ -174,6 +176,7 @@ func TestDependencyRules(t *testing.T) {
 	external := map[string][]string{
 		"provenance":       {},
 		"schema":           {},
+		"policycheck":      {},
 		"signing":          {"golang.org/x/crypto/"},
 		"agent/shellguard": {"mvdan.cc/sh/v3/"},
 		"agent/permission": {},

@@ -397,11 +397,9 @@ func parseFile(path string) (*jsonpos.Doc, []byte, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(data) > maxConfigSize {
-		return nil, data, fmt.Errorf("%d bytes exceeds the %d-byte limit for a config file", len(data), maxConfigSize)
+	if err := schema.CheckSize(len(data)); err != nil {
+		return nil, data, err
 	}
-	doc, err := jsonpos.Parse(data, jsonpos.Options{})
+	doc, err := jsonpos.Parse(data, jsonpos.Options{MaxDepth: schema.MaxConfigDepth})
 	return doc, data, err
 }
-
-const maxConfigSize = 4 << 20

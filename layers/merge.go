@@ -13,6 +13,7 @@ import (
 	"github.com/knadh/koanf/v2"
 
 	"github.com/oceancode/oceancode/internal/jsonpos"
+	"github.com/oceancode/oceancode/policycheck"
 	"github.com/oceancode/oceancode/provenance"
 	"github.com/oceancode/oceancode/schema"
 )
@@ -113,7 +114,8 @@ func (m *merger) addFile(layer provenance.Layer, path string, kind schema.Kind, 
 	}
 	var errs int
 	var unknown []string
-	for _, v := range schema.ValidateValue(kind, path, doc) {
+	// The schema, then the semantic checks oceanadmin validate runs too.
+	for _, v := range append(schema.ValidateValue(kind, path, doc), policycheck.Config(path, doc)...) {
 		d := Diagnostic{Severity: Error, Layer: layer, Source: path, Line: v.Line, Column: v.Column, Pointer: v.Pointer, Message: v.Message}
 		if v.UnknownKey && (layer == provenance.Project || layer == provenance.User) {
 			d.Severity = Warning

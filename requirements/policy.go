@@ -25,7 +25,7 @@ import (
 	"time"
 
 	"github.com/oceancode/oceancode/internal/jsonpos"
-	"github.com/oceancode/oceancode/provenance"
+	"github.com/oceancode/oceancode/policycheck"
 	"github.com/oceancode/oceancode/schema"
 )
 
@@ -195,8 +195,12 @@ func Parse(data []byte, o ParseOptions) (*Policy, error) {
 			viol = append(viol, v)
 		}
 	}
-	if len(viol) == 0 {
-		viol = append(viol, pinViolations(file, doc)...)
+	// The semantic checks (pins, rules, contradictions) are the ones
+	// oceanadmin runs too: every problem is reported, not only the first.
+	for _, v := range policycheck.Payload(file, doc) {
+		if !flagged[v.Pointer] || v.Keyword == policycheck.KeywordContradiction {
+			viol = append(viol, v)
+		}
 	}
 	var p Policy
 	if len(viol) == 0 {
@@ -273,50 +277,4 @@ func numberViolations(file string, doc *jsonpos.Doc) []schema.Violation {
 	}
 	walk("", doc.Value)
 	return out
-}
-
-// pinViolations checks each pin names a real config key and that the value
-// is valid for it, by validating the pins as a config document.
-func pinViolations(file string, doc *jsonpos.Doc) []schema.Violation {
-	root, _ := doc.Value.(map[string]any)
-	pins, _ := root["pins"].(map[string]any)
-	var out []schema.Violation
-	keys := make([]string, 0, len(pins))
-	for k := range pins {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		ptr := jsonpos.Pointer("pins", k)
-		pos, _ := doc.Pos(ptr)
-		segs, err := provenance.SplitKey(k)
-		if err != nil {
-			out = append(out, schema.Violation{File: file, Pointer: ptr, Line: pos.Line, Column: pos.Column, Keyword: "pins", Message: err.Error()})
-			continue
-		}
-		cfg := nest(segs, pins[k])
-		b, _ := json.Marshal(cfg)
-		cdoc, err := jsonpos.Parse(b, jsonpos.Options{})
-		if err != nil {
-			continue
-		}
-		for _, v := range schema.ValidateValue(schema.Config, file, cdoc) {
-			msg := v.Message
-			if v.UnknownKey {
-				msg = fmt.Sprintf("pin %q names no config key (%s)", k, v.Message)
-			} else {
-				msg = fmt.Sprintf("pin %q: %s at %s", k, v.Message, v.Pointer)
-			}
-			out = append(out, schema.Violation{File: file, Pointer: ptr, Line: pos.Line, Column: pos.Column, Keyword: "pins", Message: msg})
-		}
-	}
-	return out
-}
-
-func nest(segs []string, v any) map[string]any {
-	m := map[string]any{segs[len(segs)-1]: v}
-	for i := len(segs) - 2; i >= 0; i-- {
-		m = map[string]any{segs[i]: m}
-	}
-	return m
 }

@@ -52,14 +52,18 @@ func (e *ParseError) Error() string {
 
 func (e *ParseError) Unwrap() error { return e.Err }
 
-// Validate parses data strictly and validates it against the schema of kind k. file names the data in
-// messages. A document that is not acceptable JSON is returned as a *ParseError; otherwise every violation
+// Validate parses data strictly, with the caps of every oceancode (MaxConfigSize, MaxConfigDepth), and
+// validates it against the schema of kind k. file names the data in messages. A document over the caps or
+// not acceptable JSON is returned as a *ParseError; otherwise every violation
 // is returned, sorted by position in the document. No violations and a nil error mean the file is valid.
 func Validate(k Kind, file string, data []byte) ([]Violation, error) {
 	if _, err := schemaFor(k); err != nil {
 		return nil, err
 	}
-	doc, err := jsonpos.Parse(data, jsonpos.Options{})
+	if err := CheckSize(len(data)); err != nil {
+		return nil, &ParseError{File: file, Pos: jsonpos.Pos{Line: 1, Column: 1}, Err: err}
+	}
+	doc, err := jsonpos.Parse(data, jsonpos.Options{MaxDepth: MaxConfigDepth})
 	if err != nil {
 		pe := &ParseError{File: file, Err: err}
 		var se *jsonpos.SyntaxError

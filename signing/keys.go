@@ -247,6 +247,11 @@ func truncate(s string, n int) string {
 // collapsed to the first. Errors name the line ("line 3: …"). A list with no
 // key is an error.
 func ParsePublicKeys(data []byte) ([]PublicKey, error) {
+	// A private key file given where public keys belong: say so, never
+	// echo its content.
+	if _, err := readKeyFile(data); err == nil {
+		return nil, fmt.Errorf("signing: %w: this is a private key file, not a public key: give the public key (oceanadmin keygen wrote it beside the private key, with .key replaced by .pub), and keep the private key off the machines that verify", ErrInvalidKey)
+	}
 	keys, err := parsePublicKeys(data)
 	if err != nil {
 		return nil, fmt.Errorf("signing: %w: %v", ErrInvalidKey, err)

@@ -208,6 +208,7 @@ func TestParsePublicKeys(t *testing.T) {
 		{"only minisign comment", "untrusted comment: x\n", "no public key"},
 		{"bad line 3", a.String() + "\n\nssh-rsa AAAA x\n", "signing: invalid key: line 3: ssh key type ssh-rsa"},
 		{"bad line 1", "ed25519:AAAA\n" + a.String(), "line 1: "},
+		{"a private key file", string(privateKeyFile(t)), "this is a private key file, not a public key: give the public key"},
 	}
 	for _, tc := range bad {
 		t.Run(tc.name, func(t *testing.T) {
@@ -243,4 +244,13 @@ func TestGenerateKey(t *testing.T) {
 		_, err := GenerateKey(c)
 		checkErr(t, err, ErrInvalidKey, "comment")
 	}
+}
+
+func privateKeyFile(t *testing.T) []byte {
+	t.Helper()
+	b, err := MarshalPrivateKey(testKey("private"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -29,6 +29,7 @@ import (
 	admincli "github.com/oceancode/oceancode/cmd/oceanadmin/cli"
 	agentcli "github.com/oceancode/oceancode/cmd/oceancode/cli"
 	"github.com/oceancode/oceancode/layers"
+	"github.com/oceancode/oceancode/signing"
 )
 
 // testManagedDir points the test binary (never the real one) at a managed
@@ -201,6 +202,21 @@ func TestScripts(t *testing.T) {
 					st.Close()
 				}
 				ts.Fatalf("waitrecorded: no running session with a message after 10s")
+			},
+			// signunchecked KEYFILE POLICY OUT: sign POLICY (serial 1, valid
+			// from an hour ago for a day) without oceanadmin sign's checks, to
+			// deploy a policy sign refuses and see the agent refuse it too.
+			"signunchecked": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 3 {
+					ts.Fatalf("usage: signunchecked KEYFILE POLICY OUT")
+				}
+				data, err := os.ReadFile(ts.MkAbs(args[0]))
+				ts.Check(err)
+				key, err := signing.ParsePrivateKey(data, func() ([]byte, error) { return []byte(ts.Getenv("OCEANADMIN_PASSPHRASE")), nil })
+				ts.Check(err)
+				policy, err := os.ReadFile(ts.MkAbs(args[1]))
+				ts.Check(err)
+				ts.Check(os.WriteFile(ts.MkAbs(args[2]), signPolicyUnchecked(key, policy), 0o644))
 			},
 			// chmod MODE FILE
 			"chmod": func(ts *testscript.TestScript, neg bool, args []string) {

@@ -6,6 +6,8 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+
+	"github.com/oceancode/oceancode/internal/hostrule"
 )
 
 // ErrBadRule is wrapped by the errors of ParseRule and ParseAllowList.
@@ -71,126 +73,14 @@ func (r Rule) portOK(port uint16) bool {
 //	[2001:db8::1][:port]   an IPv6 address (brackets needed with a port)
 //	2001:db8::1            an IPv6 address without a port
 //
-// Names are case-insensitive, a trailing dot is ignored, and
-// internationalised names must be written in their xn-- (punycode) form.
-// Refused: "*" alone, a wildcard over a single label ("*.com"), a "*"
-// anywhere but a leading "*.", schemes, paths, CIDR ranges, port 0 and
-// names that look like (but are not) IP addresses ("127.1").
+// The syntax is internal/hostrule's, which policycheck applies too, so a
+// config oceanadmin validate accepts is never refused here.
 func ParseRule(s string) (Rule, error) {
-	bad := func(why string) (Rule, error) {
-		return Rule{}, fmt.Errorf("egress: %w %q: %s", ErrBadRule, s, why)
-	}
-	if s == "" {
-		return bad("empty")
-	}
-	if strings.ContainsAny(s, "/ \t\r\n@?#") {
-		return bad("want host or host:port, without a scheme or path")
-	}
-	host, portText, err := splitHostPort(s)
+	e, err := hostrule.Parse(s)
 	if err != nil {
-		return bad(err.Error())
+		return Rule{}, fmt.Errorf("egress: %w %q: %v", ErrBadRule, s, err)
 	}
-	var r Rule
-	if portText != "" {
-		n, err := strconv.ParseUint(portText, 10, 16)
-		if err != nil || n == 0 {
-			return bad("port must be 1-65535")
-		}
-		r.Port = uint16(n)
-	}
-	if a, err := netip.ParseAddr(host); err == nil {
-		if a.Zone() != "" {
-			return bad("an IPv6 zone is not allowed")
-		}
-		r.IP = a.Unmap()
-		return r, nil
-	}
-	if strings.Contains(host, ":") {
-		return bad("not a valid IP address")
-	}
-	if rest, ok := strings.CutPrefix(host, "*."); ok {
-		r.Wildcard = true
-		host = rest
-	}
-	name, err := normalizeName(host)
-	if err != nil {
-		return bad(err.Error())
-	}
-	if r.Wildcard && !strings.Contains(name, ".") {
-		return bad("a wildcard must cover a name with at least two labels (*.example.com, not *.com)")
-	}
-	r.Host = name
-	return r, nil
-}
-
-// splitHostPort splits "host", "host:port", "[v6]", "[v6]:port" and a bare
-// IPv6 address (two or more colons, no brackets: no port).
-func splitHostPort(s string) (host, port string, err error) {
-	if strings.HasPrefix(s, "[") {
-		end := strings.IndexByte(s, ']')
-		if end < 0 {
-			return "", "", errors.New("missing ]")
-		}
-		host, rest := s[1:end], s[end+1:]
-		if _, err := netip.ParseAddr(host); err != nil || !strings.Contains(host, ":") {
-			return "", "", errors.New("brackets must hold an IPv6 address")
-		}
-		switch {
-		case rest == "":
-			return host, "", nil
-		case strings.HasPrefix(rest, ":") && len(rest) > 1:
-			return host, rest[1:], nil
-		}
-		return "", "", errors.New("junk after ]")
-	}
-	if strings.Count(s, ":") > 1 {
-		return s, "", nil
-	}
-	if h, p, ok := strings.Cut(s, ":"); ok {
-		if h == "" || p == "" {
-			return "", "", errors.New("empty host or port")
-		}
-		return h, p, nil
-	}
-	return s, "", nil
-}
-
-// normalizeName lower-cases a DNS name, drops one trailing dot and checks
-// its syntax: labels of letters, digits, '-' and '_', 1-63 bytes, at most
-// 253 bytes in all, and a last label that is not all digits (so no IPv4
-// shorthand like 127.1 or 2130706433 passes as a name).
-func normalizeName(h string) (string, error) {
-	h = strings.TrimSuffix(strings.ToLower(h), ".")
-	if h == "" {
-		return "", errors.New("empty host")
-	}
-	if len(h) > 253 {
-		return "", errors.New("name longer than 253 bytes")
-	}
-	labels := strings.Split(h, ".")
-	for _, l := range labels {
-		if l == "" || len(l) > 63 {
-			return "", errors.New("empty or over-long label")
-		}
-		for i := 0; i < len(l); i++ {
-			c := l[i]
-			switch {
-			case c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == '_':
-			case c == '-' && i > 0 && i < len(l)-1:
-			case c == '*':
-				return "", errors.New(`"*" is allowed only as a leading "*."`)
-			case c >= 0x80:
-				return "", errors.New("non-ASCII name: write it in xn-- (punycode) form")
-			default:
-				return "", fmt.Errorf("invalid character %q", c)
-			}
-		}
-	}
-	last := labels[len(labels)-1]
-	if strings.Trim(last, "0123456789") == "" || strings.HasPrefix(last, "0x") {
-		return "", errors.New("looks like an IP address but is not one")
-	}
-	return h, nil
+	return Rule{Host: e.Host, Wildcard: e.Wildcard, IP: e.IP, Port: e.Port}, nil
 }
 
 // AllowList is a parsed sandbox.allow_hosts.
@@ -247,7 +137,7 @@ func ParseTarget(hostport string, defaultPort uint16) (Target, error) {
 	if hostport == "" || strings.ContainsAny(hostport, "/ \t\r\n@?#*") {
 		return bad("want host:port")
 	}
-	host, portText, err := splitHostPort(hostport)
+	host, portText, err := hostrule.SplitHostPort(hostport)
 	if err != nil {
 		return bad(err.Error())
 	}
@@ -274,7 +164,7 @@ func ParseTarget(hostport string, defaultPort uint16) (Target, error) {
 	if strings.Contains(host, ":") {
 		return bad("not a valid IP address")
 	}
-	if t.Name, err = normalizeName(host); err != nil {
+	if t.Name, err = hostrule.NormalizeName(host); err != nil {
 		return bad(err.Error())
 	}
 	return t, nil

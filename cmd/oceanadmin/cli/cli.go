@@ -7,6 +7,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"io/fs"
 
 	"github.com/spf13/cobra"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/oceancode/oceancode/internal/exitcode"
 	"github.com/oceancode/oceancode/internal/version"
 	"github.com/oceancode/oceancode/requirements"
+	"github.com/oceancode/oceancode/schema"
 	"github.com/oceancode/oceancode/signing"
 )
 
@@ -34,8 +36,11 @@ func Main(ctx context.Context, argv []string, app *App) int {
 // classify is oceanadmin's one map from errors to exit statuses (spec/cli.md).
 func classify(err error) int {
 	switch {
-	case errors.Is(err, requirements.ErrInvalid):
+	case errors.Is(err, requirements.ErrInvalid), errors.Is(err, schema.ErrTooLarge):
 		return exitcode.Invalid
+	case errors.Is(err, signing.ErrExists), errors.Is(err, signing.ErrWrongPassphrase), errors.Is(err, fs.ErrNotExist):
+		// The caller's input is wrong: another path, the right passphrase.
+		return exitcode.Usage
 	case errors.Is(err, signing.ErrMalformed), errors.Is(err, signing.ErrUnsigned),
 		errors.Is(err, signing.ErrUnknownKey), errors.Is(err, signing.ErrBadSignature),
 		errors.Is(err, signing.ErrThreshold), errors.Is(err, signing.ErrPayloadType),
@@ -55,8 +60,10 @@ signing keys, sign requirements.json, verify it the way every oceancode will,
 validate managed configs against the JSON Schemas, and simulate a machine's
 effective configuration offline.
 
-Exit status: 0 ok, 1 error, 2 usage, 3 validation failed, 4 signature or
-requirements refused.`,
+Exit status (spec/cli.md): 0 ok, 1 I/O or internal error, 2 usage (a bad flag
+or argument, a file that does not exist, a key of the wrong kind, a wrong
+passphrase), 3 validation failed (the file is invalid or its policy would stop
+sessions), 4 signature or requirements refused.`,
 		Version: version.String(),
 	}
 	cliapp.Setup(root, app)

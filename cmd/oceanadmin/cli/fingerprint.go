@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -35,9 +34,9 @@ trusted_keys, and private key files (read without the passphrase).`,
 }
 
 func keysOfFile(path string) ([]signing.PublicKey, error) {
-	data, err := os.ReadFile(path)
+	data, err := readInput(path, "key")
 	if err != nil {
-		return nil, fmt.Errorf("read key %s: %w", path, err)
+		return nil, err
 	}
 	if strings.HasPrefix(strings.TrimSpace(string(data)), "{") {
 		k, err := signing.PrivateKeyFilePublic(data)

@@ -83,14 +83,17 @@ func runSign(app *App, o signOptions, policyPath string) error {
 	if o.out == "" {
 		o.out = "requirements.json"
 	}
-	data, err := os.ReadFile(policyPath)
+	data, err := readInput(policyPath, "policy")
 	if err != nil {
-		return fmt.Errorf("read policy %s: %w", policyPath, err)
+		return err
 	}
-	// A signed envelope given by mistake would fail the schema with a
-	// confusing message: say what happened instead.
-	if looksLikeEnvelope(data) {
+	// The kind comes from the content: a signed envelope or a config file
+	// given by mistake would fail the schema with a confusing message.
+	switch content, _ := contentKind(data); {
+	case content == contentEnvelope || looksLikeEnvelope(data):
 		return exitcode.With(exitcode.Usage, fmt.Errorf("sign %s: the file is already a signed envelope; sign the policy (payload) file, or use --append to add a signature", policyPath))
+	case content == contentConfig:
+		return exitcode.With(exitcode.Invalid, fmt.Errorf("sign %s: the content is a config file, not a requirements policy (it has none of schema_version, pins, rules, …): managed config is deployed as managed.json unsigned; a policy starts with {\"schema_version\": 1, …} ('oceanadmin validate %s' checks it)", policyPath, policyPath))
 	}
 	pol, err := requirements.Parse(data, requirements.ParseOptions{File: policyPath})
 	if err != nil {
@@ -168,12 +171,15 @@ func runSignAppend(app *App, o signOptions, envPath string) error {
 	if o.out == "" {
 		o.out = envPath
 	}
-	data, err := os.ReadFile(envPath)
+	data, err := readInput(envPath, "envelope")
 	if err != nil {
-		return fmt.Errorf("read envelope %s: %w", envPath, err)
+		return err
 	}
-	env, err := signing.ParseEnvelope(data)
-	if err != nil && !errors.Is(err, signing.ErrUnsigned) {
+	if err := notAnEnvelope(envPath, data); err != nil {
+		return exitcode.With(exitcode.Usage, fmt.Errorf("sign --append: %w; --append adds signatures to an envelope 'oceanadmin sign' wrote", err))
+	}
+	env, err := parseEnvelopeOrUnsigned(data)
+	if err != nil {
 		return fmt.Errorf("read envelope %s: %w", envPath, err)
 	}
 	if env.PayloadType != requirements.PayloadType {
@@ -206,15 +212,20 @@ func loadPrivateKeys(app *App, o signOptions) ([]signing.PrivateKey, error) {
 	pw := passphraseSource{app: app, file: o.passphraseFile}
 	var keys []signing.PrivateKey
 	for _, path := range o.keys {
-		data, err := os.ReadFile(path)
+		data, err := readInput(path, "private key")
 		if err != nil {
-			return nil, fmt.Errorf("read private key %s: %w", path, err)
+			return nil, err
+		}
+		if err := publicKeyGivenAsPrivate(path, data); err != nil {
+			return nil, err
 		}
 		k, err := signing.ParsePrivateKey(data, func() ([]byte, error) {
 			return pw.get("Passphrase for "+path+": ", false)
 		})
 		if err != nil {
-			return nil, fmt.Errorf("read private key %s: %w", path, err)
+			// A wrong passphrase or a file that is no key is the caller's
+			// input, not an I/O failure.
+			return nil, exitcode.With(exitcode.Usage, fmt.Errorf("read private key %s: %w", path, err))
 		}
 		keys = append(keys, k)
 	}

@@ -66,9 +66,32 @@ func runSimulate(app *App, o simulateOptions, keys []string) error {
 	if o.requirements != "" && len(o.pubkeys) == 0 {
 		return exitcode.With(exitcode.Usage, errors.New("simulate: --requirements needs --pubkey: without a trusted key a machine does not enforce requirements"))
 	}
+	if err := checkPublicKeyArgs(o.pubkeys); err != nil {
+		return err
+	}
+	for _, group := range []struct {
+		flag  string
+		files []string
+	}{{"--managed", o.managed}, {"--user", o.user}, {"--project", o.project}, {"--requirements", []string{o.requirements}}} {
+		for _, f := range group.files {
+			if f == "" {
+				continue
+			}
+			data, err := readInput(f, "file")
+			if err != nil {
+				return err
+			}
+			if err := flagFits(group.flag, f, data); err != nil {
+				return err
+			}
+		}
+	}
 	var anchors requirements.Anchors
 	if len(o.pubkeys) > 0 {
 		anchors = requirements.KeysFromFlag(o.pubkeys)
+		if anchors.Err != nil {
+			return exitcode.With(exitcode.Usage, fmt.Errorf("simulate: --pubkey: %w", anchors.Err))
+		}
 	}
 	res := layers.Resolve(layers.Options{
 		Getenv:  func(string) string { return "" },
@@ -95,6 +118,22 @@ func runSimulate(app *App, o simulateOptions, keys []string) error {
 			code = exitcode.Refused
 		}
 		return &exitcode.Err{Code: code, Err: err, Silent: true}
+	}
+	return nil
+}
+
+// flagFits refuses a file given to the wrong flag, judged by its content: a
+// requirements envelope or policy as a config layer, a config file as the
+// requirements.
+func flagFits(flag, file string, data []byte) error {
+	content, _ := contentKind(data)
+	switch {
+	case flag != "--requirements" && content == contentEnvelope:
+		return exitcode.With(exitcode.Usage, fmt.Errorf("simulate: %s %s: the content is a signed requirements envelope, not a config file: pass it with --requirements (and --pubkey)", flag, file))
+	case flag != "--requirements" && content == contentPayload:
+		return exitcode.With(exitcode.Usage, fmt.Errorf("simulate: %s %s: the content is a requirements policy, not a config file: sign it with 'oceanadmin sign' and pass the envelope with --requirements", flag, file))
+	case flag == "--requirements" && content == contentConfig:
+		return exitcode.With(exitcode.Usage, fmt.Errorf("simulate: --requirements %s: the content is a config file, not a signed requirements envelope: pass it with --managed, --user or --project", file))
 	}
 	return nil
 }

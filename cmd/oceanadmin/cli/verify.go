@@ -3,7 +3,6 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 
 	"github.com/oceancode/oceancode/internal/exitcode"
 	"github.com/oceancode/oceancode/requirements"
+	"github.com/oceancode/oceancode/signing"
 )
 
 type verifyOptions struct {
@@ -77,15 +77,27 @@ func runVerify(app *App, o verifyOptions, file string) error {
 		}
 		now = t
 	}
+	if err := checkPublicKeyArgs(o.pubkeys); err != nil {
+		return err
+	}
 	anchors := requirements.KeysFromFlag(o.pubkeys)
+	if anchors.Err != nil {
+		// A --pubkey that names no key is a usage error, not a refusal.
+		return exitcode.With(exitcode.Usage, fmt.Errorf("verify: --pubkey: %w", anchors.Err))
+	}
 	rep := verifyReport{Version: 1, File: file, TrustedKeys: anchors.KeyIDs(), PayloadType: requirements.PayloadType}
 	err := anchors.Err
 	var pol *requirements.Policy
 	if err == nil {
 		var data []byte
-		data, err = os.ReadFile(file)
-		if err == nil && len(data) > requirements.MaxSize {
+		if data, err = readInput(file, "requirements"); err != nil {
+			return err
+		}
+		if len(data) > requirements.MaxSize {
 			err = fmt.Errorf("read %s: %w: larger than %d bytes", file, requirements.ErrTooLarge, requirements.MaxSize)
+		}
+		if err == nil {
+			err = notAnEnvelope(file, data)
 		}
 		if err == nil {
 			var signers []string
@@ -141,4 +153,17 @@ func orDefault(s, d string) string {
 		return d
 	}
 	return s
+}
+
+// notAnEnvelope explains a file that is not a signed envelope at all (a
+// policy not yet signed, a config file), which every oceancode refuses as
+// unsigned or malformed.
+func notAnEnvelope(file string, data []byte) error {
+	switch content, _ := contentKind(data); content {
+	case contentPayload:
+		return fmt.Errorf("%s: %w: the file is a requirements policy that is not signed, and every oceancode refuses it: sign it with 'oceanadmin sign -k KEY %s -o requirements.json' and deploy that", file, signing.ErrUnsigned, file)
+	case contentConfig:
+		return fmt.Errorf("%s: %w: the file is a config file, not a signed requirements envelope: check it with 'oceanadmin validate %s'", file, signing.ErrMalformed, file)
+	}
+	return nil
 }
