@@ -169,9 +169,18 @@ func printDoctor(w io.Writer, rep doctorReport, policy bool, res *layers.Resolve
 	if q.Reason != "" {
 		fmt.Fprintf(w, "               %s\n", oneLine(q.Reason))
 	}
-	if rep.Config.Valid {
+	warnings := 0
+	for _, d := range rep.Config.Diagnostics {
+		if d.Severity == layers.Warning {
+			warnings++
+		}
+	}
+	switch {
+	case rep.Config.Valid && warnings > 0:
+		fmt.Fprintf(w, "Configuration  valid, with %d warning(s) (below, under To look at)\n", warnings)
+	case rep.Config.Valid:
 		fmt.Fprintf(w, "Configuration  valid\n")
-	} else {
+	default:
 		fmt.Fprintf(w, "Configuration  INVALID\n")
 		for _, d := range rep.Config.Diagnostics {
 			if d.Severity == layers.Error {

@@ -76,7 +76,7 @@ func TestUnknownKeysOnStderrForEveryCommand(t *testing.T) {
 	}
 	// doctor lists them as problems too.
 	_, out, _ := run1(t, m, "doctor")
-	if !strings.Contains(out, "  - warning: "+user+`:2:2: /modle: unknown key "modle"`) {
+	if !strings.Contains(out, "Configuration  valid, with 2 warning(s) (below, under To look at)\n") || !strings.Contains(out, "  - warning: "+user+`:2:2: /modle: unknown key "modle"`) {
 		t.Errorf("doctor does not list the unknown key:\n%s", out)
 	}
 }
@@ -288,6 +288,27 @@ func TestRunTextOutput(t *testing.T) {
 	}
 	if !strings.Contains(stderr, `→ bash {"command":"echo a > out.txt"}`) || strings.Contains(stderr, `\u003e`) {
 		t.Errorf("stderr:\n%s", stderr)
+	}
+	// The session record keeps the input as written too.
+	ctx := context.Background()
+	st, err := session.Open(ctx, filepath.Join(m.Env["XDG_STATE_HOME"], "oceancode", "sessions.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	list, _ := st.List(ctx, session.ListOptions{Limit: 1})
+	evs, err := st.Events(ctx, list[0].ID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, e := range evs {
+		if e.Type == "tool_call" {
+			found = strings.Contains(string(e.Data), `echo a > out.txt`)
+		}
+	}
+	if !found {
+		t.Errorf("the recorded tool_call lacks the input as written: %v", evs)
 	}
 }
 
