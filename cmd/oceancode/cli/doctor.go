@@ -152,11 +152,24 @@ func refusedProblem(err error) string {
 	var re *layers.RefusedError
 	switch {
 	case errors.As(err, &ce):
-		return fmt.Sprintf("sessions are refused: the configuration has %d error(s), listed under Configuration above; fix the file(s) (a managed file is your administrator's), then check with 'oceancode inspect'", len(ce.Diagnostics))
+		return "sessions are refused: " + refusedWhy(err) + ", listed under Configuration above; fix the file(s) (a managed file is your administrator's), then check with 'oceancode inspect'"
 	case errors.As(err, &re):
-		return fmt.Sprintf("sessions are refused: requirements %s refused, and no last-known-good policy exists on this machine (%s); ask your administrator for a requirements.json signed by a trusted key, and check it with 'oceanadmin verify'", re.Result.Path, strings.TrimSuffix(oneLine(re.Result.Reason), "."))
+		return "sessions are refused: " + refusedWhy(err) + "; ask your administrator for a requirements.json signed by a trusted key, and check it with 'oceanadmin verify'"
 	}
-	return "sessions are refused: " + oneLine(err.Error())
+	return "sessions are refused: " + refusedWhy(err)
+}
+
+// refusedWhy says in one clause why sessions are refused.
+func refusedWhy(err error) string {
+	var ce *layers.ConfigError
+	var re *layers.RefusedError
+	switch {
+	case errors.As(err, &ce):
+		return fmt.Sprintf("the configuration has %d error(s)", len(ce.Diagnostics))
+	case errors.As(err, &re):
+		return fmt.Sprintf("requirements %s refused, and no last-known-good policy exists on this machine (%s)", re.Result.Path, strings.TrimSuffix(oneLine(re.Result.Reason), "."))
+	}
+	return oneLine(err.Error())
 }
 
 func printDoctor(w io.Writer, rep doctorReport, policy bool, res *layers.Resolved) {

@@ -86,7 +86,7 @@ func (p *prover) run(base *layers.Resolved) {
 // first, then the same gateConfig and gate.New as run.
 func (p *prover) gateFor(r *layers.Resolved, agent string) (*gate.Gate, error) {
 	if err := sessionGate(r); err != nil {
-		return nil, fmt.Errorf("sessions are refused here: %s", firstLine(err.Error()))
+		return nil, fmt.Errorf("sessions are refused here: %s", refusedWhy(err))
 	}
 	cfg, err := gateConfig(r, agent, p.home)
 	if err != nil {
@@ -254,7 +254,7 @@ func (p *prover) minSandbox(min string) {
 			continue
 		}
 		if err := sessionGate(r); err != nil {
-			p.notRun(what, t.name, fmt.Errorf("sessions are refused here: %s", firstLine(err.Error())))
+			p.notRun(what, t.name, fmt.Errorf("sessions are refused here: %s", refusedWhy(err)))
 			continue
 		}
 		// The policy the bash tool would get, decoded as run decodes it.

@@ -164,7 +164,7 @@ func TestDoctorPolicyReportIsHonest(t *testing.T) {
 	if code != 3 {
 		t.Errorf("exit %d, want 3", code)
 	}
-	if strings.Contains(out, "FAIL") || !strings.Contains(out, "  SKIP  dangerous floor, via allow-all rule + bypassPermissions: could not run: sessions are refused here: configuration is invalid") {
+	if strings.Contains(out, "FAIL") || !strings.Contains(out, "  SKIP  dangerous floor, via allow-all rule + bypassPermissions: could not run: sessions are refused here: the configuration has 1 error(s)\n") {
 		t.Errorf("a check that could not run is not said so:\n%s", out)
 	}
 	if !strings.Contains(out, " held, 0 broken, ") || !strings.Contains(out, " could not run\n") {
