@@ -40,9 +40,10 @@ bench: build ## run the benchmarks recorded in docs/benchmarks.md
 fuzz: tools ## run every fuzz target for FUZZTIME each
 	@scripts/fuzz.sh $(FUZZTIME)
 
-lint: tools ## gofmt, go vet
+lint: tools ## gofmt, go vet, go.mod tidy
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	@$(GO) mod tidy -diff || { echo "go.mod/go.sum are not tidy: run 'go mod tidy' and commit the result"; exit 1; }
 
 clean: ## remove build output
 	rm -rf $(BIN)

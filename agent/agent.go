@@ -48,6 +48,10 @@ type Config struct {
 	MaxTokens int
 	// OnEvent receives every event, in order, from the run's goroutine.
 	OnEvent func(Event)
+	// Notices are events the caller knew before the run (a mode or sandbox
+	// setting the requirements downgraded): they are emitted right after
+	// start, stamped with the time like every other event.
+	Notices []Event
 	// OnMessage receives every message added to the conversation (the
 	// prompt, each answer, each set of tool results) as soon as it is
 	// complete, so a session store can commit it before the run goes on.
@@ -123,8 +127,12 @@ func Run(ctx context.Context, c Config, history []message.Message, prompt string
 	}
 	add(message.UserText(prompt))
 	r.emit(Event{Type: EventStart, Agent: c.Agent, Mode: string(c.Gate.Engine().Mode()), Text: prompt})
+	for _, n := range c.Notices {
+		n.Time = time.Time{} // stamped now, after start
+		r.emit(n)
+	}
 	if ch := c.Gate.Engine().ModeChange(); ch.Downgraded() {
-		r.emit(Event{Type: EventModeChange, Mode: string(ch.Effective), Text: ch.Reason})
+		r.emit(Event{Type: EventModeChange, Key: "permission_mode", Requested: string(ch.Requested), Mode: string(ch.Effective), Text: ch.Reason})
 	}
 	for res.Turns < c.MaxTurns {
 		res.Turns++

@@ -13,7 +13,7 @@ type EventType string
 // session store and the HTTP API all render.
 const (
 	EventStart      EventType = "start"       // Text: the prompt; Mode, Agent
-	EventModeChange EventType = "mode_change" // a requested mode was downgraded: Mode, Text = reason
+	EventModeChange EventType = "mode_change" // a requested value was downgraded: Key, Requested, Mode (in effect), Text = why
 	EventText       EventType = "text"        // Text: a delta of the model's answer
 	EventToolCall   EventType = "tool_call"   // ToolCall
 	EventPermission EventType = "permission"  // Decision for ToolCall
@@ -26,10 +26,16 @@ const (
 
 // Event is one step of a run.
 type Event struct {
-	Type       EventType           `json:"type"`
-	Time       time.Time           `json:"time"`
-	Agent      string              `json:"agent,omitempty"`
-	Mode       string              `json:"mode,omitempty"`
+	Type  EventType `json:"type"`
+	Time  time.Time `json:"time"`
+	Agent string    `json:"agent,omitempty"`
+	Mode  string    `json:"mode,omitempty"`
+	// Key and Requested are for mode_change: the config key whose value was
+	// not used (permission_mode, agents.NAME.permission_mode, sandbox.mode,
+	// sandbox.enabled, sandbox.network) and the value that was asked for;
+	// Mode is then the value in effect.
+	Key        string              `json:"key,omitempty"`
+	Requested  string              `json:"requested,omitempty"`
 	Text       string              `json:"text,omitempty"`
 	ToolCall   *message.ToolCall   `json:"tool_call,omitempty"`
 	Decision   *Decision           `json:"decision,omitempty"`

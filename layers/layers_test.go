@@ -132,6 +132,18 @@ func TestBrokenFiles(t *testing.T) {
 		{"managed unknown key refused", func(m *layerstest.Machine) { m.Managed("{\n  \"sandbx\": {}\n}") }, layers.ErrInvalidConfig, layers.Error, `unknown key "sandbx"`, 2},
 		{"managed drop-in bad value", func(m *layerstest.Machine) { m.DropIn("x.json", `{"permission_mode": "yolo"}`) }, layers.ErrInvalidConfig, layers.Error, "must be one of", 1},
 		{"user unknown key is a warning", func(m *layerstest.Machine) { m.UserConfig("{\n \"modle\": \"x/y\"\n}") }, nil, layers.Warning, "ignored", 2},
+		{"user typo gets did-you-mean", func(m *layerstest.Machine) { m.UserConfig("{\n \"modle\": \"x/y\"\n}") }, nil, layers.Warning, `did you mean "model"?`, 2},
+		// Another agent's permission vocabulary is never dropped silently:
+		// the file is not applied, and the message names our equivalent.
+		{"user Claude Code permissions refuses", func(m *layerstest.Machine) {
+			m.UserConfig("{\n  \"permissions\": {\"deny\": [\"Bash(rm:*)\"]}\n}")
+		}, layers.ErrInvalidConfig, layers.Error, `"permissions" is Claude Code's spelling; OceanCode's equivalent: "permission"`, 2},
+		{"project Codex approval_policy refuses", func(m *layerstest.Machine) { m.ProjectConfig(`{"approval_policy": "never"}`) }, layers.ErrInvalidConfig, layers.Error, `"approval_policy" is Codex's spelling; OceanCode's equivalent: "permission_mode"`, 1},
+		{"project Cline autoApprove refuses", func(m *layerstest.Machine) { m.ProjectConfig(`{"autoApprove": ["x"]}`) }, layers.ErrInvalidConfig, layers.Error, `"autoApprove" is Cline and Roo Code's spelling`, 1},
+		// Other peer keys are warnings with the hint; the rest applies.
+		{"user mcpServers in the wrong file", func(m *layerstest.Machine) { m.UserConfig(`{"mcpServers": {}}`) }, nil, layers.Warning, `OceanCode's equivalent: "mcp": {"servers": {…}} in this file, or keep "mcpServers" in the project's .mcp.json; the key is ignored`, 1},
+		{"managed peer key names the equivalent", func(m *layerstest.Machine) { m.Managed(`{"sandbox_mode": "read-only"}`) }, layers.ErrInvalidConfig, layers.Error, `"sandbox_mode" is Codex's spelling`, 1},
+		{"nested peer-looking key is an ordinary unknown key", func(m *layerstest.Machine) { m.UserConfig(`{"sandbox": {"permissions": 1}}`) }, nil, layers.Warning, `unknown key "permissions"`, 1},
 		{"user bad value refuses", func(m *layerstest.Machine) { m.UserConfig(`{"sandbox": {"mode": "off"}}`) }, layers.ErrInvalidConfig, layers.Error, "must be one of", 1},
 		{"project duplicate key refuses", func(m *layerstest.Machine) { m.ProjectConfig("{\"model\": \"a/b\",\n \"model\": \"c/d\"}") }, layers.ErrInvalidConfig, layers.Error, "duplicate", 2},
 		{"project not an object", func(m *layerstest.Machine) { m.ProjectConfig(`[]`) }, layers.ErrInvalidConfig, layers.Error, "JSON object", 1},

@@ -117,7 +117,14 @@ func (m *merger) addFile(layer provenance.Layer, path string, kind schema.Kind, 
 	// The schema, then the semantic checks oceanadmin validate runs too.
 	for _, v := range append(schema.ValidateValue(kind, path, doc), policycheck.Config(path, doc)...) {
 		d := Diagnostic{Severity: Error, Layer: layer, Source: path, Line: v.Line, Column: v.Column, Pointer: v.Pointer, Message: v.Message}
-		if v.UnknownKey && (layer == provenance.Project || layer == provenance.User) {
+		hint, peerPermission, isPeer := "", false, false
+		if v.UnknownKey {
+			hint, peerPermission, isPeer = peerHint(v.Pointer)
+			if isPeer {
+				d.Message += "; " + hint
+			}
+		}
+		if v.UnknownKey && !peerPermission && (layer == provenance.Project || layer == provenance.User) {
 			d.Severity = Warning
 			d.Message += "; the key is ignored"
 			unknown = append(unknown, v.Pointer)

@@ -2,6 +2,7 @@ package permission
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/oceancode/oceancode/provenance"
 )
@@ -246,17 +247,22 @@ func (e *Engine) effectiveMode(m, fallback Mode) (Mode, ModeChange) {
 	if why == "" {
 		why = "locked out by requirements"
 	}
+	// The requirements' reasons name the mode already ("bypassPermissions
+	// is locked out …"): say it once.
+	if !strings.HasPrefix(why, string(m)+" ") {
+		why = fmt.Sprintf("%s is %s", m, why)
+	}
 	to := Default
 	if dwhy, dlocked := e.locks.DisallowedModes[Default]; dlocked {
 		if _, flocked := e.locks.DisallowedModes[fallback]; flocked || fallback == Default {
 			ch.Effective = ""
-			ch.Reason = fmt.Sprintf("%s is %s, and default is %s", m, why, dwhy)
+			ch.Reason = fmt.Sprintf("%s, and default is %s", why, strings.TrimPrefix(dwhy, "default is "))
 			return "", ch
 		}
 		to = fallback
 	}
 	ch.Effective = to
-	ch.Reason = fmt.Sprintf("%s is %s; using %s", m, why, to)
+	ch.Reason = fmt.Sprintf("%s; using %s", why, to)
 	return to, ch
 }
 

@@ -472,6 +472,16 @@ func TestLocks(t *testing.T) {
 	if d := e3.Evaluate(bash("ask", "make")); d.Action != Ask {
 		t.Fatalf("live-switched locked bypass allowed: %s", d.Explain())
 	}
+	// A reason that names the mode already (the requirements' own wording)
+	// is said once, not "bypassPermissions is bypassPermissions is …".
+	named := Locks{DisallowedModes: map[Mode]string{BypassPermissions: "bypassPermissions is locked out by requirements (disable_bypass_permissions)"}}
+	_, ch = newEngine(t, Config{Locks: named}).WithMode(BypassPermissions)
+	if want := "bypassPermissions is locked out by requirements (disable_bypass_permissions); using default"; ch.Reason != want {
+		t.Errorf("Reason = %q, want %q", ch.Reason, want)
+	}
+	if _, ch = e2.WithMode(BypassPermissions); !strings.HasPrefix(ch.Reason, "bypassPermissions is "+why) {
+		t.Errorf("Reason = %q, want it to name the mode", ch.Reason)
+	}
 	// The original engines are unchanged (immutability).
 	if e.Mode() != Default || e2.Mode() != AcceptEdits {
 		t.Fatal("WithMode changed its receiver")

@@ -102,6 +102,7 @@ func Start() *Client {
 		}
 	}
 	c.proc, c.path, c.stdin, c.enc = p.Proc, p.Path, p.Stdin, json.NewEncoder(p.Stdin)
+	c.enc.SetEscapeHTML(false)
 	c.stderr = &tail{max: 8 << 10}
 	stderrDone := make(chan struct{})
 	go func() {

@@ -47,6 +47,9 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, open Opener) error 
 	defer cancelAll()
 	bw := bufio.NewWriter(out)
 	w := &lineWriter{buf: bw, enc: json.NewEncoder(bw)}
+	// Tool-call inputs pass through as they came: no \u003e for ">" in what
+	// the parent shows, records and sends back.
+	w.enc.SetEscapeHTML(false)
 	if err := w.send(fromChild{Ready: &readyAnnounce{Version: protocolVersion}}); err != nil {
 		return fmt.Errorf("serve: announce: %w", err)
 	}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -54,11 +55,14 @@ seccomp), orphaned sessions and crash reports, with what to do about each.
 --policy proves the requirements in effect: it tries every path by which a
 locked-out mode, a pinned key, a denied command or a weaker sandbox could be
 reached (flags, environment, project, user and managed config, agent
-definitions, live mode switches, "always" approvals) and prints pass or fail
-for each — and checks that the dangerous floor holds under bypassPermissions
-with an allow-all rule. Exit status 1 when any check fails.
+definitions, "always" approvals) through the code a session runs, and prints
+pass or fail for each — a check that could not run says why — and checks
+that the dangerous floor holds under bypassPermissions with an allow-all
+rule.
 
-doctor always runs, even when sessions are refused.`,
+doctor always runs, even when sessions are refused. Exit status: 0 healthy,
+3 or 4 when sessions are refused (as a session would get), 1 when a
+--policy check failed.`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error { return runDoctor(app, o) },
 	}
@@ -82,8 +86,13 @@ func runDoctor(app *App, o doctorOptions) error {
 		}
 	}
 	rep.Config = doctorConfig{Valid: valid, Blocking: full.Blocking, Diagnostics: full.Diagnostics}
-	if res.Err() != nil {
-		rep.Problems = append(rep.Problems, "sessions are refused: "+strings.SplitN(full.Blocking, "\n", 2)[0])
+	if err := res.Err(); err != nil {
+		rep.Problems = append(rep.Problems, refusedProblem(err))
+	}
+	for _, d := range res.Diagnostics {
+		if d.Severity == layers.Warning {
+			rep.Problems = append(rep.Problems, d.String())
+		}
 	}
 	switch res.Requirements.Status {
 	case "absent", "expired_warn", "last_known_good":
@@ -122,10 +131,44 @@ func runDoctor(app *App, o doctorOptions) error {
 	} else {
 		printDoctor(app.Stdout, rep, o.policy, res)
 	}
+	// A machine where no session can start is not healthy: the same exit
+	// status a session would get (3 invalid configuration, 4 requirements
+	// refused).
+	if err := sessionGate(res); err != nil {
+		return &exitcode.Err{Code: exitcode.Code(err, exitcode.Error), Silent: o.json,
+			Err: errors.New("doctor: sessions are refused on this machine; see 'To look at' above")}
+	}
 	if failed > 0 {
 		return &exitcode.Err{Code: exitcode.Error, Silent: o.json, Err: fmt.Errorf("doctor --policy: %d check(s) failed: a lock does not hold on the path(s) marked FAIL", failed)}
 	}
 	return nil
+}
+
+// refusedProblem is the whole sentence doctor lists when sessions are
+// refused: why, and what to do.
+func refusedProblem(err error) string {
+	var ce *layers.ConfigError
+	var re *layers.RefusedError
+	switch {
+	case errors.As(err, &ce):
+		return "sessions are refused: " + refusedWhy(err) + ", listed under Configuration above; fix the file(s) (a managed file is your administrator's), then check with 'oceancode inspect'"
+	case errors.As(err, &re):
+		return "sessions are refused: " + refusedWhy(err) + "; ask your administrator for a requirements.json signed by a trusted key, and check it with 'oceanadmin verify'"
+	}
+	return "sessions are refused: " + refusedWhy(err)
+}
+
+// refusedWhy says in one clause why sessions are refused.
+func refusedWhy(err error) string {
+	var ce *layers.ConfigError
+	var re *layers.RefusedError
+	switch {
+	case errors.As(err, &ce):
+		return fmt.Sprintf("the configuration has %d error(s)", len(ce.Diagnostics))
+	case errors.As(err, &re):
+		return fmt.Sprintf("requirements %s refused, and no last-known-good policy exists on this machine (%s)", re.Result.Path, strings.TrimSuffix(oneLine(re.Result.Reason), "."))
+	}
+	return oneLine(err.Error())
 }
 
 func printDoctor(w io.Writer, rep doctorReport, policy bool, res *layers.Resolved) {
@@ -138,9 +181,18 @@ func printDoctor(w io.Writer, rep doctorReport, policy bool, res *layers.Resolve
 	if q.Reason != "" {
 		fmt.Fprintf(w, "               %s\n", oneLine(q.Reason))
 	}
-	if rep.Config.Valid {
+	warnings := 0
+	for _, d := range rep.Config.Diagnostics {
+		if d.Severity == layers.Warning {
+			warnings++
+		}
+	}
+	switch {
+	case rep.Config.Valid && warnings > 0:
+		fmt.Fprintf(w, "Configuration  valid, with %d warning(s) (below, under To look at)\n", warnings)
+	case rep.Config.Valid:
 		fmt.Fprintf(w, "Configuration  valid\n")
-	} else {
+	default:
 		fmt.Fprintf(w, "Configuration  INVALID\n")
 		for _, d := range rep.Config.Diagnostics {
 			if d.Severity == layers.Error {
@@ -186,7 +238,7 @@ func printDoctor(w io.Writer, rep doctorReport, policy bool, res *layers.Resolve
 		}
 		fmt.Fprintf(w, "  %-4s  %s, via %s: %s\n", strings.ToUpper(p.Result), p.What, p.Path, p.Detail)
 	}
-	fmt.Fprintf(w, "%d checks: %d held, %d broken, %d skipped\n", len(rep.Policy), pass, fail, skip)
+	fmt.Fprintf(w, "%d checks: %d held, %d broken, %d could not run\n", len(rep.Policy), pass, fail, skip)
 }
 
 func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }

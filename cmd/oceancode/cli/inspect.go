@@ -1,12 +1,53 @@
 package cli
 
 import (
+	"encoding/json"
+	"fmt"
+
 	"github.com/spf13/cobra"
 
 	"github.com/oceancode/oceancode/agent/sandbox"
+	"github.com/oceancode/oceancode/internal/exitcode"
 	"github.com/oceancode/oceancode/layers"
 	"github.com/oceancode/oceancode/layers/report"
+	"github.com/oceancode/oceancode/provenance"
+	"github.com/oceancode/oceancode/schema"
 )
+
+// knownKey checks a KEY argument of inspect: a key no layer set is either
+// one the schema knows (said on stderr: it has no value here) or no key at
+// all, a usage error naming it with the schema's did-you-mean.
+func knownKey(app *App, res *layers.Resolved, key string) error {
+	for k := range res.Entries {
+		if provenance.HasPrefix(k, key) {
+			return nil
+		}
+	}
+	segs, err := provenance.SplitKey(key)
+	if err != nil {
+		return exitcode.With(exitcode.Usage, fmt.Errorf("inspect %s: %w", key, err))
+	}
+	// A document that sets just this key, checked against the config schema.
+	var doc any
+	for i := len(segs) - 1; i >= 0; i-- {
+		doc = map[string]any{segs[i]: doc}
+	}
+	data, err := json.Marshal(doc)
+	if err != nil {
+		return err
+	}
+	vs, err := schema.Validate(schema.Config, key, data)
+	if err != nil {
+		return err
+	}
+	for _, v := range vs {
+		if v.UnknownKey {
+			return exitcode.With(exitcode.Usage, fmt.Errorf("inspect %s: no such key: %s (keys: docs/schema.md, 'oceanadmin schema config')", key, v.Message))
+		}
+	}
+	fmt.Fprintf(app.Stderr, "oceancode: inspect %s: no layer sets this key, so it has no value here (defaults: docs/schema.md)\n", key)
+	return nil
+}
 
 type inspectOptions struct {
 	json        bool
@@ -44,6 +85,11 @@ func runInspect(app *App, o inspectOptions, keys []string) error {
 	res, err := loadConfig(app, nil)
 	if err != nil {
 		return err
+	}
+	for _, k := range keys {
+		if err := knownKey(app, res, k); err != nil {
+			return err
+		}
 	}
 	rep := report.Build(res, report.Options{Prefixes: keys, ShowSecrets: o.showSecrets, Abbrev: homeAbbrev(app)})
 	rep.Sandbox = sandboxView(res)

@@ -140,19 +140,17 @@ func runPermissionCheck(app *App, o checkOptions, a []string) error {
 		cwd, _ = app.WorkDir()
 	}
 	mode, agent := string(g.Engine().Mode()), o.agent
-	// A mode asked for with --mode and refused by requirements is said so.
+	// A mode asked for (with --mode, or by the configuration or the agent's
+	// definition) and downgraded by requirements is said so on stderr, and
+	// in every JSON decision as mode_note — in a batch too.
 	modeNote := ""
-	if e := res.Entries["permission_mode"]; e != nil && o.mode != "" {
-		for _, rf := range e.Refused {
-			if rf.Origin.Source == "flag:--mode" {
-				modeNote = fmt.Sprintf("mode %s is not available: %s; checking under %s", o.mode, rf.Reason, mode)
-			}
-		}
+	for _, d := range downgrades(res, modeKeys(o.agent)) {
+		modeNote = d.note() + "; checking under it"
 	}
 	if ch := g.Engine().ModeChange(); ch.Downgraded() {
 		modeNote = fmt.Sprintf("mode %s is not available: %s; checking under %s", ch.Requested, ch.Reason, ch.Effective)
 	}
-	if modeNote != "" && !o.json && o.batch == "" {
+	if modeNote != "" {
 		fmt.Fprintf(app.Stderr, "oceancode: %s\n", modeNote)
 	}
 	hit := false
@@ -179,7 +177,7 @@ func runPermissionCheck(app *App, o checkOptions, a []string) error {
 		if len(a) > 0 {
 			tool = a[0]
 		}
-		if err := checkBatch(app, g, o.batch, tool, cwd, mode, agent, judge); err != nil {
+		if err := checkBatch(app, g, o.batch, tool, cwd, mode, modeNote, agent, judge); err != nil {
 			return err
 		}
 	}
@@ -189,7 +187,7 @@ func runPermissionCheck(app *App, o checkOptions, a []string) error {
 	return nil
 }
 
-func checkBatch(app *App, g *gate.Gate, file, tool, cwd, mode, agent string, judge func(permission.Decision)) error {
+func checkBatch(app *App, g *gate.Gate, file, tool, cwd, mode, modeNote, agent string, judge func(permission.Decision)) error {
 	var in io.Reader = app.Stdin
 	if file != "-" {
 		f, err := os.Open(file)
@@ -222,7 +220,9 @@ func checkBatch(app *App, g *gate.Gate, file, tool, cwd, mode, agent string, jud
 		}
 		r := g.Check(gate.Call{Tool: t, Input: input, Cwd: cwd})
 		judge(r.Decision)
-		if err := enc.Encode(toJSON(t, input, mode, agent, r)); err != nil {
+		j := toJSON(t, input, mode, agent, r)
+		j.ModeNote = modeNote
+		if err := enc.Encode(j); err != nil {
 			return err
 		}
 	}

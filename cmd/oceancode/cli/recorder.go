@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -267,7 +268,12 @@ func (r *recorder) event(e agent.Event) {
 	if e.Type == agent.EventText || e.Type == agent.EventRetry {
 		return // deltas are folded into the assistant message
 	}
-	data, _ := json.Marshal(e)
+	// As the stream-json writer: ">" stays ">" in the record.
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(e)
+	data := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	// A tool call waits for the session: nothing a tool does may happen
 	// before the run is recorded.
 	r.write(e.Type == agent.EventToolCall, func() {

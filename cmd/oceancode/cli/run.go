@@ -63,9 +63,13 @@ Exit status: 0 done, 1 error, 3 invalid configuration, 4 requirements
 refused (before any model call), 5 a tool call was denied and --fail-on-deny
 was given, 130 interrupted.`,
 		Example: `  oceancode run "fix the failing test in ./pkg/x"
-  oceancode run --auto --format stream-json --model local/qwen3-coder "update the changelog"`,
+  oceancode run --model anthropic/claude-sonnet-4-5 "explain this repository"   # reads ANTHROPIC_API_KEY
+  oceancode run --auto --format stream-json --model local/qwen3-coder "update the changelog"   # needs a "provider": {"local": …} entry (docs/runtime.md)`,
 		Args: args(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
+			if cmd.Flags().Changed("max-turns") && o.maxTurns < 1 {
+				return exitcode.With(exitcode.Usage, fmt.Errorf("--max-turns %d: want 1 or more (a run makes at least one model call)", o.maxTurns))
+			}
 			return runRun(cmd.Context(), app, o, strings.Join(a, " "))
 		},
 	}
@@ -92,19 +96,12 @@ func runRun(ctx context.Context, app *App, o runOptions, prompt string) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	var flags []layers.Setting
 	if o.mode != "" {
 		if _, err := permission.ParseMode(o.mode); err != nil {
 			return exitcode.With(exitcode.Usage, fmt.Errorf("--permission-mode: %w", err))
 		}
-		flags = append(flags, layers.Setting{Key: "permission_mode", Value: o.mode, Source: "flag:--permission-mode"})
 	}
-	if o.sandbox != "" {
-		flags = append(flags, layers.Setting{Key: "sandbox.mode", Value: o.sandbox, Source: "flag:--sandbox"})
-	}
-	if o.model != "" {
-		flags = append(flags, layers.Setting{Key: "model", Value: o.model, Source: "flag:--model"})
-	}
+	flags := runFlags(o)
 	// The model client starts first: its start-up (the vendors' SDKs) runs
 	// while the configuration loads, so the first request does not wait.
 	client := remote.Start()
@@ -145,9 +142,7 @@ func runRun(ctx context.Context, app *App, o runOptions, prompt string) error {
 			TestHooks.OnEvent(e)
 		}
 	}
-	for _, n := range rt.notices {
-		events(n)
-	}
+	rt.cfg.Notices = rt.notices // emitted after start, with their time
 	rt.cfg.OnEvent = events
 	if rt.rec != nil {
 		rt.cfg.OnMessage = rt.rec.message
@@ -171,6 +166,22 @@ func runRun(ctx context.Context, app *App, o runOptions, prompt string) error {
 		return &exitcode.Err{Code: exitcode.Denied, Err: fmt.Errorf("run: the policy denied %d tool call(s) (--fail-on-deny)", result.Denied), Silent: o.format != "text"}
 	}
 	return nil
+}
+
+// runFlags are run's session-layer settings from its flags (doctor --policy
+// drives the same function for its flag paths).
+func runFlags(o runOptions) []layers.Setting {
+	var flags []layers.Setting
+	if o.mode != "" {
+		flags = append(flags, layers.Setting{Key: "permission_mode", Value: o.mode, Source: "flag:--permission-mode"})
+	}
+	if o.sandbox != "" {
+		flags = append(flags, layers.Setting{Key: "sandbox.mode", Value: o.sandbox, Source: "flag:--sandbox"})
+	}
+	if o.model != "" {
+		flags = append(flags, layers.Setting{Key: "model", Value: o.model, Source: "flag:--model"})
+	}
+	return flags
 }
 
 // TestHooks lets end-to-end tests reach inside a run (a panic at a chosen
@@ -236,14 +247,11 @@ func buildRuntime(ctx context.Context, app *App, res *layers.Resolved, o runOpti
 	if err != nil {
 		return nil, exitcode.With(exitcode.Invalid, err)
 	}
-	// A mode asked for and refused is said so, on stderr and as an event —
-	// never silently.
-	if e := res.Entries["permission_mode"]; e != nil {
-		for _, rf := range e.Refused {
-			note := fmt.Sprintf("permission mode %v (from %s) is not available: %s", rf.Value, rf.Origin.Location(), rf.Reason)
-			rt.notices = append(rt.notices, agent.Event{Type: agent.EventModeChange, Mode: fmt.Sprint(e.Value), Text: note})
-			fmt.Fprintf(app.Stderr, "oceancode: %s\n", note)
-		}
+	// A mode or sandbox asked for and downgraded by the requirements — from
+	// a flag, the environment, a config file or the agent's definition — is
+	// said so, on stderr and as a mode_change event: never silently.
+	for _, d := range announce(app.Stderr, downgrades(res, append(modeKeys(o.agent), sandboxKeys...))) {
+		rt.notices = append(rt.notices, d.event())
 	}
 	if ch := g.Engine().ModeChange(); ch.Downgraded() {
 		fmt.Fprintf(app.Stderr, "oceancode: permission mode %s is not available: %s; running in %s\n", ch.Requested, ch.Reason, ch.Effective)
@@ -411,6 +419,25 @@ type renderer struct {
 	enc    *json.Encoder
 	text   strings.Builder
 	events int
+	// last is the last byte of the answer written so far, and turnEnded
+	// says a model call has ended since: the next turn's text starts on a
+	// line of its own instead of being glued to the previous turn's.
+	last      byte
+	turnEnded bool
+}
+
+// answer is the model's text as the text and json formats show it: each
+// turn's text on a new line after the previous turn's.
+func (r *renderer) answer(e agent.Event) string {
+	s := e.Text
+	if r.turnEnded && r.last != 0 && r.last != '\n' && s != "" {
+		s = "\n" + s
+	}
+	if s != "" {
+		r.turnEnded = false
+		r.last = s[len(s)-1]
+	}
+	return s
 }
 
 func newRenderer(app *App, format string) *renderer {
@@ -429,10 +456,13 @@ func (r *renderer) event(e agent.Event) {
 		_ = r.enc.Encode(e)
 	case "json":
 		if e.Type == agent.EventText {
-			r.text.WriteString(e.Text)
+			r.text.WriteString(r.answer(e))
 		}
 	default:
 		r.textEvent(e)
+	}
+	if e.Type == agent.EventUsage {
+		r.turnEnded = true // one model call has ended
 	}
 }
 
@@ -440,7 +470,7 @@ func (r *renderer) textEvent(e agent.Event) {
 	w, errw := r.app.Stdout, r.app.Stderr
 	switch e.Type {
 	case agent.EventText:
-		io.WriteString(w, e.Text)
+		io.WriteString(w, r.answer(e))
 	case agent.EventToolCall:
 		fmt.Fprintf(errw, "\n→ %s %s\n", e.ToolCall.Name, compact(e.ToolCall.Input))
 	case agent.EventPermission:
@@ -498,8 +528,8 @@ func (r *renderer) finish(res agent.Result, session string, err error) {
 		}
 		_ = writeJSON(r.app, j)
 	case "text":
-		if r.text.Len() == 0 {
-			fmt.Fprintln(r.app.Stdout)
+		if r.last != '\n' {
+			fmt.Fprintln(r.app.Stdout) // the answer ends with a newline
 		}
 		if session != "" {
 			fmt.Fprintf(r.app.Stderr, "session %s (continue with --session %s)\n", session, session)

@@ -148,6 +148,8 @@ func runSandbox(ctx context.Context, app *App, o sandboxOptions, argv []string) 
 	if err := sessionGate(res); err != nil {
 		return err
 	}
+	// --mode read-only under a pin runs under the pinned mode: say so.
+	announce(app.Stderr, downgrades(res, []string{"sandbox.mode", "sandbox.network"}))
 	var cfgPolicy sandbox.Policy
 	if err := decodeKey(res, "sandbox", &cfgPolicy); err != nil {
 		return exitcode.With(exitcode.Invalid, err)

@@ -98,10 +98,20 @@ func newSessionCmd(app *App) *cobra.Command {
 		},
 	}
 	closeCmd := &cobra.Command{
-		Use: "close ID...", Short: "Mark orphaned sessions interrupted (keeps their records)", Args: args(cobra.MinimumNArgs(1)),
+		Use: "close ID...", Short: "Mark sessions left running interrupted (keeps their records; ended sessions are left as they are)", Args: args(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			return withStore(cmd.Context(), app, func(st *session.Store) error {
 				for _, id := range a {
+					s, err := st.Get(cmd.Context(), id)
+					if err != nil {
+						return notFound(id, err)
+					}
+					// Only a session left running is closed: one that ended
+					// keeps the status it ended with.
+					if s.Status != session.Running {
+						fmt.Fprintf(app.Stdout, "left %s as it is: it is %s, not running (close marks only a session left running as interrupted)\n", id, s.Status)
+						continue
+					}
 					if err := st.CloseSession(cmd.Context(), id, session.Interrupted); err != nil {
 						return notFound(id, err)
 					}
