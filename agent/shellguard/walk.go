@@ -359,10 +359,16 @@ func (w *walker) pipeline(b *syntax.BinaryCmd, x ctx) {
 		start := len(w.res.Segments)
 		w.stmt(st, xi)
 		w.cwd = cwd
+		if out, ok := w.stageOut(st, stdin, has); ok {
+			// Output the guard evaluated (echo, printf, a decoder of
+			// literal text) is what the next stage reads.
+			stdin, has, dl = out, true, false
+			continue
+		}
+		stdin, has = "", false
 		if w.anyDL(start) {
 			dl = true
 		}
-		stdin, has = stageOutput(st)
 	}
 }
 
@@ -376,29 +382,6 @@ func flattenPipe(out []*syntax.Stmt, b *syntax.BinaryCmd) []*syntax.Stmt {
 		out = append(out, s)
 	}
 	return out
-}
-
-// stageOutput is the static output of a pipeline stage: echo/printf of
-// literals, or cat of a here-doc.
-func stageOutput(s *syntax.Stmt) (string, bool) {
-	ce, ok := s.Cmd.(*syntax.CallExpr)
-	if !ok || len(ce.Args) == 0 {
-		return "", false
-	}
-	name, ok := litValue(ce.Args[0])
-	if !ok {
-		return "", false
-	}
-	if name == "cat" && len(ce.Args) == 1 && len(s.Redirs) == 1 && s.Redirs[0].Hdoc != nil {
-		return litValue(s.Redirs[0].Hdoc)
-	}
-	if name == "cat" && len(ce.Args) == 1 && len(s.Redirs) == 1 && s.Redirs[0].Op == syntax.WordHdoc {
-		return litValue(s.Redirs[0].Word)
-	}
-	if name != "echo" && name != "printf" {
-		return "", false
-	}
-	return staticOutput([]*syntax.Stmt{{Cmd: ce}})
 }
 
 // funcDecl checks for fork bombs and walks the body (it runs when called).

@@ -3,7 +3,6 @@ package shellguard
 import (
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -237,7 +236,7 @@ func (w *walker) part(p syntax.WordPart, dq, start bool) []frag {
 		return []frag{{val: src, text: src}}
 	case *syntax.CmdSubst:
 		src := w.slice(p)
-		if v, ok := staticOutput(p.Stmts); ok {
+		if v, ok := w.staticOutput(p.Stmts); ok {
 			return []frag{{val: v, text: src, known: true, split: !dq}}
 		}
 		return []frag{{val: src, text: src}}
@@ -398,117 +397,8 @@ func unescapeDq(s string) string {
 	return b.String()
 }
 
-// ansiC decodes the escapes of a $'...' string.
-func ansiC(s string) string {
-	if strings.IndexByte(s, '\\') < 0 {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c != '\\' || i+1 >= len(s) {
-			b.WriteByte(c)
-			continue
-		}
-		i++
-		switch e := s[i]; e {
-		case 'a':
-			b.WriteByte(7)
-		case 'b':
-			b.WriteByte(8)
-		case 'e', 'E':
-			b.WriteByte(27)
-		case 'f':
-			b.WriteByte(12)
-		case 'n':
-			b.WriteByte('\n')
-		case 'r':
-			b.WriteByte('\r')
-		case 't':
-			b.WriteByte('\t')
-		case 'v':
-			b.WriteByte(11)
-		case 'c':
-			if i+1 < len(s) {
-				i++
-				b.WriteByte(s[i] & 0x1f)
-			}
-		case 'x', 'u', 'U':
-			max := map[byte]int{'x': 2, 'u': 4, 'U': 8}[e]
-			j := i + 1
-			for j < len(s) && j-i-1 < max && isHex(s[j]) {
-				j++
-			}
-			if j == i+1 {
-				b.WriteByte('\\')
-				b.WriteByte(e)
-				continue
-			}
-			n, _ := strconv.ParseUint(s[i+1:j], 16, 32)
-			if e == 'x' {
-				b.WriteByte(byte(n))
-			} else if utf8.ValidRune(rune(n)) {
-				b.WriteRune(rune(n))
-			}
-			i = j - 1
-		case '0', '1', '2', '3', '4', '5', '6', '7':
-			j := i
-			for j < len(s) && j-i < 3 && s[j] >= '0' && s[j] <= '7' {
-				j++
-			}
-			n, _ := strconv.ParseUint(s[i:j], 8, 16)
-			b.WriteByte(byte(n))
-			i = j - 1
-		default:
-			// \\ \' \" \? and unknown escapes
-			if e != '\\' && e != '\'' && e != '"' && e != '?' {
-				b.WriteByte('\\')
-			}
-			b.WriteByte(e)
-		}
-	}
-	return b.String()
-}
-
 func isHex(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
-}
-
-// staticOutput returns the output of a command substitution that only runs
-// echo or printf on literal words ($(echo rm)), so the floor sees through it.
-func staticOutput(stmts []*syntax.Stmt) (string, bool) {
-	if len(stmts) != 1 || len(stmts[0].Redirs) > 0 || stmts[0].Background || stmts[0].Negated {
-		return "", false
-	}
-	ce, ok := stmts[0].Cmd.(*syntax.CallExpr)
-	if !ok || len(ce.Assigns) > 0 || len(ce.Args) == 0 {
-		return "", false
-	}
-	if n, ok := litValue(ce.Args[0]); !ok || (n != "echo" && n != "printf") {
-		return "", false
-	}
-	args := make([]string, 0, len(ce.Args))
-	for _, a := range ce.Args {
-		v, ok := litValue(a)
-		if !ok {
-			return "", false
-		}
-		args = append(args, v)
-	}
-	switch args[0] {
-	case "echo":
-		a := args[1:]
-		for len(a) > 0 && (a[0] == "-n" || a[0] == "-e" || a[0] == "-E") {
-			a = a[1:]
-		}
-		return strings.Join(a, " "), true
-	case "printf":
-		if len(args) < 2 || strings.Contains(args[1], "%") {
-			return "", false
-		}
-		return strings.TrimSpace(strings.NewReplacer(`\n`, " ", `\t`, " ").Replace(args[1])), true
-	}
-	return "", false
 }
 
 // litValue is the value of a word made only of literal and quoted literal
