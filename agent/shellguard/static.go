@@ -259,41 +259,27 @@ func printfOnce(b *strings.Builder, f string, args *[]string) (used, stop, ok bo
 			j++
 		}
 		flags := f[i+1 : j]
-		width, prec := "", ""
-		hasPrec := false
-		if j < len(f) && f[j] == '*' {
-			a, _ := next()
-			n, err := parseNum(a)
-			if err != nil {
-				return used, false, false
+		// A width or precision: digits, or * taking an argument.
+		field := func(j int) (string, int, bool) {
+			if j < len(f) && f[j] == '*' {
+				a, _ := next()
+				n, err := parseNum(a)
+				return strconv.FormatInt(n, 10), j + 1, err == nil
 			}
-			width = strconv.FormatInt(n, 10)
-			j++
-		} else {
 			k := j
 			for j < len(f) && f[j] >= '0' && f[j] <= '9' {
 				j++
 			}
-			width = f[k:j]
+			return f[k:j], j, true
 		}
+		width, j, okw := field(j)
+		prec, hasPrec, okp := "", false, true
 		if j < len(f) && f[j] == '.' {
 			hasPrec = true
-			j++
-			if j < len(f) && f[j] == '*' {
-				a, _ := next()
-				n, err := parseNum(a)
-				if err != nil {
-					return used, false, false
-				}
-				prec = strconv.FormatInt(n, 10)
-				j++
-			} else {
-				k := j
-				for j < len(f) && f[j] >= '0' && f[j] <= '9' {
-					j++
-				}
-				prec = f[k:j]
-			}
+			prec, j, okp = field(j + 1)
+		}
+		if !okw || !okp {
+			return used, false, false
 		}
 		// length modifiers bash accepts and ignores
 		for j < len(f) && strings.IndexByte("hlLqjzt", f[j]) >= 0 {
@@ -386,7 +372,7 @@ func parseNum(a string) (int64, error) {
 
 // fmtString, fmtInt and fmtUint apply a C printf spec with Go's fmt, which
 // agrees with C for the flags, widths and precisions printfOnce lets through.
-func fmtString(spec, s string) string  { return fmt.Sprintf(spec, s) }
+func fmtString(spec, s string) string      { return fmt.Sprintf(spec, s) }
 func fmtInt(spec string, n int64) string   { return fmt.Sprintf(spec, n) }
 func fmtUint(spec string, n uint64) string { return fmt.Sprintf(spec, n) }
 

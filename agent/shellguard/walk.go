@@ -14,19 +14,22 @@ const maxLoopItems = 8
 
 // walker walks one Classify call's syntax trees and collects segments.
 type walker struct {
-	c       *Classifier
-	res     Result
-	src     string // source of the script being walked (nested scripts swap it)
-	cwd     string // current directory, "" when unknown
-	vars    map[string]string
-	multi   map[string]bool // variables assigned different values
-	depth   int
-	dls     []int           // indexes of segments that download (curl, wget, ...)
-	funcs   map[string]bool // functions the command defines
-	strs    []string        // arena for Segment.Argv and Segment.Redirects
-	words   []word          // stack of evaluated words (see evalWords)
-	top     Verdict         // the highest verdict of the segments so far
-	pending lazyReason      // the reason finish writes (see walker.reason)
+	c        *Classifier
+	res      Result
+	src      string // source of the script being walked (nested scripts swap it)
+	cwd      string // current directory, "" when unknown
+	vars     map[string]string
+	multi    map[string]bool // variables assigned different values
+	depth    int
+	dls      []int           // indexes of segments whose output is code the guard cannot see (curl, base64 -d, ...)
+	dlFiles  []string        // files (and clone directories) downloaded earlier in the command
+	exec     string          // an expansion of the current statement that can run commands (see flagExec)
+	execCode []string        // known values holding substitutions that such an expansion runs
+	funcs    map[string]bool // functions the command defines
+	strs     []string        // arena for Segment.Argv and Segment.Redirects
+	words    []word          // stack of evaluated words (see evalWords)
+	top      Verdict         // the highest verdict of the segments so far
+	pending  lazyReason      // the reason finish writes (see walker.reason)
 
 	// Initial backing arrays: one allocation for a typical command.
 	segBuf  [4]Segment
@@ -57,7 +60,8 @@ type ctx struct {
 	layers   []string // argv texts of enclosing wrapper layers, for deny rules
 	redirs   []string // output redirections of enclosing compound commands
 	write    string   // a file an enclosing redirection writes, "" if none
-	stdinDL  bool     // stdin comes from a downloader through a pipe
+	stdinDL  bool     // stdin comes from a downloader or decoder (a pipe, <(…), a here-string of $(curl …))
+	outDL    bool     // the command's output is a download: >(…) in its words reads it
 	stdin    string   // static stdin text (echo x |, here-doc), for xargs and shells
 	hasStdin bool
 	cond     bool   // inside a conditional or loop
@@ -77,6 +81,8 @@ func (w *walker) stmts(stmts []*syntax.Stmt, x ctx) {
 // stmtRedirs is what a statement's redirections mean.
 type stmtRedirs struct {
 	texts    []string
+	stdinDL  bool   // stdin is a download or decoder output (< <(curl …), <<< "$(curl …)", < /dev/tcp/…)
+	net      bool   // a redirection opens a network connection (/dev/tcp, /dev/udp)
 	write    string // first file written
 	device   string // block device written
 	stdin    string // here-doc / here-string text
@@ -89,36 +95,51 @@ func (w *walker) redirs(s *syntax.Stmt, x ctx) stmtRedirs {
 		r.texts = w.strArena(len(s.Redirs))[:0]
 	}
 	for _, rd := range s.Redirs {
-		if rd.Word != nil {
-			w.nested(rd.Word, x)
+		dl := false
+		if rd.Word != nil && w.nested(rd.Word, x) {
+			dl = true
 		}
-		if rd.Hdoc != nil {
-			w.nested(rd.Hdoc, x)
+		if rd.Hdoc != nil && w.nested(rd.Hdoc, x) {
+			dl = true
 		}
 		r.texts = append(r.texts, w.redirText(rd))
 		var target word
 		if rd.Word != nil {
 			target = w.evalOne(rd.Word, x)
 		}
+		if target.known && (strings.HasPrefix(target.val, "/dev/tcp/") || strings.HasPrefix(target.val, "/dev/udp/")) {
+			r.net = true
+		}
 		switch rd.Op {
 		case syntax.Hdoc, syntax.DashHdoc:
 			if rd.Hdoc != nil {
-				if v, ok := litValue(rd.Hdoc); ok {
+				if v, ok := w.staticWord(rd.Hdoc, true); ok {
 					r.stdin = v
 				} else {
 					r.stdin = w.slice(rd.Hdoc)
 				}
 			}
-			r.hasStdin = true
+			r.hasStdin, r.stdinDL = !dl, dl
 			continue
 		case syntax.WordHdoc:
 			if rd.Word != nil {
-				r.stdin, r.hasStdin = w.codeText(rd.Word), true
+				if v, ok := w.staticWord(rd.Word, false); ok {
+					r.stdin = v
+				} else {
+					r.stdin = w.codeText(rd.Word)
+				}
+				r.hasStdin, r.stdinDL = !dl, dl
 			}
 			continue
 		case syntax.RdrIn, syntax.DplIn:
 			if target.known && rd.Op == syntax.RdrIn {
 				w.pathArg(target.val, true)
+				if p := w.resolve(target.val); p != "" && w.isDownloaded(p) || r.net {
+					dl = true
+				}
+			}
+			if dl {
+				r.stdinDL, r.hasStdin = true, false
 			}
 			continue
 		case syntax.DplOut:
@@ -181,6 +202,28 @@ func (w *walker) stmt(s *syntax.Stmt, x ctx) {
 	if s == nil {
 		return
 	}
+	saved := w.exec
+	w.exec = ""
+	w.stmt1(s, x)
+	if w.exec != "" {
+		// An expansion in a compound command's own words (for items, case
+		// subject, arithmetic for) that runs commands.
+		w.emit(nil, x, segIn{raw: w.slice(s), ask: w.takeExec(w.slice(s))}, peeled{})
+	}
+	if len(w.execCode) > 0 {
+		codes := w.execCode
+		w.execCode = nil
+		for _, c := range codes {
+			w.code(c, x, false)
+		}
+	}
+	w.exec = saved
+}
+
+func (w *walker) stmt1(s *syntax.Stmt, x ctx) {
+	if ce, ok := s.Cmd.(*syntax.CallExpr); ok && (x.stdinDL || downloaderArgs(ce.Args)) {
+		x.outDL = true // what it writes to >(…) is a download
+	}
 	r := w.redirs(s, x)
 	if s.Cmd == nil {
 		if len(r.texts) > 0 || r.device != "" {
@@ -198,8 +241,8 @@ func (w *walker) stmt(s *syntax.Stmt, x ctx) {
 		if r.device != "" {
 			w.emit(nil, x, segIn{raw: w.slice(s), redirs: r.texts, device: r.device}, peeled{})
 		}
-		if r.hasStdin {
-			x.stdin, x.hasStdin, x.stdinDL = r.stdin, true, false
+		if r.hasStdin || r.stdinDL {
+			x.stdin, x.hasStdin, x.stdinDL = r.stdin, r.hasStdin, r.stdinDL
 		}
 	}
 	switch c := s.Cmd.(type) {
@@ -228,6 +271,9 @@ func (w *walker) stmt(s *syntax.Stmt, x ctx) {
 			w.stmts(ic.Then, y)
 		}
 	case *syntax.WhileClause:
+		if endless(c) && backgrounds(c.Do) {
+			w.emitForkLoop(c, x)
+		}
 		y := x
 		y.cond = true
 		w.stmts(c.Cond, y)
@@ -248,8 +294,18 @@ func (w *walker) stmt(s *syntax.Stmt, x ctx) {
 		w.funcDecl(s, c, x)
 	case *syntax.ArithmCmd, *syntax.TestClause, *syntax.LetClause:
 		w.walkNodeSubsts(c, x)
+		switch c := c.(type) {
+		case *syntax.ArithmCmd:
+			w.arithRisk(c.X)
+		case *syntax.LetClause:
+			for _, e := range c.Exprs {
+				w.arithRisk(e)
+			}
+		case *syntax.TestClause:
+			w.testRisk(c.X)
+		}
 		w.emit([]word{{val: w.slice(c), text: w.slice(c), lit: true, known: true}}, x,
-			segIn{raw: w.slice(s), redirs: r.texts, write: r.write, expr: true}, peeled{})
+			segIn{raw: w.slice(s), redirs: r.texts, write: r.write, expr: true, ask: w.takeExec(w.slice(s))}, peeled{})
 	case *syntax.DeclClause:
 		w.declClause(s, c, x, r)
 	case *syntax.TimeClause:
@@ -288,6 +344,12 @@ func (w *walker) forClause(c *syntax.ForClause, x ctx) {
 	wi, ok := c.Loop.(*syntax.WordIter)
 	if !ok {
 		w.walkNodeSubsts(c.Loop, x)
+		if cl, ok := c.Loop.(*syntax.CStyleLoop); ok {
+			w.arithRisk(cl.Init, cl.Cond, cl.Post)
+			if cl.Cond == nil && backgrounds(c.Do) {
+				w.emitForkLoop(c, x)
+			}
+		}
 		w.stmts(c.Do, y)
 		return
 	}
@@ -492,7 +554,8 @@ func (w *walker) declClause(s *syntax.Stmt, d *syntax.DeclClause, x ctx, r stmtR
 			w.assignVar(a.Name.Value, v.val, v.known, x.cond)
 		}
 	}
-	w.emit(ws, x, segIn{raw: w.slice(s), redirs: r.texts, write: r.write, device: r.device, decl: true}, peeled{danger: danger})
+	w.declRisk(d)
+	w.emit(ws, x, segIn{raw: w.slice(s), redirs: r.texts, write: r.write, device: r.device, decl: true, ask: w.takeExec(w.slice(s))}, peeled{danger: danger})
 }
 
 // maxQuoted bounds the command text quoted in a reason.
@@ -548,4 +611,74 @@ func writeQuoted(b *strings.Builder, argv []string) {
 		limit = quoteBody(b, a, limit)
 	}
 	b.WriteByte('"')
+}
+
+// endless reports a while/until loop whose condition never ends it
+// (while true, while :, while [ 1 ], while ((1)), until false).
+func endless(c *syntax.WhileClause) bool {
+	if len(c.Cond) != 1 {
+		return false
+	}
+	s := c.Cond[0]
+	if s.Background || len(s.Redirs) > 0 {
+		return false
+	}
+	want := !c.Until != s.Negated
+	switch cmd := s.Cmd.(type) {
+	case *syntax.CallExpr:
+		if len(cmd.Args) == 0 {
+			return false
+		}
+		n, ok := litValue(cmd.Args[0])
+		if !ok {
+			return false
+		}
+		switch base(n) {
+		case "true", ":":
+			return want && len(cmd.Args) >= 1
+		case "false":
+			return !want
+		case "[", "test":
+			if len(cmd.Args) >= 2 {
+				v, ok := litValue(cmd.Args[1])
+				return want && ok && v != "" && v != "]" && (len(cmd.Args) == 2 || len(cmd.Args) == 3 && n == "[")
+			}
+		}
+	case *syntax.ArithmCmd:
+		if wd, ok := cmd.X.(*syntax.Word); ok {
+			l := wd.Lit()
+			return l != "" && strings.Trim(l, "0123456789") == "" && strings.Trim(l, "0") != "" == want
+		}
+	}
+	return false
+}
+
+// backgrounds reports whether stmts start a background job or a coprocess
+// anywhere (outside function definitions).
+func backgrounds(stmts []*syntax.Stmt) bool {
+	found := false
+	for _, s := range stmts {
+		syntax.Walk(s, func(n syntax.Node) bool {
+			switch n := n.(type) {
+			case *syntax.Stmt:
+				if n.Background {
+					found = true
+				}
+			case *syntax.CoprocClause:
+				found = true
+			case *syntax.FuncDecl:
+				return false
+			}
+			return !found
+		})
+	}
+	return found
+}
+
+// emitForkLoop emits the floor segment of an endless loop that starts a
+// background process on every pass.
+func (w *walker) emitForkLoop(c syntax.Node, x ctx) {
+	raw := w.slice(c)
+	w.emit([]word{{val: raw, text: raw, lit: true, known: true}}, x,
+		segIn{raw: raw, shape: ShapeForkBomb, reason: "floor: " + quote(raw) + " starts a background process on every pass of an endless loop (a fork bomb)"}, peeled{})
 }

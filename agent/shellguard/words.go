@@ -17,6 +17,8 @@ type word struct {
 	dl    bool   // holds a command/process substitution that downloads
 	proc  bool   // holds a process substitution
 	home  bool   // starts with ~ or $HOME
+	altOK bool   // alt is meaningful (unknown words only)
+	alt   string // the value when unknown parameters are unset or take their default (see target)
 	node  *syntax.Word
 }
 
@@ -25,6 +27,8 @@ type frag struct {
 	val, text         string
 	lit, known, glob  bool
 	proc, home, split bool
+	altOK             bool
+	alt               string
 }
 
 const maxBraceWords = 64
@@ -107,7 +111,7 @@ func (w *walker) evalWord(out []word, wd *syntax.Word, x ctx, fields bool) []wor
 			}
 			continue
 		}
-		wdv := word{val: f.val, lit: f.lit, known: f.known, glob: f.glob, dl: dl, proc: f.proc, home: f.home, node: wd}
+		wdv := word{val: f.val, lit: f.lit, known: f.known, glob: f.glob, dl: dl && !f.known, proc: f.proc, home: f.home, node: wd, alt: f.alt, altOK: f.altOK}
 		if f.lit {
 			wdv.text = f.text
 		} else {
@@ -176,7 +180,24 @@ func joinFrag(a, b frag, only bool) frag {
 	if a.val == "" && a.text == "" {
 		r.val, r.text = b.val, b.text
 	}
+	if !r.known {
+		x, okx := a.effAlt()
+		y, oky := b.effAlt()
+		r.altOK = okx && oky
+		if r.altOK {
+			r.alt = x + y
+		}
+	}
 	return r
+}
+
+// effAlt is the fragment's value when its unknown parameters are unset
+// (or take their default).
+func (f frag) effAlt() (string, bool) {
+	if f.known {
+		return f.val, true
+	}
+	return f.alt, f.altOK
 }
 
 func (w *walker) part(p syntax.WordPart, dq, start bool) []frag {
@@ -233,7 +254,10 @@ func (w *walker) part(p syntax.WordPart, dq, start bool) []frag {
 				}
 			}
 		}
-		return []frag{{val: src, text: src}}
+		w.execRisk(p)
+		f := frag{val: src, text: src}
+		f.alt, f.altOK = w.paramAlt(p, dq)
+		return []frag{f}
 	case *syntax.CmdSubst:
 		src := w.slice(p)
 		if v, ok := w.staticOutput(p.Stmts); ok {
@@ -245,6 +269,7 @@ func (w *walker) part(p syntax.WordPart, dq, start bool) []frag {
 		return []frag{{val: src, text: src, proc: true}}
 	case *syntax.ArithmExp:
 		src := w.slice(p)
+		w.arithRisk(p.X)
 		return []frag{{val: src, text: src}}
 	case *syntax.ExtGlob:
 		v := p.Op.String() + p.Pattern.Value + ")"
@@ -492,6 +517,9 @@ func (w *walker) nestedPart(p syntax.WordPart, x ctx) bool {
 	case *syntax.CmdSubst:
 		return w.sub(p.Stmts, x)
 	case *syntax.ProcSubst:
+		if p.Op == syntax.CmdOut && x.outDL {
+			return w.subIn(p.Stmts, x, true)
+		}
 		return w.sub(p.Stmts, x)
 	case *syntax.DblQuoted:
 		dl := false
@@ -531,9 +559,14 @@ func (w *walker) walkSubsts(n syntax.Node, x ctx) bool {
 // sub walks a substitution's statements in a subshell and reports whether
 // any segment it produced downloads.
 func (w *walker) sub(stmts []*syntax.Stmt, x ctx) bool {
+	return w.subIn(stmts, x, false)
+}
+
+// subIn is sub with stdin from a download (>(…) of a downloader's output).
+func (w *walker) subIn(stmts []*syntax.Stmt, x ctx, stdinDL bool) bool {
 	start := len(w.res.Segments)
 	cwd := w.cwd
-	sx := ctx{wrappers: x.wrappers, layers: x.layers}
+	sx := ctx{wrappers: x.wrappers, layers: x.layers, stdinDL: stdinDL}
 	w.stmts(stmts, sx)
 	w.cwd = cwd
 	return w.anyDL(start)
