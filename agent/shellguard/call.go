@@ -24,6 +24,11 @@ type segIn struct {
 }
 
 func (w *walker) call(s *syntax.Stmt, ce *syntax.CallExpr, x ctx, r stmtRedirs) {
+	if len(ce.Assigns) == 0 && len(ce.Args) > 0 && len(ce.Args[0].Parts) == 1 {
+		if l, ok := ce.Args[0].Parts[0].(*syntax.Lit); ok && reservedStart(l.Value) {
+			w.bashSyntax("the reserved word " + quote(l.Value) + " where a command starts")
+		}
+	}
 	danger := ""
 	for _, a := range ce.Assigns {
 		if a.Array != nil {

@@ -243,3 +243,34 @@ func (w *walker) rawScan(s string, x ctx) {
 		}
 	}
 }
+
+// bashSyntax records input mvdan.cc/sh parses but bash rejects (bash -n is
+// the reference, see TestBashRejectsNeverSafe): the command is treated as
+// not parsing, so it is never safe or allowed.
+func (w *walker) bashSyntax(why string) {
+	if w.res.ParseError == nil {
+		w.res.ParseError = errors.New("shellguard: parse command: bash rejects it: " + why)
+	}
+}
+
+// reservedStart reports a reserved word bash does not accept where a
+// command starts (else ls, in ls, } x, ]]).
+func reservedStart(v string) bool {
+	switch v {
+	case "then", "else", "elif", "fi", "do", "done", "esac", "in", "}", "]]":
+		return true
+	}
+	return false
+}
+
+// hasExtGlob reports an extended glob (@(…), !(…), *(…), +(…), ?(…)) in a
+// word: bash without shopt -s extglob (its default when not interactive)
+// rejects it outside [[ ]].
+func hasExtGlob(wd *syntax.Word) bool {
+	for _, p := range wd.Parts {
+		if _, ok := p.(*syntax.ExtGlob); ok {
+			return true
+		}
+	}
+	return false
+}

@@ -287,6 +287,9 @@ func (w *walker) stmt1(s *syntax.Stmt, x ctx) {
 		for _, it := range c.Items {
 			for _, p := range it.Patterns {
 				w.nested(p, x)
+				if hasExtGlob(p) {
+					w.bashSyntax("an extended glob in a case pattern without shopt -s extglob")
+				}
 			}
 			w.stmts(it.Stmts, y)
 		}
@@ -309,10 +312,16 @@ func (w *walker) stmt1(s *syntax.Stmt, x ctx) {
 	case *syntax.DeclClause:
 		w.declClause(s, c, x, r)
 	case *syntax.TimeClause:
+		if c.Stmt == nil && s.Background {
+			w.bashSyntax("time with no command, in the background")
+		}
 		y := x
 		y.wrappers = append(append([]string(nil), x.wrappers...), "time")
 		w.stmt(c.Stmt, y)
 	case *syntax.CoprocClause:
+		if c.Name != nil && hasExtGlob(c.Name) {
+			w.bashSyntax("an extended glob as a coprocess name")
+		}
 		y := x
 		y.wrappers = append(append([]string(nil), x.wrappers...), "coproc")
 		w.stmt(c.Stmt, y)
@@ -412,6 +421,9 @@ func (w *walker) pipeline(b *syntax.BinaryCmd, x ctx) {
 	stdin, has := x.stdin, x.hasStdin
 	cwd := w.cwd
 	for i, st := range stages {
+		if tc, ok := st.Cmd.(*syntax.TimeClause); ok && tc.Stmt == nil && i < len(stages)-1 {
+			w.bashSyntax("time with no command before a pipe")
+		}
 		xi := x
 		xi.stdinDL = dl
 		xi.stdin, xi.hasStdin = stdin, has
@@ -448,6 +460,14 @@ func flattenPipe(out []*syntax.Stmt, b *syntax.BinaryCmd) []*syntax.Stmt {
 
 // funcDecl checks for fork bombs and walks the body (it runs when called).
 func (w *walker) funcDecl(s *syntax.Stmt, fd *syntax.FuncDecl, x ctx) {
+	if fd.Body != nil {
+		switch fd.Body.Cmd.(type) {
+		case *syntax.Block, *syntax.Subshell, *syntax.IfClause, *syntax.WhileClause, *syntax.ForClause, *syntax.CaseClause,
+			*syntax.ArithmCmd, *syntax.TestClause:
+		default:
+			w.bashSyntax("a function body that is not a compound command")
+		}
+	}
 	name := ""
 	if fd.Name != nil {
 		name = fd.Name.Value

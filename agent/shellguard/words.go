@@ -272,6 +272,7 @@ func (w *walker) part(p syntax.WordPart, dq, start bool) []frag {
 		w.arithRisk(p.X)
 		return []frag{{val: src, text: src}}
 	case *syntax.ExtGlob:
+		w.bashSyntax("the extended glob " + quote(p.Op.String()+p.Pattern.Value+")") + " without shopt -s extglob")
 		v := p.Op.String() + p.Pattern.Value + ")"
 		return []frag{{val: v, text: v, lit: true, known: true, glob: true}}
 	case *syntax.BraceExp:
