@@ -816,12 +816,16 @@ func forkLoop(code string) bool {
 	if !strings.Contains(code, "fork") {
 		return false
 	}
-	for _, k := range []string{"while", "for", "loop", "until", "repeat", "times", "each", "goto"} {
-		if strings.Contains(code, k) {
-			return true
+	fork, loop := false, false
+	for _, t := range strings.FieldsFunc(code, func(r rune) bool { return !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') }) {
+		switch t {
+		case "fork", "forkpty", "fork_exec":
+			fork = true
+		case "while", "for", "loop", "until", "repeat", "times", "each", "goto":
+			loop = true
 		}
 	}
-	return false
+	return fork && loop
 }
 
 func isDownloader(name string) bool {

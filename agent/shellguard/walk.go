@@ -114,7 +114,7 @@ func (w *walker) redirs(s *syntax.Stmt, x ctx) stmtRedirs {
 		case syntax.Hdoc, syntax.DashHdoc:
 			if rd.Hdoc != nil {
 				if v, ok := w.staticWord(rd.Hdoc, true); ok {
-					r.stdin = v
+					r.stdin, dl = v, false
 				} else {
 					r.stdin = w.slice(rd.Hdoc)
 				}
@@ -124,7 +124,7 @@ func (w *walker) redirs(s *syntax.Stmt, x ctx) stmtRedirs {
 		case syntax.WordHdoc:
 			if rd.Word != nil {
 				if v, ok := w.staticWord(rd.Word, false); ok {
-					r.stdin = v
+					r.stdin, dl = v, false
 				} else {
 					r.stdin = w.codeText(rd.Word)
 				}
