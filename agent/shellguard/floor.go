@@ -817,7 +817,9 @@ func forkLoop(code string) bool {
 		return false
 	}
 	fork, loop := false, false
-	for _, t := range strings.FieldsFunc(code, func(r rune) bool { return !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') }) {
+	for _, t := range strings.FieldsFunc(code, func(r rune) bool {
+		return !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+	}) {
 		switch t {
 		case "fork", "forkpty", "fork_exec":
 			fork = true

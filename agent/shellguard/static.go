@@ -32,11 +32,12 @@ type escMode int
 const (
 	escANSIC  escMode = iota // $'...'
 	escFormat                // printf's format string
-	escB                     // printf %b and echo -e
+	escB                     // printf %b
+	escEcho                  // echo -e: like %b, but octal only as \0NNN
 )
 
 // decodeEscapes decodes the backslash escapes of s as bash does in mode m.
-// stop reports a \c that ends all output (escB only).
+// stop reports a \c that ends all output (%b and echo -e only).
 func decodeEscapes(s string, m escMode) (out string, stop bool) {
 	if strings.IndexByte(s, '\\') < 0 {
 		return s, false
@@ -70,13 +71,13 @@ func decodeEscapes(s string, m escMode) (out string, stop bool) {
 		case '\\':
 			b.WriteByte('\\')
 		case '\'', '"', '?':
-			if m == escB && e != '\\' {
+			if m >= escB {
 				b.WriteByte('\\')
 			}
 			b.WriteByte(e)
 		case 'c':
 			switch m {
-			case escB:
+			case escB, escEcho:
 				return b.String(), true
 			case escANSIC:
 				if i+1 < len(s) {
@@ -118,22 +119,23 @@ func decodeEscapes(s string, m escMode) (out string, stop bool) {
 			n, _ := strconv.ParseUint(s[i+1:j], 16, 32)
 			if e == 'x' {
 				b.WriteByte(byte(n))
-			} else if n < utf8.RuneSelf {
-				b.WriteByte(byte(n))
-			} else if utf8.ValidRune(rune(n)) {
-				b.WriteRune(rune(n))
 			} else {
-				// bash prints what it cannot convert as the escape itself.
-				b.WriteString(s[i-1 : j])
+				writeUTF8(&b, uint32(n))
 			}
 			i = j - 1
 		case '0', '1', '2', '3', '4', '5', '6', '7':
 			// $'\NNN' and printf's format take up to three octal digits;
-			// %b and echo -e take \0NNN (up to three after the 0) or \NNN.
+			// %b takes \0NNN (up to three after the 0) or \NNN; echo -e
+			// only \0NNN.
+			if m == escEcho && e != '0' {
+				b.WriteByte('\\')
+				b.WriteByte(e)
+				continue
+			}
 			n := int(e - '0')
 			j := i + 1
 			more := 2
-			if m == escB && e == '0' {
+			if m >= escB && e == '0' {
 				more = 3
 			}
 			for j < len(s) && more > 0 && s[j] >= '0' && s[j] <= '7' {
@@ -149,6 +151,39 @@ func decodeEscapes(s string, m escMode) (out string, stop bool) {
 		}
 	}
 	return b.String(), false
+}
+
+// writeUTF8 encodes n as bash does in a UTF-8 locale: the original UTF-8
+// scheme of up to six bytes, surrogates included, nothing from 2^31 up.
+// (In the C locale bash prints \u escapes above 0x7f literally; ASCII,
+// which is what spells commands, is the same in every locale.)
+func writeUTF8(b *strings.Builder, n uint32) {
+	switch {
+	case n < 0x80:
+		b.WriteByte(byte(n))
+	case n < 0x800:
+		b.WriteByte(byte(0xc0 | n>>6))
+		b.WriteByte(byte(0x80 | n&0x3f))
+	case n < 0x10000:
+		b.WriteByte(byte(0xe0 | n>>12))
+		b.WriteByte(byte(0x80 | n>>6&0x3f))
+		b.WriteByte(byte(0x80 | n&0x3f))
+	case n < 0x200000:
+		b.WriteByte(byte(0xf0 | n>>18))
+		b.WriteByte(byte(0x80 | n>>12&0x3f))
+		b.WriteByte(byte(0x80 | n>>6&0x3f))
+		b.WriteByte(byte(0x80 | n&0x3f))
+	case n < 0x4000000:
+		b.WriteByte(byte(0xf8 | n>>24))
+		for _, sh := range [...]uint32{18, 12, 6, 0} {
+			b.WriteByte(byte(0x80 | n>>sh&0x3f))
+		}
+	case n < 0x80000000:
+		b.WriteByte(byte(0xfc | n>>30))
+		for _, sh := range [...]uint32{24, 18, 12, 6, 0} {
+			b.WriteByte(byte(0x80 | n>>sh&0x3f))
+		}
+	}
 }
 
 // ansiC decodes a $'...' string. Bash strings end at a NUL byte.
@@ -186,7 +221,7 @@ func echoOut(args []string) string {
 			b.WriteByte(' ')
 		}
 		if esc {
-			v, stop := decodeEscapes(a, escB)
+			v, stop := decodeEscapes(a, escEcho)
 			b.WriteString(v)
 			if stop {
 				return b.String()
