@@ -53,6 +53,7 @@ func (w *walker) call(s *syntax.Stmt, ce *syntax.CallExpr, x ctx, r stmtRedirs) 
 		if len(ce.Args) == 0 && a.Array == nil && a.Index == nil && !a.Append {
 			if len(v) == 1 {
 				w.assignVar(a.Name.Value, v[0].val, v[0].known, x.cond)
+				w.noteDLVar(a.Name.Value, v[0])
 			} else if a.Value == nil {
 				w.assignVar(a.Name.Value, "", true, x.cond)
 			} else {
@@ -69,6 +70,7 @@ func (w *walker) call(s *syntax.Stmt, ce *syntax.CallExpr, x ctx, r stmtRedirs) 
 	if len(args) > 0 {
 		w.builtinNameRisk(args)
 		w.printfAssign(args, x.cond)
+		w.readAssign(args, x)
 	}
 	in.ask = w.takeExec(in.raw)
 	if len(args) == 0 {

@@ -406,3 +406,71 @@ func isArithAssign(op syntax.BinAritOperator) bool {
 	}
 	return false
 }
+
+// readAssign: read NAME… from a static stdin assigns what the guard can
+// see (read X <<< /; rm -rf $X); from a download, the names hold it.
+func (w *walker) readAssign(argv []word, x ctx) {
+	if argv[0].val != "read" || !x.hasStdin && !x.stdinDL {
+		return
+	}
+	var names []string
+	raw := false
+	for i := 1; i < len(argv); i++ {
+		v := argv[i].val
+		if !argv[i].known {
+			return
+		}
+		if strings.HasPrefix(v, "-") && len(v) > 1 {
+			if strings.ContainsAny(v, "a") {
+				return
+			}
+			if strings.ContainsRune(v, 'r') {
+				raw = true
+			}
+			if strings.IndexByte("dinNptu", v[len(v)-1]) >= 0 {
+				i++
+			}
+			continue
+		}
+		if !isIdent(v) {
+			return
+		}
+		names = append(names, v)
+	}
+	if len(names) == 0 {
+		names = []string{"REPLY"}
+	}
+	if x.stdinDL {
+		if w.dlVars == nil {
+			w.dlVars = map[string]bool{}
+		}
+		for _, n := range names {
+			w.unsetVar(n)
+			w.dlVars[n] = true
+		}
+		return
+	}
+	line, _, _ := strings.Cut(x.stdin, "\n")
+	if !raw && strings.IndexByte(line, '\\') >= 0 {
+		for _, n := range names {
+			w.assignVar(n, "", false, x.cond)
+		}
+		return
+	}
+	f := strings.Fields(line)
+	for i, n := range names {
+		v := ""
+		switch {
+		case i == len(names)-1 && i < len(f):
+			// the last name takes the rest of the line
+			rest := strings.TrimLeft(line, " \t")
+			for k := 0; k < i; k++ {
+				rest = strings.TrimLeft(rest[len(f[k]):], " \t")
+			}
+			v = strings.TrimRight(rest, " \t")
+		case i < len(f):
+			v = f[i]
+		}
+		w.assignVar(n, v, true, x.cond)
+	}
+}

@@ -28,6 +28,12 @@ func (w *walker) floor(argv []word, x ctx, p peeled, cwd string) (string, string
 		if p.xargs && runner {
 			return ShapePipeToShell, "runs code xargs reads from a download or decoder"
 		}
+		if n == "sudo" && hasOpt(argv, "si", "shell", "login") || n == "doas" && hasOpt(argv, "s") || n == "su" && !hasOpt(argv, "c", "command") {
+			return ShapePipeToShell, "runs a shell on a script piped from a download or decoder"
+		}
+		if why := stdinCode(n, argv); why != "" {
+			return ShapePipeToShell, why
+		}
 	}
 	if isInterpreter(n) && x.hasStdin && readsProgramFromStdin(argv) && forkLoop(x.stdin) {
 		return ShapeForkBomb, "forks in an endless loop (a fork bomb)"
@@ -65,6 +71,16 @@ func (w *walker) floorCmd(argv []word, cwd string) (string, string) {
 	case name == "git" || name == "git-push" || name == "git-send-pack":
 		if why := gitForcePush(argv); why != "" {
 			return ShapeGitForcePush, why
+		}
+		if code := gitShellAlias(argv); code != "" {
+			// git -c alias.x='!git push -f' x: the alias is a script.
+			if r := w.c.Classify(code, cwd); r.Verdict == Floor {
+				for _, s := range r.Segments {
+					if s.Verdict == Floor {
+						return s.Shape, "runs the shell alias " + quote(code) + ", which is floor"
+					}
+				}
+			}
 		}
 	case name == "dd":
 		for _, a := range argv[1:] {
@@ -1072,6 +1088,17 @@ func (w *walker) noteSource(argv []word, x ctx, in segIn, write, cwd string) {
 	if in.net || isCodeSource(argv) {
 		w.dls = append(w.dls, len(w.res.Segments)-1)
 	}
+	if !in.net && (name == "echo" || name == "printf" || name == "cat" || name == "tac") {
+		for _, a := range argv[1:] {
+			if a.dl || name == "cat" && a.known && w.isDownloaded(resolveIn(a.val, cwd)) {
+				w.dls = append(w.dls, len(w.res.Segments)-1)
+				break
+			}
+		}
+	}
+	if name == "tar" || name == "bsdtar" || name == "unzip" || name == "7z" || name == "cpio" {
+		w.noteExtract(argv, name, x, cwd)
+	}
 	switch {
 	case isDownloader(name) || name == "git":
 		w.noteDownload(argv, name, write, cwd)
@@ -1099,4 +1126,93 @@ func downloaderArgs(ws []*syntax.Word) bool {
 		}
 	}
 	return false
+}
+
+// gitShellAlias is the script of a -c alias.NAME=!script that git's
+// subcommand NAME runs, or "".
+func gitShellAlias(argv []word) string {
+	i := gitSubcommand(argv)
+	if i <= 0 || i >= len(argv) {
+		return ""
+	}
+	for _, c := range gitConfigs(argv[:i]) {
+		k, v, _ := strings.Cut(c, "=")
+		if strings.EqualFold(k, "alias."+argv[i].val) && strings.HasPrefix(v, "!") {
+			return v[1:]
+		}
+	}
+	return ""
+}
+
+// stdinCode: a program reading a download on stdin that runs what it reads
+// (awk '{system($0)}', perl -ne 'system $_', python -c 'exec(sys.stdin…)').
+func stdinCode(name string, argv []word) string {
+	prog := ""
+	for _, a := range argv[1:] {
+		if a.known && !strings.HasPrefix(a.val, "-") {
+			prog = a.val
+			break
+		}
+	}
+	switch name {
+	case "awk", "gawk", "mawk", "nawk", "busybox":
+		if strings.Contains(prog, "system(") || strings.Contains(prog, "system (") || strings.Contains(prog, "| getline") || strings.Contains(prog, `| "sh`) || strings.Contains(prog, `| "bash`) {
+			return "runs the lines of a download or decoder output as commands (awk system)"
+		}
+	case "sed", "gsed":
+		for _, a := range argv[1:] {
+			if a.known && (strings.HasSuffix(a.val, "/e") || strings.HasPrefix(a.val, "e ") || a.val == "e") {
+				return "runs a download or decoder output as commands (sed e)"
+			}
+		}
+	}
+	if isInterpreter(name) {
+		for _, a := range argv[1:] {
+			if !a.known {
+				continue
+			}
+			c := a.val
+			run := strings.Contains(c, "exec(") || strings.Contains(c, "eval(") || strings.Contains(c, "eval ") || strings.Contains(c, "system(") || strings.Contains(c, "system ") ||
+				strings.Contains(c, "popen") || strings.Contains(c, "subprocess") || strings.Contains(c, "`$_`") || strings.Contains(c, "child_process")
+			reads := strings.Contains(c, "stdin") || strings.Contains(c, "STDIN") || strings.Contains(c, "$_") || strings.Contains(c, "<>") || strings.Contains(c, "gets") || strings.Contains(c, "input(") || strings.Contains(c, "readline") || strings.Contains(c, "ARGF")
+			if run && reads {
+				return "runs code read from a download or decoder"
+			}
+		}
+	}
+	return ""
+}
+
+// noteExtract: an archive that is a download (curl … | tar x, tar xf f
+// after curl -o f) unpacks files the guard cannot see: its target
+// directory counts as downloaded.
+func (w *walker) noteExtract(argv []word, name string, x ctx, cwd string) {
+	from := x.stdinDL
+	dir := ""
+	extract := name == "unzip"
+	for i := 1; i < len(argv); i++ {
+		v := argv[i].val
+		if i == 1 && name != "unzip" && !strings.HasPrefix(v, "-") && strings.ContainsAny(v, "x") {
+			extract = true
+		}
+		switch {
+		case v == "-x" || v == "--extract" || v == "--get" || name == "7z" && v == "x" || name == "cpio" && (v == "-i" || v == "--extract"):
+			extract = true
+		case strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "--") && strings.ContainsRune(v, 'x') && name != "unzip":
+			extract = true
+		}
+		if (v == "-C" || v == "--directory" || name == "unzip" && v == "-d") && i+1 < len(argv) {
+			dir = argv[i+1].val
+		}
+		if argv[i].known && !strings.HasPrefix(v, "-") && w.isDownloaded(resolveIn(v, cwd)) {
+			from = true
+		}
+	}
+	if !extract || !from {
+		return
+	}
+	if dir == "" {
+		dir = "."
+	}
+	w.noteDownload(nil, "", dir, cwd)
 }

@@ -23,6 +23,7 @@ type walker struct {
 	depth    int
 	dls      []int           // indexes of segments whose output is code the guard cannot see (curl, base64 -d, ...)
 	dlFiles  []string        // files (and clone directories) downloaded earlier in the command
+	dlVars   map[string]bool // variables assigned a download or decoder output (X=$(curl …))
 	exec     string          // an expansion of the current statement that can run commands (see flagExec)
 	execCode []string        // known values holding substitutions that such an expansion runs
 	funcs    map[string]bool // functions the command defines
@@ -408,6 +409,16 @@ func (w *walker) assignVar(name, val string, known, cond bool) {
 	w.setVar(name, val)
 }
 
+// noteDLVar remembers a variable assigned a download or decoder output.
+func (w *walker) noteDLVar(name string, v word) {
+	if v.dl && !v.known {
+		if w.dlVars == nil {
+			w.dlVars = map[string]bool{}
+		}
+		w.dlVars[name] = true
+	}
+}
+
 func (w *walker) unsetVar(name string) {
 	delete(w.vars, name)
 }
@@ -572,6 +583,7 @@ func (w *walker) declClause(s *syntax.Stmt, d *syntax.DeclClause, x ctx, r stmtR
 		if a.Value != nil && a.Array == nil && !a.Naked {
 			v := w.evalOne(a.Value, x)
 			w.assignVar(a.Name.Value, v.val, v.known, x.cond)
+			w.noteDLVar(a.Name.Value, v)
 		}
 	}
 	w.declRisk(d)
@@ -674,9 +686,9 @@ func endless(c *syntax.WhileClause) bool {
 }
 
 // backgrounds reports whether stmts start a background job or a coprocess
-// anywhere (outside function definitions).
+// anywhere (outside function definitions) and never wait for them.
 func backgrounds(stmts []*syntax.Stmt) bool {
-	found := false
+	found, waits := false, false
 	for _, s := range stmts {
 		syntax.Walk(s, func(n syntax.Node) bool {
 			switch n := n.(type) {
@@ -686,13 +698,17 @@ func backgrounds(stmts []*syntax.Stmt) bool {
 				}
 			case *syntax.CoprocClause:
 				found = true
+			case *syntax.CallExpr:
+				if len(n.Args) > 0 && n.Args[0].Lit() == "wait" {
+					waits = true
+				}
 			case *syntax.FuncDecl:
 				return false
 			}
-			return !found
+			return true
 		})
 	}
-	return found
+	return found && !waits
 }
 
 // emitForkLoop emits the floor segment of an endless loop that starts a

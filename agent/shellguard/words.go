@@ -27,6 +27,7 @@ type frag struct {
 	val, text         string
 	lit, known, glob  bool
 	proc, home, split bool
+	dl                bool // a variable that holds a download or decoder output
 	altOK             bool
 	alt               string
 }
@@ -111,7 +112,7 @@ func (w *walker) evalWord(out []word, wd *syntax.Word, x ctx, fields bool) []wor
 			}
 			continue
 		}
-		wdv := word{val: f.val, lit: f.lit, known: f.known, glob: f.glob, dl: dl && !f.known, proc: f.proc, home: f.home, node: wd, alt: f.alt, altOK: f.altOK}
+		wdv := word{val: f.val, lit: f.lit, known: f.known, glob: f.glob, dl: (dl || f.dl) && !f.known, proc: f.proc, home: f.home, node: wd, alt: f.alt, altOK: f.altOK}
 		if f.lit {
 			wdv.text = f.text
 		} else {
@@ -174,6 +175,7 @@ func joinFrag(a, b frag, only bool) frag {
 		known: a.known && b.known,
 		glob:  a.glob || b.glob,
 		proc:  a.proc || b.proc,
+		dl:    a.dl || b.dl,
 		home:  a.home || (a.val == "" && b.home),
 		split: only && b.split,
 	}
@@ -256,6 +258,9 @@ func (w *walker) part(p syntax.WordPart, dq, start bool) []frag {
 		}
 		w.execRisk(p)
 		f := frag{val: src, text: src}
+		if p.Param != nil && w.dlVars[p.Param.Value] {
+			f.dl = true
+		}
 		f.alt, f.altOK = w.paramAlt(p, dq)
 		return []frag{f}
 	case *syntax.CmdSubst:
