@@ -160,7 +160,7 @@ func (w *walker) simple(args []word, x ctx, in segIn, danger string) {
 		}
 	case lname == "source" || lname == ".":
 		for _, a := range argv[1:] {
-			if a.dl || (x.stdinDL && (a.val == "/dev/stdin" || a.val == "-" || a.val == "/proc/self/fd/0")) {
+			if a.dl || (x.stdinDL && (a.val == "/dev/stdin" || a.val == "-" || a.val == "/proc/self/fd/0" || a.val == "/dev/fd/0")) {
 				in.shape, in.reason = ShapePipeToShell, "floor: "+quote(joinText(argv))+" sources a download or decoded text"
 			}
 		}

@@ -98,11 +98,32 @@ func (w *walker) floorCmd(argv []word, cwd string) (string, string) {
 		if hasOpt(argv, "ao", "all", "offset") {
 			return ShapeMkfs, "wipes filesystem signatures"
 		}
+	case name == "mv":
+		// Moving a protected directory away removes it from its place.
+		var ops []word
+		for _, a := range argv[1:] {
+			if !(a.known && strings.HasPrefix(a.val, "-") && len(a.val) > 1) {
+				ops = append(ops, a)
+			}
+		}
+		if len(ops) >= 2 {
+			for _, a := range ops[:len(ops)-1] {
+				if d := w.protectedTarget(a, cwd); d != "" {
+					return ShapeRmRoot, "moves away " + d
+				}
+			}
+		}
+		if why := w.deviceTool(name, argv, cwd); why != "" {
+			return ShapeDeviceWrite, why
+		}
 	case isInterpreter(name):
 		for _, a := range argv[1:] {
 			if a.known && forkLoop(a.val) {
 				return ShapeForkBomb, "forks in an endless loop (a fork bomb)"
 			}
+		}
+		if s, why := w.interpreterFloor(argv, cwd); s != "" {
+			return s, why
 		}
 	case name == "nc" || name == "ncat" || name == "netcat" || name == "socat":
 		if why := netExec(name, argv); why != "" {
@@ -1215,4 +1236,81 @@ func (w *walker) noteExtract(argv []word, name string, x ctx, cwd string) {
 		dir = "."
 	}
 	w.noteDownload(nil, "", dir, cwd)
+}
+
+// interpreterFloor checks interpreter one-liners for the floor: shell
+// commands they pass to system/popen/subprocess/backticks are classified as
+// scripts (python -c 'import os; os.system("rm -rf /")'), and a recursive
+// delete of a literal protected path is rm-root (shutil.rmtree("/"),
+// FileUtils.rm_rf("/"), fs.rmSync("/", {recursive: true}), rmtree("/")).
+func (w *walker) interpreterFloor(argv []word, cwd string) (string, string) {
+	for _, a := range argv[1:] {
+		if !a.known || !strings.ContainsAny(a.val, `"'`+"`") {
+			continue
+		}
+		code := a.val
+		for _, call := range []string{"system", "popen", "subprocess.run", "subprocess.call", "subprocess.check_call",
+			"subprocess.check_output", "subprocess.Popen", "getoutput", "getstatusoutput", "execSync", "exec", "spawnSync", "shell_exec", "passthru", "qx", "`"} {
+			for _, lit := range callStrings(code, call) {
+				if r := w.c.Classify(lit, cwd); r.Verdict == Floor {
+					for _, s := range r.Segments {
+						if s.Verdict == Floor {
+							return s.Shape, "runs the shell command " + quote(lit) + ", which is floor"
+						}
+					}
+				}
+			}
+		}
+		for _, call := range []string{"rmtree", "rm_rf", "rm_r", "remove_dir_all", "rmSync", "rmdirSync", "remove_tree", "RemoveAll", "removedirs"} {
+			for _, lit := range callStrings(code, call) {
+				if d := w.protectedTarget(word{val: lit, text: lit, known: true}, cwd); d != "" {
+					return ShapeRmRoot, "removes " + d + " (" + call + ")"
+				}
+				if lit == "~" || strings.HasPrefix(lit, "~/") {
+					if d := w.protectedTarget(word{val: w.c.home + lit[1:], known: true}, cwd); d != "" {
+						return ShapeRmRoot, "removes " + d + " (" + call + ")"
+					}
+				}
+			}
+		}
+	}
+	return "", ""
+}
+
+// callStrings returns the first string literal argument of each call to
+// name in code (name("x"), name 'x', `x` for the backtick operator).
+func callStrings(code, name string) []string {
+	var out []string
+	for i := 0; i < len(code); {
+		j := strings.Index(code[i:], name)
+		if j < 0 {
+			break
+		}
+		k := i + j + len(name)
+		i = k
+		if name == "`" {
+			if e := strings.IndexByte(code[k:], '`'); e > 0 {
+				out = append(out, code[k:k+e])
+				i = k + e + 1
+			}
+			continue
+		}
+		if j > 0 && isWordByte(code[i-len(name)-1]) && code[i-len(name)-1] != '.' {
+			continue // part of a longer name
+		}
+		for k < len(code) && (code[k] == ' ' || code[k] == '(' || code[k] == '[' || code[k] == '{') {
+			k++
+		}
+		if k < len(code) && (code[k] == '"' || code[k] == '\'') {
+			q := code[k]
+			if e := strings.IndexByte(code[k+1:], q); e >= 0 {
+				out = append(out, code[k+1:k+1+e])
+			}
+		}
+	}
+	return out
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }

@@ -24,6 +24,17 @@ var floorFamilies = map[string][]vcase{
 		{"rm -rf $(printf /)", Floor, ShapeRmRoot}, {"rm -rf $UNSET/", Floor, ShapeRmRoot}, {`rm -rf "$UNSET"/`, Floor, ShapeRmRoot},
 		{"rm -rf $UNSET/*", Floor, ShapeRmRoot}, {`rm -rf "$A$B/"`, Floor, ShapeRmRoot}, {"rm -rf $PREFIX/usr", Floor, ShapeRmRoot},
 		{`rm -rf "$HOME/$SUB"`, Floor, ShapeRmRoot}, {"rm -rf ${X:+/}", Floor, ShapeRmRoot},
+		{"rm -rf /*/", Floor, ShapeRmRoot}, {"rm -rf /{bin,etc}", Floor, ShapeRmRoot}, {`rm -rf -- "$HOME"`, Floor, ShapeRmRoot},
+		{"rm -rf ~/..", Floor, ShapeRmRoot}, {`rm -rf "$HOME"/*`, Floor, ShapeRmRoot}, {"rm -rf /home/*", Floor, ShapeRmRoot},
+		{"rm -rf / --no-preserve-root", Floor, ShapeRmRoot}, {"rm -rf \"`echo /`\"", Floor, ShapeRmRoot},
+		{"xargs rm -rf <<< /", Floor, ShapeRmRoot}, {"echo / | xargs -n1 rm -rf", Floor, ShapeRmRoot},
+		{"mv ~ /tmp/x", Floor, ShapeRmRoot}, {"mv /usr /tmp/u", Floor, ShapeRmRoot}, {"mv ~/a.txt b", Ask, ""},
+		// interpreter one-liners
+		{`python -c 'import shutil; shutil.rmtree("/")'`, Floor, ShapeRmRoot}, {`python3 -c "import os; os.system('rm -rf /')"`, Floor, ShapeRmRoot},
+		{`perl -e 'system("rm -rf /")'`, Floor, ShapeRmRoot}, {`ruby -e 'FileUtils.rm_rf("/")'`, Floor, ShapeRmRoot},
+		{`node -e 'require("fs").rmSync("/", {recursive: true})'`, Floor, ShapeRmRoot}, {"perl -e '`rm -rf ~`'", Floor, ShapeRmRoot},
+		{`python -c 'import shutil; shutil.rmtree("~")'`, Floor, ShapeRmRoot}, {`python -c 'print("rm -rf /")'`, Ask, ""},
+		{`python -c 'import shutil; shutil.rmtree("build")'`, Ask, ""},
 		// find and rsync
 		{"find / -delete", Floor, ShapeRmRoot}, {"find / -name x -delete", Floor, ShapeRmRoot}, {"find ~ -delete", Floor, ShapeRmRoot},
 		{"find /usr -type f -delete", Floor, ShapeRmRoot}, {"find -L / -delete", Floor, ShapeRmRoot},
