@@ -50,10 +50,14 @@ func (w *walker) valueCode(v string) {
 	}
 }
 
+// anyValue marks ${X:?} in an alternative value: it only refuses an empty
+// value, so alone it may be anything, / included (rm -rf ${X:?} is floor),
+// but "${X:?}/build" is not / (see target). NUL never occurs in a bash word.
+const anyValue = "\x00"
+
 // paramAlt is an unknown parameter expansion's value when the parameter is
-// unset or takes its default: ${X:-/} is /, $UNSET is empty. ${X:?} (which
-// only refuses an empty value) is taken as /: its value is whatever the
-// environment holds.
+// unset or takes its default: ${X:-/} is /, $UNSET is empty, ${X:?} is
+// anyValue.
 func (w *walker) paramAlt(p *syntax.ParamExp, dq bool) (string, bool) {
 	if p.Length {
 		return "0", true
@@ -71,7 +75,7 @@ func (w *walker) paramAlt(p *syntax.ParamExp, dq bool) (string, bool) {
 			}
 			return fr[0].effAlt()
 		case syntax.ErrorUnset, syntax.ErrorUnsetOrNull:
-			return "/", true
+			return anyValue, true
 		}
 	}
 	if p.Param == nil || p.NestedParam != nil {
@@ -164,6 +168,9 @@ func (w *walker) arithRefs(e syntax.ArithmExpr, assigned []string) {
 		case *syntax.ParamExp:
 			if n.Param != nil {
 				w.arithName(n.Param.Value, assigned)
+				if positional(n.Param.Value) {
+					w.flagExec("evaluates a positional parameter as arithmetic (an array subscript in it runs commands)")
+				}
 			}
 			if !n.Short && (n.Exp != nil || n.Repl != nil || n.Excl || n.Slice != nil) {
 				w.flagExec("evaluates an expansion as arithmetic (an array subscript in it runs commands)")
@@ -326,6 +333,9 @@ func (w *walker) testOperand(e syntax.TestExpr) {
 		case *syntax.ParamExp:
 			if p.Param != nil && !p.Excl && p.Exp == nil && p.Index == nil && p.Slice == nil && p.Repl == nil && !p.Length {
 				w.arithName(p.Param.Value, nil)
+				if positional(p.Param.Value) {
+					w.flagExec("evaluates a positional parameter as arithmetic (an array subscript in it runs commands)")
+				}
 			} else if !p.Length {
 				w.flagExec("evaluates an expansion as arithmetic (an array subscript in it runs commands)")
 			}
@@ -473,4 +483,9 @@ func (w *walker) readAssign(argv []word, x ctx) {
 		}
 		w.assignVar(n, v, true, x.cond)
 	}
+}
+
+// positional: $1, $@, $* (what a script was called with).
+func positional(s string) bool {
+	return s == "@" || s == "*" || s != "" && strings.Trim(s, "0123456789") == ""
 }

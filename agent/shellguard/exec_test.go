@@ -12,7 +12,7 @@ func TestExecExpansions(t *testing.T) {
 		{"echo $((x))", Ask, ""}, {"echo $((x+1))", Ask, ""}, {"echo $[x+1]", Ask, ""}, {"(( x ))", Ask, ""}, {"let x", Ask, ""},
 		{"echo ${a[$x]}", Ask, ""}, {"echo ${a[x]}", Ask, ""}, {"echo ${s:$x}", Ask, ""}, {"echo ${s:0:n}", Ask, ""},
 		{"a[$i]=1", Ask, ""}, {"declare -i n=$v", Ask, ""}, {"[[ $n -gt 3 ]]", Ask, ""}, {"[[ n -eq 1 ]]", Ask, ""},
-		{"for ((i=0; i<n; i++)); do :; done", Ask, ""}, {"echo $(( $(cat f) ))", Ask, ""}, {`unset "$x"`, Ask, ""},
+		{"for ((i=0; i<n; i++)); do :; done", Ask, ""}, {"echo $(( $(cat f) ))", Ask, ""}, {`unset "$x"`, Ask, ""}, {"[[ $1 -gt 0 ]]", Ask, ""}, {"echo $(( $1 + 1 ))", Ask, ""},
 		{"x='a[$(rm -rf /)]'; echo $((x))", Floor, ShapeRmRoot}, {"x='a[$(rm -rf /)]'; [[ x -eq 1 ]]", Floor, ShapeRmRoot},
 		{"echo $(( a[$(rm -rf /)] ))", Floor, ShapeRmRoot}, {"[[ -v a[$(rm -rf /)] ]]", Floor, ShapeRmRoot},
 		{"[[ -v 'a[$(rm -rf /)]' ]]", Floor, ShapeRmRoot}, {"test -v 'a[$(rm -rf /)]'", Floor, ShapeRmRoot},
@@ -23,7 +23,7 @@ func TestExecExpansions(t *testing.T) {
 		{"echo ${!pre*}", Safe, ""}, {"echo ${!arr[@]}", Safe, ""}, {"x=HOME; echo ${!x}", Safe, ""},
 		{"echo $((1+2))", Safe, ""}, {"x=5; echo $((x*2))", Safe, ""}, {"echo $((RANDOM % 10))", Safe, ""},
 		{"for ((i=0; i<10; i++)); do echo $i; done", Safe, ""}, {"[[ 5 -gt 3 ]]", Safe, ""}, {"test -v x", Safe, ""},
-		{"echo ${a[@]}", Safe, ""}, {"echo ${a[0]:-x}", Safe, ""},
+		{"echo ${a[@]}", Safe, ""}, {"[[ $# -gt 0 ]]", Safe, ""}, {"echo ${a[0]:-x}", Safe, ""},
 	}
 	runVerdicts(t, newTest(t, Config{}), cases)
 	c := newTest(t, Config{Allow: []Rule{{Pattern: "*"}}})

@@ -157,7 +157,16 @@ func target(a word) (string, bool) {
 	if a.known {
 		return a.val, true
 	}
-	return a.alt, a.altOK
+	if !a.altOK {
+		return "", false
+	}
+	if a.alt == anyValue {
+		return "/", true
+	}
+	if strings.Contains(a.alt, anyValue) {
+		return "", false
+	}
+	return a.alt, true
 }
 
 // longOpt reports whether a --name[=value] word abbreviates one of long

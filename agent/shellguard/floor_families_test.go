@@ -50,7 +50,7 @@ var floorFamilies = map[string][]vcase{
 		{"rm -rf /tmp/x", Ask, ""}, {"rm -f /etc/hosts", Ask, ""}, {"rm /", Ask, ""}, {"rm -rf ~/proj/build", Ask, ""},
 		{"find . -delete", Ask, ""}, {"find /tmp/x -delete", Ask, ""}, {"find / -name x -print", Safe, ""},
 		{"find / -exec grep x {} +", Ask, ""}, {"rsync -a --delete src/ dst/", Ask, ""}, {"rsync -a x/ /", Ask, ""},
-		{"rm -rf ${X:-build}", Ask, ""},
+		{"rm -rf ${X:-build}", Ask, ""}, {`rm -rf "${X:?}/"*`, Ask, ""}, {`rm -rf "${X:?}/build"`, Ask, ""},
 	},
 	"force push": {
 		{"git push --force", Floor, ShapeGitForcePush}, {"git push -f", Floor, ShapeGitForcePush},
