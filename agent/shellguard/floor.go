@@ -35,6 +35,14 @@ func (w *walker) floor(argv []word, x ctx, p peeled, cwd string) (string, string
 			return ShapePipeToShell, why
 		}
 	}
+	if x.stdinTree != "" && p.xargs {
+		switch n {
+		case "rm", "unlink", "shred", "rmdir":
+			return ShapeRmRoot, "removes what find lists under " + x.stdinTree + " (find | xargs " + n + ")"
+		case "chmod", "chown", "chgrp", "setfacl", "chattr":
+			return ShapePermRoot, "changes everything find lists under " + x.stdinTree + " (find | xargs " + n + ")"
+		}
+	}
 	if isInterpreter(n) && x.hasStdin && readsProgramFromStdin(argv) && forkLoop(x.stdin) {
 		return ShapeForkBomb, "forks in an endless loop (a fork bomb)"
 	}
@@ -254,6 +262,32 @@ func (w *walker) rmRoot(argv []word, cwd string) string {
 // findRoot: find over a protected directory that deletes (-delete, -exec
 // rm …) or changes permissions (-exec chmod …) of what it finds.
 func (w *walker) findRoot(argv []word, cwd string) (string, string) {
+	d, i := w.findProtected(argv, cwd)
+	if d == "" {
+		return "", ""
+	}
+	for j := i; j < len(argv); j++ {
+		switch argv[j].val {
+		case "-delete":
+			return ShapeRmRoot, "deletes everything it finds under " + d
+		case "-exec", "-execdir", "-ok", "-okdir":
+			if j+1 >= len(argv) {
+				continue
+			}
+			switch execName(argv[j+1:]) {
+			case "rm", "unlink", "shred", "rmdir", "srm", "wipe", "rsync":
+				return ShapeRmRoot, "runs " + argv[j+1].text + " on everything it finds under " + d
+			case "chmod", "chown", "chgrp", "setfacl", "chattr":
+				return ShapePermRoot, "runs " + argv[j+1].text + " on everything it finds under " + d
+			}
+		}
+	}
+	return "", ""
+}
+
+// findProtected describes the first protected directory find starts from
+// ("" if none) and returns the index of its first expression word.
+func (w *walker) findProtected(argv []word, cwd string) (string, int) {
 	i := 1
 	for i < len(argv) && argv[i].known {
 		v := argv[i].val
@@ -279,36 +313,12 @@ func (w *walker) findRoot(argv []word, cwd string) (string, string) {
 	if len(starts) == 0 {
 		starts = append(starts, word{val: ".", text: ".", lit: true, known: true})
 	}
-	shape, act := "", ""
-	for j := i; j < len(argv); j++ {
-		v := argv[j].val
-		switch v {
-		case "-delete":
-			shape, act = ShapeRmRoot, "deletes everything it finds under "
-		case "-exec", "-execdir", "-ok", "-okdir":
-			if j+1 >= len(argv) {
-				continue
-			}
-			switch execName(argv[j+1:]) {
-			case "rm", "unlink", "shred", "rmdir", "srm", "wipe", "rsync":
-				shape, act = ShapeRmRoot, "runs "+argv[j+1].text+" on everything it finds under "
-			case "chmod", "chown", "chgrp", "setfacl", "chattr":
-				shape, act = ShapePermRoot, "runs "+argv[j+1].text+" on everything it finds under "
-			}
-		}
-		if shape != "" {
-			break
-		}
-	}
-	if shape == "" {
-		return "", ""
-	}
 	for _, s := range starts {
 		if d := w.protectedTarget(s, cwd); d != "" {
-			return shape, act + d
+			return d, i
 		}
 	}
-	return "", ""
+	return "", i
 }
 
 // execName is the program find -exec runs (through sh -c 'CODE' it is the
@@ -1124,6 +1134,11 @@ func (w *walker) noteSource(argv []word, x ctx, in segIn, write, cwd string) {
 				w.dls = append(w.dls, len(w.res.Segments)-1)
 				break
 			}
+		}
+	}
+	if name == "find" {
+		if d, _ := w.findProtected(argv, cwd); d != "" {
+			w.findTree, w.findSeg = d, len(w.res.Segments)-1
 		}
 	}
 	if name == "tar" || name == "bsdtar" || name == "unzip" || name == "7z" || name == "cpio" {

@@ -24,6 +24,8 @@ type walker struct {
 	dls      []int           // indexes of segments whose output is code the guard cannot see (curl, base64 -d, ...)
 	dlFiles  []string        // files (and clone directories) downloaded earlier in the command
 	dlVars   map[string]bool // variables assigned a download or decoder output (X=$(curl …))
+	findTree string          // the protected directory the last find over one lists
+	findSeg  int             // that find's segment
 	exec     string          // an expansion of the current statement that can run commands (see flagExec)
 	execCode []string        // known values holding substitutions that such an expansion runs
 	funcs    map[string]bool // functions the command defines
@@ -57,16 +59,17 @@ func (w *walker) strArena(n int) []string {
 
 // ctx is the context a statement is walked in.
 type ctx struct {
-	wrappers []string // wrappers of enclosing scripts (bash -c, eval)
-	layers   []string // argv texts of enclosing wrapper layers, for deny rules
-	redirs   []string // output redirections of enclosing compound commands
-	write    string   // a file an enclosing redirection writes, "" if none
-	stdinDL  bool     // stdin comes from a downloader or decoder (a pipe, <(…), a here-string of $(curl …))
-	outDL    bool     // the command's output is a download: >(…) in its words reads it
-	stdin    string   // static stdin text (echo x |, here-doc), for xargs and shells
-	hasStdin bool
-	cond     bool   // inside a conditional or loop
-	danger   string // a dangerous assignment on an enclosing wrapper (BASH_ENV=x bash -c ...)
+	wrappers  []string // wrappers of enclosing scripts (bash -c, eval)
+	layers    []string // argv texts of enclosing wrapper layers, for deny rules
+	redirs    []string // output redirections of enclosing compound commands
+	write     string   // a file an enclosing redirection writes, "" if none
+	stdinDL   bool     // stdin comes from a downloader or decoder (a pipe, <(…), a here-string of $(curl …))
+	outDL     bool     // the command's output is a download: >(…) in its words reads it
+	stdinTree string   // stdin lists everything under this protected directory (find / | xargs rm)
+	stdin     string   // static stdin text (echo x |, here-doc), for xargs and shells
+	hasStdin  bool
+	cond      bool   // inside a conditional or loop
+	danger    string // a dangerous assignment on an enclosing wrapper (BASH_ENV=x bash -c ...)
 }
 
 func (w *walker) anyDL(start int) bool {
@@ -430,6 +433,7 @@ func (w *walker) pipeline(b *syntax.BinaryCmd, x ctx) {
 	stages := flattenPipe(buf[:0], b)
 	dl := x.stdinDL
 	stdin, has := x.stdin, x.hasStdin
+	tree := x.stdinTree
 	cwd := w.cwd
 	for i, st := range stages {
 		if tc, ok := st.Cmd.(*syntax.TimeClause); ok && tc.Stmt == nil && i < len(stages)-1 {
@@ -438,12 +442,17 @@ func (w *walker) pipeline(b *syntax.BinaryCmd, x ctx) {
 		xi := x
 		xi.stdinDL = dl
 		xi.stdin, xi.hasStdin = stdin, has
+		xi.stdinTree = tree
 		if i > 0 {
 			xi.cond = true
 		}
 		start := len(w.res.Segments)
 		w.stmt(st, xi)
 		w.cwd = cwd
+		tree = ""
+		if w.findTree != "" && w.findSeg >= start {
+			tree = w.findTree
+		}
 		if out, ok := w.stageOut(st, stdin, has); ok {
 			// Output the guard evaluated (echo, printf, a decoder of
 			// literal text) is what the next stage reads.
