@@ -221,8 +221,8 @@ func (w *walker) simple(args []word, x ctx, in segIn, danger string) {
 // emitUnlessFloor emits the wrapper command itself only when it is a floor
 // hit on its own (rare: the script is classified separately).
 func (w *walker) emitUnlessFloor(in segIn, x ctx, p peeled) {
-	if in.device != "" || in.shape != "" {
-		w.emit(nil, x, segIn{raw: in.raw, redirs: in.redirs, device: in.device, shape: in.shape, reason: in.reason}, p)
+	if in.device != "" || in.shape != "" || in.ask != "" {
+		w.emit(nil, x, segIn{raw: in.raw, redirs: in.redirs, device: in.device, shape: in.shape, reason: in.reason, ask: in.ask}, p)
 	}
 }
 

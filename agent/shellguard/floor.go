@@ -106,6 +106,37 @@ func (w *walker) floorCmd(argv []word, cwd string) (string, string) {
 		if hasOpt(argv, "ao", "all", "offset") {
 			return ShapeMkfs, "wipes filesystem signatures"
 		}
+	case name == "env":
+		// env -S 'CMD ARGS' splits its value into the command line it runs.
+		for i := 1; i < len(argv); i++ {
+			v, split := argv[i].val, ""
+			switch {
+			case (v == "-S" || v == "--split-string") && i+1 < len(argv):
+				split = argv[i+1].val
+				i++
+			case strings.HasPrefix(v, "--split-string="):
+				split = v[len("--split-string="):]
+			case strings.HasPrefix(v, "-S") && !strings.HasPrefix(v, "--"):
+				split = v[2:]
+			case strings.HasPrefix(v, "-") || isAssignWord(v):
+				continue
+			}
+			if split == "" {
+				continue
+			}
+			rest := make([]string, 0, len(argv)-i)
+			rest = append(rest, split)
+			for _, a := range argv[i+1:] {
+				rest = append(rest, a.val)
+			}
+			if r := w.c.Classify(strings.Join(rest, " "), cwd); r.Verdict == Floor {
+				for _, s := range r.Segments {
+					if s.Verdict == Floor {
+						return s.Shape, "runs " + quote(split) + " (env -S), which is floor"
+					}
+				}
+			}
+		}
 	case name == "mv":
 		// Moving a protected directory away removes it from its place.
 		var ops []word
