@@ -80,7 +80,7 @@ func (w *walker) floorCmd(argv []word, cwd string) (string, string) {
 		if why := gitForcePush(argv); why != "" {
 			return ShapeGitForcePush, why
 		}
-		if code := gitShellAlias(argv); code != "" {
+		if code := gitShellAlias(argv); code != "" && len(code) < 4096 {
 			// git -c alias.x='!git push -f' x: the alias is a script.
 			if r := w.c.Classify(code, cwd); r.Verdict == Floor {
 				for _, s := range r.Segments {
@@ -940,19 +940,11 @@ func isCodeSource(argv []word) bool {
 		if len(argv) > 1 && argv[1].val == "s_client" {
 			return true
 		}
-	case "git":
-		if i := gitSubcommand(argv); i > 0 && argv[i].val == "archive" {
-			for _, a := range argv[i:] {
-				if strings.HasPrefix(a.val, "--remote") {
-					return true
-				}
-			}
-		}
 	}
 	if isDownloader(name) {
 		return true
 	}
-	if !decoderNames[name] {
+	if !isDecoderName(name) {
 		return false
 	}
 	vals := make([]string, len(argv))
@@ -962,13 +954,15 @@ func isCodeSource(argv []word) bool {
 	return decoderKind(vals) != ""
 }
 
-var decoderNames = map[string]bool{}
-
-func init() {
-	for _, n := range strings.Fields(`base64 gbase64 base32 basenc xxd gunzip zcat gzcat gzip pigz bunzip2 bzcat bzip2
-		unxz xzcat lzcat unlzma unzstd zstdcat uncompress uudecode lz4cat unlz4 brotli xz lzma zstd lz4 openssl gpg gpg2 age rage rot13`) {
-		decoderNames[n] = true
+// isDecoderName: programs decoderKind knows.
+func isDecoderName(name string) bool {
+	switch name {
+	case "base64", "gbase64", "base32", "basenc", "xxd", "gunzip", "zcat", "gzcat", "gzip", "pigz", "bunzip2", "bzcat", "bzip2",
+		"unxz", "xzcat", "lzcat", "unlzma", "unzstd", "zstdcat", "uncompress", "uudecode", "lz4cat", "unlz4", "brotli", "xz",
+		"lzma", "zstd", "lz4", "openssl", "gpg", "gpg2", "age", "rage", "rot13":
+		return true
 	}
+	return false
 }
 
 // noteDownload records the files a downloading command writes (curl -o f,
@@ -1176,8 +1170,22 @@ func (w *walker) noteSource(argv []word, x ctx, in segIn, write, cwd string) {
 		w.noteExtract(argv, name, x, cwd)
 	}
 	switch {
-	case isDownloader(name) || name == "git":
+	case isDownloader(name):
 		w.noteDownload(argv, name, write, cwd)
+	case name == "git":
+		if i := gitSubcommand(argv); i > 0 && i < len(argv) {
+			switch argv[i].val {
+			case "clone":
+				w.noteDownload(argv, name, write, cwd)
+			case "archive":
+				for _, a := range argv[i:] {
+					if strings.HasPrefix(a.val, "--remote") {
+						w.dls = append(w.dls, len(w.res.Segments)-1)
+						break
+					}
+				}
+			}
+		}
 	case x.stdinDL && name == "tee":
 		w.noteDownload(nil, "", write, cwd)
 		for _, a := range argv[1:] {
@@ -1193,12 +1201,21 @@ func (w *walker) noteSource(argv []word, x ctx, in segIn, write, cwd string) {
 // downloaderArgs reports whether a command's literal words name a
 // downloader (curl x > >(sh)): a cheap look before the words are evaluated.
 func downloaderArgs(ws []*syntax.Word) bool {
+	// The command word, after any wrappers and their options.
 	for _, wd := range ws {
 		if len(wd.Parts) != 1 {
-			continue
+			return false
 		}
-		if l, ok := wd.Parts[0].(*syntax.Lit); ok && isDownloader(strings.ToLower(base(l.Value))) {
+		l, ok := wd.Parts[0].(*syntax.Lit)
+		if !ok {
+			return false
+		}
+		n := base(l.Value)
+		if isDownloader(n) || isDownloader(strings.ToLower(n)) {
 			return true
+		}
+		if _, wrap := wrapSpecs[n]; !wrap && !strings.HasPrefix(n, "-") && strings.IndexByte(n, '=') < 0 {
+			return false
 		}
 	}
 	return false
@@ -1207,6 +1224,16 @@ func downloaderArgs(ws []*syntax.Word) bool {
 // gitShellAlias is the script of a -c alias.NAME=!script that git's
 // subcommand NAME runs, or "".
 func gitShellAlias(argv []word) string {
+	hasC := false
+	for _, a := range argv {
+		if a.val == "-c" {
+			hasC = true
+			break
+		}
+	}
+	if !hasC {
+		return ""
+	}
 	i := gitSubcommand(argv)
 	if i <= 0 || i >= len(argv) {
 		return ""
