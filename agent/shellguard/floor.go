@@ -49,9 +49,11 @@ func (w *walker) floor(argv []word, x ctx, p peeled, cwd string) (string, string
 	if f := w.runsDownloaded(argv, n, cwd); f != "" {
 		return ShapePipeToShell, "runs " + f + ", downloaded earlier in the same command"
 	}
-	if p.uncertain {
+	if p.uncertain || execWrapper(n) {
 		// A wrapper option we do not know may have taken the next word as
-		// its value: try every later word as the command.
+		// its value, or a program that runs its arguments as a command
+		// (chroot DIR CMD, flock FILE CMD, taskset MASK CMD, strace CMD):
+		// try every later word as the command.
 		for j := 1; j < len(argv); j++ {
 			if s, why := w.floorCmd(argv[j:], cwd); s != "" {
 				return s, why
@@ -105,6 +107,35 @@ func (w *walker) floorCmd(argv []word, cwd string) (string, string) {
 	case name == "wipefs":
 		if hasOpt(argv, "ao", "all", "offset") {
 			return ShapeMkfs, "wipes filesystem signatures"
+		}
+	case name == "parallel" || name == "sem":
+		// GNU parallel CMD ::: ARGS runs CMD ARG for each ARG; without a
+		// command each ARG is a command line.
+		sep := -1
+		for i, a := range argv {
+			if a.val == ":::" || a.val == "::::" {
+				sep = i
+				break
+			}
+		}
+		if sep > 0 {
+			cmd := argv[1:sep]
+			for len(cmd) > 0 && strings.HasPrefix(cmd[0].val, "-") {
+				cmd = cmd[1:]
+			}
+			for _, a := range argv[sep+1:] {
+				line := a.val
+				if len(cmd) > 0 {
+					line = joinVals(cmd) + " " + a.val
+				}
+				if r := w.c.Classify(line, cwd); r.Verdict == Floor {
+					for _, s := range r.Segments {
+						if s.Verdict == Floor {
+							return s.Shape, "runs " + quote(line) + " (parallel), which is floor"
+						}
+					}
+				}
+			}
 		}
 	case name == "env":
 		// env -S 'CMD ARGS' splits its value into the command line it runs.
@@ -1395,4 +1426,27 @@ func callStrings(code, name string) []string {
 
 func isWordByte(c byte) bool {
 	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// execWrapper: programs that run a command given in their arguments and
+// that peel does not take apart.
+func execWrapper(name string) bool {
+	switch name {
+	case "chroot", "runuser", "flock", "chrt", "taskset", "strace", "ltrace", "nsenter", "unshare", "fakeroot", "firejail",
+		"torsocks", "proxychains", "proxychains4", "systemd-run", "setpriv", "numactl", "prlimit", "catchsegv", "valgrind",
+		"caffeinate", "sg", "newgrp", "sandbox-exec", "bwrap", "faketime", "cpulimit", "trickle", "rlwrap", "entr", "chpst":
+		return true
+	}
+	return false
+}
+
+func joinVals(a []word) string {
+	var b strings.Builder
+	for i, x := range a {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(x.val)
+	}
+	return b.String()
 }

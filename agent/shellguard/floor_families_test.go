@@ -28,6 +28,9 @@ var floorFamilies = map[string][]vcase{
 		{"rm -rf ~/..", Floor, ShapeRmRoot}, {`rm -rf "$HOME"/*`, Floor, ShapeRmRoot}, {"rm -rf /home/*", Floor, ShapeRmRoot},
 		{"rm -rf / --no-preserve-root", Floor, ShapeRmRoot}, {"rm -rf \"`echo /`\"", Floor, ShapeRmRoot},
 		{"xargs rm -rf <<< /", Floor, ShapeRmRoot}, {"echo / | xargs -n1 rm -rf", Floor, ShapeRmRoot},
+		{"chroot / rm -rf /", Floor, ShapeRmRoot}, {"flock /tmp/l rm -rf ~", Floor, ShapeRmRoot}, {"taskset -c 1 rm -rf /", Floor, ShapeRmRoot},
+		{"strace -f rm -rf /usr", Floor, ShapeRmRoot}, {"parallel rm -rf ::: / /tmp", Floor, ShapeRmRoot}, {"parallel ::: 'rm -rf /'", Floor, ShapeRmRoot},
+		{"strace -o rm ls", Ask, ""}, {"parallel echo ::: a b", Ask, ""},
 		{"mv ~ /tmp/x", Floor, ShapeRmRoot}, {"mv /usr /tmp/u", Floor, ShapeRmRoot}, {"mv ~/a.txt b", Ask, ""},
 		// interpreter one-liners
 		{`python -c 'import shutil; shutil.rmtree("/")'`, Floor, ShapeRmRoot}, {`python3 -c "import os; os.system('rm -rf /')"`, Floor, ShapeRmRoot},
