@@ -297,6 +297,8 @@ func (w *walker) testRisk(e syntax.TestExpr) {
 				w.testOperand(n.X)
 				w.testOperand(n.Y)
 			}
+		case *syntax.ParamExp:
+			w.execRisk(n)
 		case *syntax.UnaryTest:
 			if n.Op == syntax.TsVarSet {
 				if wd, ok := n.X.(*syntax.Word); ok {

@@ -7,7 +7,8 @@ import "testing"
 // when the value is known its code is classified.
 func TestExecExpansions(t *testing.T) {
 	cases := []vcase{
-		{"echo ${x@P}", Ask, ""}, {`bash -c 'ls' "${x@P}"`, Ask, ""}, {`eval ls "${x@P}"`, Ask, ""}, {`echo "${arr[@]@P}"`, Ask, ""}, {"x='$(rm -rf /)'; echo ${x@P}", Floor, ShapeRmRoot},
+		{"echo ${x@P}", Ask, ""}, {`[[ -n "${x@P}" ]]`, Ask, ""}, {"case a in ${x@P}) ;; esac", Ask, ""}, {"cat <<EOF\n${x@P}\nEOF", Ask, ""},
+		{"cat <<'EOF'\n${x@P}\nEOF", Safe, ""}, {`[[ -n "${x}" ]]`, Safe, ""}, {`bash -c 'ls' "${x@P}"`, Ask, ""}, {`eval ls "${x@P}"`, Ask, ""}, {`echo "${arr[@]@P}"`, Ask, ""}, {"x='$(rm -rf /)'; echo ${x@P}", Floor, ShapeRmRoot},
 		{"echo ${!x}", Ask, ""}, {"x='a[$(rm -rf /)]'; echo ${!x}", Floor, ShapeRmRoot},
 		{"echo $((x))", Ask, ""}, {"echo $((x+1))", Ask, ""}, {"echo $[x+1]", Ask, ""}, {"(( x ))", Ask, ""}, {"let x", Ask, ""},
 		{"echo ${a[$x]}", Ask, ""}, {"echo ${a[x]}", Ask, ""}, {"echo ${s:$x}", Ask, ""}, {"echo ${s:0:n}", Ask, ""},

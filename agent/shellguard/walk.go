@@ -291,6 +291,7 @@ func (w *walker) stmt1(s *syntax.Stmt, x ctx) {
 		for _, it := range c.Items {
 			for _, p := range it.Patterns {
 				w.nested(p, x)
+				w.peekWord(p) // expansions in a pattern run like any other (${x@P})
 				if hasExtGlob(p) {
 					w.bashSyntax("an extended glob in a case pattern without shopt -s extglob")
 				}
