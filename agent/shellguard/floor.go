@@ -65,6 +65,13 @@ func (w *walker) floor(argv []word, x ctx, p peeled, cwd string) (string, string
 
 func (w *walker) floorCmd(argv []word, cwd string) (string, string) {
 	name := strings.ToLower(cmdName(argv[0]))
+	if isShell(name) || isInterpreter(name) || name == "source" || name == "." || name == "eval" {
+		for _, a := range argv[1:] {
+			if a.dl {
+				return ShapePipeToShell, "runs a downloaded or decoded script"
+			}
+		}
+	}
 	switch {
 	case name == "":
 		return "", ""

@@ -50,6 +50,14 @@ var scriptWrappers = []string{
 	"%s &", "cat <(%s)", "ls > >(%s)", "X=$(%s)", "bash <<'EOF'\n%s\nEOF", "time %s",
 }
 
+// runWrappers are programs that run their arguments as a command, which
+// the floor sees through as well.
+var runWrappers = []string{
+	"chroot / %s", "flock /tmp/l %s", "taskset -c 0 %s", "strace -f %s", "unshare -r %s", "env -S '%s'",
+	"parallel ::: '%s'", "sudo -u nobody -- nice -n 5 %s", "xargs -0 %s < /dev/null", "command -p %s", "builtin exec %s",
+	"exec -a x %s", "watch -n 1 '%s'", "su -c '%s'", "find . -maxdepth 0 -exec %s \\;",
+}
+
 func chained(cmd string) []string {
 	var out []string
 	for _, op := range []string{" && ", "; ", " | ", " || ", " & ", "\n"} {
@@ -80,6 +88,12 @@ func TestFloorProperty(t *testing.T) {
 			forms = append(forms, strings.ReplaceAll(strings.Replace(sw, "%s", f.cmd, 1), `\n`, "\n"))
 		}
 		if f.wrap {
+			for _, w := range runWrappers {
+				if strings.Contains(w, "'") && strings.Contains(f.cmd, "'") {
+					continue
+				}
+				forms = append(forms, strings.Replace(w, "%s", f.cmd, 1))
+			}
 			for _, w := range floorWrappers {
 				if strings.Contains(w, "'") && strings.Contains(f.cmd, "'") {
 					continue
