@@ -40,6 +40,12 @@ func BenchmarkClassifyFloorWrapped(b *testing.B) {
 	benchClassify(b, `sudo -u root timeout 5 env FOO=1 bash -lc 'cd / && rm -rf --no-preserve-root "/"'`)
 }
 
+// BenchmarkClassifyDecoded: a floor command the guard decodes first
+// (printf escapes inside bash -c, base64 of a literal piped to sh).
+func BenchmarkClassifyDecoded(b *testing.B) {
+	benchClassify(b, `bash -c "$(printf '\x72\x6d -rf /')" ; echo cm0gLXJmIC8= | base64 -d | sh`)
+}
+
 // BenchmarkClassifyLong: a 2 KB script.
 func BenchmarkClassifyLong(b *testing.B) {
 	benchClassify(b, longScript())

@@ -20,9 +20,15 @@ type segIn struct {
 	assign   bool   // NAME=value alone
 	unknown  bool   // a node kind the walker does not know
 	ask      string // preset ask reason
+	net      bool   // a redirection opens a network connection
 }
 
 func (w *walker) call(s *syntax.Stmt, ce *syntax.CallExpr, x ctx, r stmtRedirs) {
+	if len(ce.Assigns) == 0 && len(ce.Args) > 0 && len(ce.Args[0].Parts) == 1 {
+		if l, ok := ce.Args[0].Parts[0].(*syntax.Lit); ok && reservedStart(l.Value) {
+			w.bashSyntax("the reserved word " + quote(l.Value) + " where a command starts")
+		}
+	}
 	danger := ""
 	for _, a := range ce.Assigns {
 		if a.Array != nil {
@@ -30,6 +36,9 @@ func (w *walker) call(s *syntax.Stmt, ce *syntax.CallExpr, x ctx, r stmtRedirs) 
 		}
 		if a.Index != nil {
 			w.walkNodeSubsts(a.Index, x)
+		}
+		if a.Index != nil {
+			w.arithRisk(a.Index)
 		}
 		var v []word
 		if a.Value != nil {
@@ -44,6 +53,7 @@ func (w *walker) call(s *syntax.Stmt, ce *syntax.CallExpr, x ctx, r stmtRedirs) 
 		if len(ce.Args) == 0 && a.Array == nil && a.Index == nil && !a.Append {
 			if len(v) == 1 {
 				w.assignVar(a.Name.Value, v[0].val, v[0].known, x.cond)
+				w.noteDLVar(a.Name.Value, v[0])
 			} else if a.Value == nil {
 				w.assignVar(a.Name.Value, "", true, x.cond)
 			} else {
@@ -53,10 +63,16 @@ func (w *walker) call(s *syntax.Stmt, ce *syntax.CallExpr, x ctx, r stmtRedirs) 
 	}
 	args, mark := w.evalWords(ce.Args, x)
 	defer w.popWords(mark)
-	in := segIn{raw: w.slice(s), redirs: r.texts, write: r.write, device: r.device}
-	if r.hasStdin {
-		x.stdin, x.hasStdin, x.stdinDL = r.stdin, true, false
+	in := segIn{raw: w.slice(s), redirs: r.texts, write: r.write, device: r.device, net: r.net}
+	if r.hasStdin || r.stdinDL {
+		x.stdin, x.hasStdin, x.stdinDL = r.stdin, r.hasStdin, r.stdinDL
 	}
+	if len(args) > 0 {
+		w.builtinNameRisk(args)
+		w.printfAssign(args, x.cond)
+		w.readAssign(args, x)
+	}
+	in.ask = w.takeExec(in.raw)
 	if len(args) == 0 {
 		in.assign = true
 		w.emit(nil, x, in, peeled{danger: danger})
@@ -97,6 +113,10 @@ func (w *walker) simple(args []word, x ctx, in segIn, danger string) {
 		return y
 	}
 
+	if in.net && (isShell(lname) || isInterpreter(lname)) {
+		in.shape, in.reason = ShapePipeToShell, "floor: "+quote(joinText(argv))+" runs a shell on a network connection"
+	}
+
 	switch {
 	case isShell(lname):
 		sa := shellArgs(argv)
@@ -104,7 +124,7 @@ func (w *walker) simple(args []word, x ctx, in segIn, danger string) {
 		case sa.code > 0:
 			cw := argv[sa.code]
 			if cw.dl {
-				in.shape, in.reason = ShapePipeToShell, "floor: "+quote(joinText(argv))+" runs a downloaded script"
+				in.shape, in.reason = ShapePipeToShell, "floor: "+quote(joinText(argv))+" runs a downloaded or decoded script"
 				break
 			}
 			w.emitUnlessFloor(in, x, p)
@@ -112,11 +132,11 @@ func (w *walker) simple(args []word, x ctx, in segIn, danger string) {
 			return
 		case sa.script > 0:
 			if argv[sa.script].dl {
-				in.shape, in.reason = ShapePipeToShell, "floor: "+quote(joinText(argv))+" runs a downloaded script"
+				in.shape, in.reason = ShapePipeToShell, "floor: "+quote(joinText(argv))+" runs a downloaded or decoded script"
 			}
 		default: // the program comes from stdin
 			if x.stdinDL {
-				in.shape, in.reason = ShapePipeToShell, "floor: "+quote(joinText(argv))+" runs a script piped from a download"
+				in.shape, in.reason = ShapePipeToShell, "floor: "+quote(joinText(argv))+" runs a script piped from a download or decoder"
 				break
 			}
 			if x.hasStdin {
@@ -129,7 +149,7 @@ func (w *walker) simple(args []word, x ctx, in segIn, danger string) {
 		code := make([]string, 0, len(argv)-1)
 		for _, a := range argv[1:] {
 			if a.dl {
-				in.shape, in.reason = ShapePipeToShell, "floor: "+quote(joinText(argv))+" evaluates a download"
+				in.shape, in.reason = ShapePipeToShell, "floor: "+quote(joinText(argv))+" evaluates a download or decoded text"
 			}
 			code = append(code, w.wordCode(a))
 		}
@@ -140,18 +160,18 @@ func (w *walker) simple(args []word, x ctx, in segIn, danger string) {
 		}
 	case lname == "source" || lname == ".":
 		for _, a := range argv[1:] {
-			if a.dl || (x.stdinDL && (a.val == "/dev/stdin" || a.val == "-" || a.val == "/proc/self/fd/0")) {
-				in.shape, in.reason = ShapePipeToShell, "floor: "+quote(joinText(argv))+" sources a download"
+			if a.dl || (x.stdinDL && (a.val == "/dev/stdin" || a.val == "-" || a.val == "/proc/self/fd/0" || a.val == "/dev/fd/0")) {
+				in.shape, in.reason = ShapePipeToShell, "floor: "+quote(joinText(argv))+" sources a download or decoded text"
 			}
 		}
 	case isInterpreter(lname):
 		for _, a := range argv[1:] {
 			if a.dl {
-				in.shape, in.reason = ShapePipeToShell, "floor: "+quote(joinText(argv))+" runs a downloaded program"
+				in.shape, in.reason = ShapePipeToShell, "floor: "+quote(joinText(argv))+" runs a downloaded or decoded program"
 			}
 		}
 		if x.stdinDL && readsProgramFromStdin(argv) {
-			in.shape, in.reason = ShapePipeToShell, "floor: "+quote(joinText(argv))+" runs a program piped from a download"
+			in.shape, in.reason = ShapePipeToShell, "floor: "+quote(joinText(argv))+" runs a program piped from a download or decoder"
 		}
 	case lname == "su":
 		p.elevated = true
@@ -201,8 +221,8 @@ func (w *walker) simple(args []word, x ctx, in segIn, danger string) {
 // emitUnlessFloor emits the wrapper command itself only when it is a floor
 // hit on its own (rare: the script is classified separately).
 func (w *walker) emitUnlessFloor(in segIn, x ctx, p peeled) {
-	if in.device != "" {
-		w.emit(nil, x, segIn{raw: in.raw, redirs: in.redirs, device: in.device}, p)
+	if in.device != "" || in.shape != "" || in.ask != "" {
+		w.emit(nil, x, segIn{raw: in.raw, redirs: in.redirs, device: in.device, shape: in.shape, reason: in.reason, ask: in.ask}, p)
 	}
 }
 

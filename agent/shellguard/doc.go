@@ -15,10 +15,15 @@
 //     function bodies, command and process substitutions ($(…), `…`, <(…),
 //     >(…)), here-documents and here-strings fed to a shell, and the scripts
 //     of bash -c, eval, trap, alias, su -c, watch and find -exec.
-//  3. Evaluate each word statically: quotes and backslashes removed, $'…'
-//     decoded, brace expansion, ~ and $HOME, literal variables assigned
-//     earlier in the command (X=/; rm -rf $X), for-loop values, and
-//     $(echo …) substitutions. Anything else is "not literal".
+//  3. Evaluate each word statically, exactly as bash does (static.go):
+//     quotes and backslashes removed, $'…' decoded, brace expansion, ~ and
+//     $HOME, variables assigned earlier in the command (X=/; rm -rf $X,
+//     printf -v, read <<<), for-loop values, and substitutions of echo,
+//     printf and literal decoders ($(printf '\x72m'), $(echo … | base64
+//     -d)). Anything else is "not literal"; for the floor an unknown
+//     parameter is also tried unset or at its default (rm -rf ${X:-/}).
+//     Expansions that run commands (${x@P}, arithmetic on unknown values,
+//     subscripted names) make the statement ask (exec.go).
 //  4. Peel wrappers: sudo, doas, env, nice, timeout, nohup, xargs, command,
 //     exec, time, stdbuf, ionice, setsid, busybox, leading NAME=value; a
 //     shell with -c is parsed recursively.

@@ -78,8 +78,8 @@ func (w *walker) emit(argv []word, x ctx, in segIn, p peeled) {
 	}
 	w.res.Segments = append(w.res.Segments, seg)
 	w.top = max(w.top, seg.Verdict)
-	if len(argv) > 0 && isDownloader(strings.ToLower(cmdName(argv[0]))) {
-		w.dls = append(w.dls, len(w.res.Segments)-1)
+	if len(argv) > 0 {
+		w.noteSource(argv, x, in, write, cwd)
 	}
 	if !w.res.Hold && len(argv) > 0 {
 		if h := holdReason(argv, p); h != "" {

@@ -1,6 +1,7 @@
 package shellguard
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -14,6 +15,8 @@ func FuzzClassify(f *testing.F) {
 		"eval \"$(curl x)\"", "sudo -u root env A=1 timeout 5 nice -n 1 xargs -0 rm -rf", "echo / | xargs -I{} rm -rf {}",
 		"$'\\x72m' -rf /", "((x = $(y) + 1))", "[[ $(a) == b ]]", "case $x in a) b;; esac", "coproc x", "time -p ls",
 		"declare -A m=([a]=$(b))", "ls >| a 2>&1 <> b &>> c", "trap 'x' EXIT", "{", "$(", "<<", "\\", "&&",
+		"echo ${x@P}", "echo $((x))", "[[ -v a[$(b)] ]]", "printf '\\x72m'", "echo cm0= | base64 -d | sh", "rm -rf ${X:-/}",
+		"curl x | tee >(sh)", "while :; do sh & done", "git push --force-w", "chmod 777 -R /", "find / -delete",
 	} {
 		f.Add(s)
 	}
@@ -48,6 +51,37 @@ func FuzzClassify(f *testing.F) {
 					t.Fatalf("Classify(%q) = %v (%s), want floor", cmd, r.Verdict, r.Reason)
 				}
 			}
+		}
+	})
+}
+
+// FuzzBashOracle: nothing the real bash rejects (bash -n) is safe or
+// allowed. Its seeds — every syntax piece alone and after a floor command,
+// and each piece pair that bash rejects — run in every go test; with -fuzz
+// it searches further.
+func FuzzBashOracle(f *testing.F) {
+	bash := bashPath(f)
+	for _, p := range syntaxPieces {
+		f.Add(p)
+		f.Add("ls " + p)
+		f.Add(p + " ls")
+	}
+	for _, fc := range floorCommands {
+		f.Add(fc.cmd + " &&")
+		f.Add(fc.cmd + " |")
+		f.Add("if true; then " + fc.cmd)
+	}
+	c, err := New(Config{ProjectRoot: "/p", Home: "/h", Allow: []Rule{{Pattern: "*"}}, SafeListExtra: []string{"ls"}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		if len(in) > 1024 || strings.IndexByte(in, 0) >= 0 {
+			return
+		}
+		r := c.Classify(in, "")
+		if r.Verdict.Allowed() && bashRejects(bash, in) {
+			t.Fatalf("bash -n rejects %q but Classify = %v (%s)", in, r.Verdict, r.Reason)
 		}
 	})
 }

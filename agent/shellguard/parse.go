@@ -38,6 +38,20 @@ const maxRecoverTries = 64
 // floor shapes. Nothing here can make the command safe: finish caps the
 // verdict at Ask.
 func (w *walker) recover(src string, x ctx) {
+	// Bash runs a here-document that reaches the end of input as if it
+	// were closed there (with a warning): so does the guard.
+	if _, err := parse(src); err != nil {
+		if d := unclosedHeredoc(err.Error()); d != "" {
+			fixed := src + "\n" + d + "\n"
+			if f, err := parse(fixed); err == nil {
+				old := w.src
+				w.src = fixed
+				w.stmts(f.Stmts, x)
+				w.src = old
+				return
+			}
+		}
+	}
 	b := parsers.Get().(*parserBox)
 	b.r.Reset(src)
 	var stmts []*syntax.Stmt
@@ -230,9 +244,13 @@ func (w *walker) rawScan(s string, x ctx) {
 		if !r.pipe {
 			dl = false
 		}
-		ws := make([]word, len(r.words))
-		for i, v := range r.words {
-			ws[i] = word{val: v, text: v, known: true, glob: strings.ContainsAny(v, "*?[")}
+		words := r.words
+		for len(words) > 1 && rawKeyword(words[0]) {
+			words = words[1:]
+		}
+		ws := make([]word, len(words))
+		for i, v := range words {
+			ws[i] = w.rawWord(v)
 		}
 		xi := x
 		xi.stdinDL = dl
@@ -242,4 +260,83 @@ func (w *walker) rawScan(s string, x ctx) {
 			dl = true
 		}
 	}
+}
+
+// bashSyntax records input mvdan.cc/sh parses but bash rejects (bash -n is
+// the reference, see TestBashRejectsNeverSafe): the command is treated as
+// not parsing, so it is never safe or allowed.
+func (w *walker) bashSyntax(why string) {
+	if w.res.ParseError == nil {
+		w.res.ParseError = errors.New("shellguard: parse command: bash rejects it: " + why)
+	}
+}
+
+// reservedStart reports a reserved word bash does not accept where a
+// command starts (else ls, in ls, } x, ]]).
+func reservedStart(v string) bool {
+	switch v {
+	case "then", "else", "elif", "fi", "do", "done", "esac", "in", "}", "]]":
+		return true
+	}
+	return false
+}
+
+// hasExtGlob reports an extended glob (@(…), !(…), *(…), +(…), ?(…)) in a
+// word: bash without shopt -s extglob (its default when not interactive)
+// rejects it outside [[ ]].
+func hasExtGlob(wd *syntax.Word) bool {
+	for _, p := range wd.Parts {
+		if _, ok := p.(*syntax.ExtGlob); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// unclosedHeredoc is the delimiter of the here-document a parse error says
+// is not closed, or "".
+func unclosedHeredoc(msg string) string {
+	const p = "unclosed here-document `"
+	i := strings.Index(msg, p)
+	if i < 0 {
+		return ""
+	}
+	d, _, ok := strings.Cut(msg[i+len(p):], "`")
+	if !ok {
+		return ""
+	}
+	return d
+}
+
+// rawKeyword: words that start a compound command or negate, skipped before
+// the command of an unparsable run (if rm -rf /; then, ! rm -rf /).
+func rawKeyword(v string) bool {
+	switch v {
+	case "!", "if", "then", "else", "elif", "while", "until", "do", "time", "coproc", "{", "exec", "command":
+		return true
+	}
+	return false
+}
+
+// rawWord evaluates a quote-removed word of unparsable input as far as the
+// floor needs: ~ and $HOME, and $NAME taken as unset (rm -rf $X/).
+func (w *walker) rawWord(v string) word {
+	wd := word{val: v, text: v, known: true, glob: strings.ContainsAny(v, "*?[")}
+	switch {
+	case v == "~" || strings.HasPrefix(v, "~/"):
+		wd.val = w.c.home + v[1:]
+	case strings.HasPrefix(v, "$HOME") || strings.HasPrefix(v, "${HOME}"):
+		wd.val = w.c.home + strings.TrimPrefix(strings.TrimPrefix(v, "${HOME}"), "$HOME")
+	case strings.HasPrefix(v, "$"):
+		rest := v[1:]
+		if strings.HasPrefix(rest, "{") {
+			if j := strings.IndexByte(rest, '}'); j >= 0 {
+				rest = rest[j+1:]
+			}
+		} else {
+			rest = strings.TrimLeft(rest, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+		}
+		wd.known, wd.altOK, wd.alt = false, true, rest
+	}
+	return wd
 }

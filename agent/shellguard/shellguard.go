@@ -56,6 +56,9 @@ const (
 	ShapeForkBomb     = "fork-bomb"
 	ShapePipeToShell  = "pipe-to-shell"
 	ShapeDeviceWrite  = "device-write"
+	// ShapePermRoot: a recursive permission, ownership, ACL or attribute
+	// change of a protected directory (chmod -R 755 /, chown -R x ~).
+	ShapePermRoot = "perm-root"
 )
 
 // Rule is one shell.allow or shell.deny entry: the inside of Bash(...).

@@ -114,7 +114,7 @@ func TestFloorShapes(t *testing.T) {
 		{"rm -rf .", Ask, ""},
 		{"rm -rf ./build", Ask, ""},
 		{"rm -rf build dist", Ask, ""},
-		{"rm -rf $DIR/", Ask, ""},
+		{"rm -rf $DIR/", Floor, ShapeRmRoot}, // $DIR unset: rm -rf /
 		{`rm -rf "$DIR"`, Ask, ""},
 		{"rm -rf /tmp/x", Ask, ""},
 		{"rm -f /etc/hosts", Ask, ""},
@@ -155,7 +155,7 @@ func TestFloorShapes(t *testing.T) {
 		{"chmod -R o+w /etc", Floor, ShapeChmod777Root},
 		{"chmod -Rv 777 /usr", Floor, ShapeChmod777Root},
 		{"chmod -R 777 ~", Floor, ShapeChmod777Root},
-		{"chmod -R 755 /", Ask, ""},
+		{"chmod -R 755 /", Floor, ShapePermRoot},
 		{"chmod -R 777 ./build", Ask, ""},
 		{"chmod +x script.sh", Ask, ""},
 

@@ -14,19 +14,25 @@ const maxLoopItems = 8
 
 // walker walks one Classify call's syntax trees and collects segments.
 type walker struct {
-	c       *Classifier
-	res     Result
-	src     string // source of the script being walked (nested scripts swap it)
-	cwd     string // current directory, "" when unknown
-	vars    map[string]string
-	multi   map[string]bool // variables assigned different values
-	depth   int
-	dls     []int           // indexes of segments that download (curl, wget, ...)
-	funcs   map[string]bool // functions the command defines
-	strs    []string        // arena for Segment.Argv and Segment.Redirects
-	words   []word          // stack of evaluated words (see evalWords)
-	top     Verdict         // the highest verdict of the segments so far
-	pending lazyReason      // the reason finish writes (see walker.reason)
+	c        *Classifier
+	res      Result
+	src      string // source of the script being walked (nested scripts swap it)
+	cwd      string // current directory, "" when unknown
+	vars     map[string]string
+	multi    map[string]bool // variables assigned different values
+	depth    int
+	dls      []int           // indexes of segments whose output is code the guard cannot see (curl, base64 -d, ...)
+	dlFiles  []string        // files (and clone directories) downloaded earlier in the command
+	dlVars   map[string]bool // variables assigned a download or decoder output (X=$(curl …))
+	findTree string          // the protected directory the last find over one lists
+	findSeg  int             // that find's segment
+	exec     string          // an expansion of the current statement that can run commands (see flagExec)
+	execCode []string        // known values holding substitutions that such an expansion runs
+	funcs    map[string]bool // functions the command defines
+	strs     []string        // arena for Segment.Argv and Segment.Redirects
+	words    []word          // stack of evaluated words (see evalWords)
+	top      Verdict         // the highest verdict of the segments so far
+	pending  lazyReason      // the reason finish writes (see walker.reason)
 
 	// Initial backing arrays: one allocation for a typical command.
 	segBuf  [4]Segment
@@ -53,15 +59,17 @@ func (w *walker) strArena(n int) []string {
 
 // ctx is the context a statement is walked in.
 type ctx struct {
-	wrappers []string // wrappers of enclosing scripts (bash -c, eval)
-	layers   []string // argv texts of enclosing wrapper layers, for deny rules
-	redirs   []string // output redirections of enclosing compound commands
-	write    string   // a file an enclosing redirection writes, "" if none
-	stdinDL  bool     // stdin comes from a downloader through a pipe
-	stdin    string   // static stdin text (echo x |, here-doc), for xargs and shells
-	hasStdin bool
-	cond     bool   // inside a conditional or loop
-	danger   string // a dangerous assignment on an enclosing wrapper (BASH_ENV=x bash -c ...)
+	wrappers  []string // wrappers of enclosing scripts (bash -c, eval)
+	layers    []string // argv texts of enclosing wrapper layers, for deny rules
+	redirs    []string // output redirections of enclosing compound commands
+	write     string   // a file an enclosing redirection writes, "" if none
+	stdinDL   bool     // stdin comes from a downloader or decoder (a pipe, <(…), a here-string of $(curl …))
+	outDL     bool     // the command's output is a download: >(…) in its words reads it
+	stdinTree string   // stdin lists everything under this protected directory (find / | xargs rm)
+	stdin     string   // static stdin text (echo x |, here-doc), for xargs and shells
+	hasStdin  bool
+	cond      bool   // inside a conditional or loop
+	danger    string // a dangerous assignment on an enclosing wrapper (BASH_ENV=x bash -c ...)
 }
 
 func (w *walker) anyDL(start int) bool {
@@ -77,6 +85,8 @@ func (w *walker) stmts(stmts []*syntax.Stmt, x ctx) {
 // stmtRedirs is what a statement's redirections mean.
 type stmtRedirs struct {
 	texts    []string
+	stdinDL  bool   // stdin is a download or decoder output (< <(curl …), <<< "$(curl …)", < /dev/tcp/…)
+	net      bool   // a redirection opens a network connection (/dev/tcp, /dev/udp)
 	write    string // first file written
 	device   string // block device written
 	stdin    string // here-doc / here-string text
@@ -89,36 +99,51 @@ func (w *walker) redirs(s *syntax.Stmt, x ctx) stmtRedirs {
 		r.texts = w.strArena(len(s.Redirs))[:0]
 	}
 	for _, rd := range s.Redirs {
-		if rd.Word != nil {
-			w.nested(rd.Word, x)
+		dl := false
+		if rd.Word != nil && w.nested(rd.Word, x) {
+			dl = true
 		}
-		if rd.Hdoc != nil {
-			w.nested(rd.Hdoc, x)
+		if rd.Hdoc != nil && w.nested(rd.Hdoc, x) {
+			dl = true
 		}
 		r.texts = append(r.texts, w.redirText(rd))
 		var target word
 		if rd.Word != nil {
 			target = w.evalOne(rd.Word, x)
 		}
+		if target.known && (strings.HasPrefix(target.val, "/dev/tcp/") || strings.HasPrefix(target.val, "/dev/udp/")) {
+			r.net = true
+		}
 		switch rd.Op {
 		case syntax.Hdoc, syntax.DashHdoc:
 			if rd.Hdoc != nil {
-				if v, ok := litValue(rd.Hdoc); ok {
-					r.stdin = v
+				if v, ok := w.staticWord(rd.Hdoc, true); ok {
+					r.stdin, dl = v, false
 				} else {
 					r.stdin = w.slice(rd.Hdoc)
 				}
 			}
-			r.hasStdin = true
+			r.hasStdin, r.stdinDL = !dl, dl
 			continue
 		case syntax.WordHdoc:
 			if rd.Word != nil {
-				r.stdin, r.hasStdin = w.codeText(rd.Word), true
+				if v, ok := w.staticWord(rd.Word, false); ok {
+					r.stdin, dl = v, false
+				} else {
+					r.stdin = w.codeText(rd.Word)
+				}
+				r.hasStdin, r.stdinDL = !dl, dl
 			}
 			continue
 		case syntax.RdrIn, syntax.DplIn:
 			if target.known && rd.Op == syntax.RdrIn {
 				w.pathArg(target.val, true)
+				if p := w.resolve(target.val); p != "" && w.isDownloaded(p) || r.net {
+					dl = true
+				}
+			}
+			if dl {
+				r.stdinDL, r.hasStdin = true, false
 			}
 			continue
 		case syntax.DplOut:
@@ -181,6 +206,28 @@ func (w *walker) stmt(s *syntax.Stmt, x ctx) {
 	if s == nil {
 		return
 	}
+	saved := w.exec
+	w.exec = ""
+	w.stmt1(s, x)
+	if w.exec != "" {
+		// An expansion in a compound command's own words (for items, case
+		// subject, arithmetic for) that runs commands.
+		w.emit(nil, x, segIn{raw: w.slice(s), ask: w.takeExec(w.slice(s))}, peeled{})
+	}
+	if len(w.execCode) > 0 {
+		codes := w.execCode
+		w.execCode = nil
+		for _, c := range codes {
+			w.code(c, x, false)
+		}
+	}
+	w.exec = saved
+}
+
+func (w *walker) stmt1(s *syntax.Stmt, x ctx) {
+	if ce, ok := s.Cmd.(*syntax.CallExpr); ok && (x.stdinDL || downloaderArgs(ce.Args)) {
+		x.outDL = true // what it writes to >(…) is a download
+	}
 	r := w.redirs(s, x)
 	if s.Cmd == nil {
 		if len(r.texts) > 0 || r.device != "" {
@@ -198,8 +245,8 @@ func (w *walker) stmt(s *syntax.Stmt, x ctx) {
 		if r.device != "" {
 			w.emit(nil, x, segIn{raw: w.slice(s), redirs: r.texts, device: r.device}, peeled{})
 		}
-		if r.hasStdin {
-			x.stdin, x.hasStdin, x.stdinDL = r.stdin, true, false
+		if r.hasStdin || r.stdinDL {
+			x.stdin, x.hasStdin, x.stdinDL = r.stdin, r.hasStdin, r.stdinDL
 		}
 	}
 	switch c := s.Cmd.(type) {
@@ -228,6 +275,9 @@ func (w *walker) stmt(s *syntax.Stmt, x ctx) {
 			w.stmts(ic.Then, y)
 		}
 	case *syntax.WhileClause:
+		if endless(c) && backgrounds(c.Do) {
+			w.emitForkLoop(c, x)
+		}
 		y := x
 		y.cond = true
 		w.stmts(c.Cond, y)
@@ -241,6 +291,10 @@ func (w *walker) stmt(s *syntax.Stmt, x ctx) {
 		for _, it := range c.Items {
 			for _, p := range it.Patterns {
 				w.nested(p, x)
+				w.peekWord(p) // expansions in a pattern run like any other (${x@P})
+				if hasExtGlob(p) {
+					w.bashSyntax("an extended glob in a case pattern without shopt -s extglob")
+				}
 			}
 			w.stmts(it.Stmts, y)
 		}
@@ -248,15 +302,31 @@ func (w *walker) stmt(s *syntax.Stmt, x ctx) {
 		w.funcDecl(s, c, x)
 	case *syntax.ArithmCmd, *syntax.TestClause, *syntax.LetClause:
 		w.walkNodeSubsts(c, x)
+		switch c := c.(type) {
+		case *syntax.ArithmCmd:
+			w.arithRisk(c.X)
+		case *syntax.LetClause:
+			for _, e := range c.Exprs {
+				w.arithRisk(e)
+			}
+		case *syntax.TestClause:
+			w.testRisk(c.X)
+		}
 		w.emit([]word{{val: w.slice(c), text: w.slice(c), lit: true, known: true}}, x,
-			segIn{raw: w.slice(s), redirs: r.texts, write: r.write, expr: true}, peeled{})
+			segIn{raw: w.slice(s), redirs: r.texts, write: r.write, expr: true, ask: w.takeExec(w.slice(s))}, peeled{})
 	case *syntax.DeclClause:
 		w.declClause(s, c, x, r)
 	case *syntax.TimeClause:
+		if c.Stmt == nil && s.Background {
+			w.bashSyntax("time with no command, in the background")
+		}
 		y := x
 		y.wrappers = append(append([]string(nil), x.wrappers...), "time")
 		w.stmt(c.Stmt, y)
 	case *syntax.CoprocClause:
+		if c.Name != nil && hasExtGlob(c.Name) {
+			w.bashSyntax("an extended glob as a coprocess name")
+		}
 		y := x
 		y.wrappers = append(append([]string(nil), x.wrappers...), "coproc")
 		w.stmt(c.Stmt, y)
@@ -288,6 +358,12 @@ func (w *walker) forClause(c *syntax.ForClause, x ctx) {
 	wi, ok := c.Loop.(*syntax.WordIter)
 	if !ok {
 		w.walkNodeSubsts(c.Loop, x)
+		if cl, ok := c.Loop.(*syntax.CStyleLoop); ok {
+			w.arithRisk(cl.Init, cl.Cond, cl.Post)
+			if cl.Cond == nil && backgrounds(c.Do) {
+				w.emitForkLoop(c, x)
+			}
+		}
 		w.stmts(c.Do, y)
 		return
 	}
@@ -337,6 +413,16 @@ func (w *walker) assignVar(name, val string, known, cond bool) {
 	w.setVar(name, val)
 }
 
+// noteDLVar remembers a variable assigned a download or decoder output.
+func (w *walker) noteDLVar(name string, v word) {
+	if v.dl && !v.known {
+		if w.dlVars == nil {
+			w.dlVars = map[string]bool{}
+		}
+		w.dlVars[name] = true
+	}
+}
+
 func (w *walker) unsetVar(name string) {
 	delete(w.vars, name)
 }
@@ -348,21 +434,36 @@ func (w *walker) pipeline(b *syntax.BinaryCmd, x ctx) {
 	stages := flattenPipe(buf[:0], b)
 	dl := x.stdinDL
 	stdin, has := x.stdin, x.hasStdin
+	tree := x.stdinTree
 	cwd := w.cwd
 	for i, st := range stages {
+		if tc, ok := st.Cmd.(*syntax.TimeClause); ok && tc.Stmt == nil && i < len(stages)-1 {
+			w.bashSyntax("time with no command before a pipe")
+		}
 		xi := x
 		xi.stdinDL = dl
 		xi.stdin, xi.hasStdin = stdin, has
+		xi.stdinTree = tree
 		if i > 0 {
 			xi.cond = true
 		}
 		start := len(w.res.Segments)
 		w.stmt(st, xi)
 		w.cwd = cwd
+		tree = ""
+		if w.findTree != "" && w.findSeg >= start {
+			tree = w.findTree
+		}
+		if out, ok := w.stageOut(st, stdin, has); ok {
+			// Output the guard evaluated (echo, printf, a decoder of
+			// literal text) is what the next stage reads.
+			stdin, has, dl = out, true, false
+			continue
+		}
+		stdin, has = "", false
 		if w.anyDL(start) {
 			dl = true
 		}
-		stdin, has = stageOutput(st)
 	}
 }
 
@@ -378,31 +479,16 @@ func flattenPipe(out []*syntax.Stmt, b *syntax.BinaryCmd) []*syntax.Stmt {
 	return out
 }
 
-// stageOutput is the static output of a pipeline stage: echo/printf of
-// literals, or cat of a here-doc.
-func stageOutput(s *syntax.Stmt) (string, bool) {
-	ce, ok := s.Cmd.(*syntax.CallExpr)
-	if !ok || len(ce.Args) == 0 {
-		return "", false
-	}
-	name, ok := litValue(ce.Args[0])
-	if !ok {
-		return "", false
-	}
-	if name == "cat" && len(ce.Args) == 1 && len(s.Redirs) == 1 && s.Redirs[0].Hdoc != nil {
-		return litValue(s.Redirs[0].Hdoc)
-	}
-	if name == "cat" && len(ce.Args) == 1 && len(s.Redirs) == 1 && s.Redirs[0].Op == syntax.WordHdoc {
-		return litValue(s.Redirs[0].Word)
-	}
-	if name != "echo" && name != "printf" {
-		return "", false
-	}
-	return staticOutput([]*syntax.Stmt{{Cmd: ce}})
-}
-
 // funcDecl checks for fork bombs and walks the body (it runs when called).
 func (w *walker) funcDecl(s *syntax.Stmt, fd *syntax.FuncDecl, x ctx) {
+	if fd.Body != nil {
+		switch fd.Body.Cmd.(type) {
+		case *syntax.Block, *syntax.Subshell, *syntax.IfClause, *syntax.WhileClause, *syntax.ForClause, *syntax.CaseClause,
+			*syntax.ArithmCmd, *syntax.TestClause:
+		default:
+			w.bashSyntax("a function body that is not a compound command")
+		}
+	}
 	name := ""
 	if fd.Name != nil {
 		name = fd.Name.Value
@@ -507,9 +593,11 @@ func (w *walker) declClause(s *syntax.Stmt, d *syntax.DeclClause, x ctx, r stmtR
 		if a.Value != nil && a.Array == nil && !a.Naked {
 			v := w.evalOne(a.Value, x)
 			w.assignVar(a.Name.Value, v.val, v.known, x.cond)
+			w.noteDLVar(a.Name.Value, v)
 		}
 	}
-	w.emit(ws, x, segIn{raw: w.slice(s), redirs: r.texts, write: r.write, device: r.device, decl: true}, peeled{danger: danger})
+	w.declRisk(d)
+	w.emit(ws, x, segIn{raw: w.slice(s), redirs: r.texts, write: r.write, device: r.device, decl: true, ask: w.takeExec(w.slice(s))}, peeled{danger: danger})
 }
 
 // maxQuoted bounds the command text quoted in a reason.
@@ -565,4 +653,78 @@ func writeQuoted(b *strings.Builder, argv []string) {
 		limit = quoteBody(b, a, limit)
 	}
 	b.WriteByte('"')
+}
+
+// endless reports a while/until loop whose condition never ends it
+// (while true, while :, while [ 1 ], while ((1)), until false).
+func endless(c *syntax.WhileClause) bool {
+	if len(c.Cond) != 1 {
+		return false
+	}
+	s := c.Cond[0]
+	if s.Background || len(s.Redirs) > 0 {
+		return false
+	}
+	want := !c.Until != s.Negated
+	switch cmd := s.Cmd.(type) {
+	case *syntax.CallExpr:
+		if len(cmd.Args) == 0 {
+			return false
+		}
+		n, ok := litValue(cmd.Args[0])
+		if !ok {
+			return false
+		}
+		switch base(n) {
+		case "true", ":":
+			return want && len(cmd.Args) >= 1
+		case "false":
+			return !want
+		case "[", "test":
+			if len(cmd.Args) >= 2 {
+				v, ok := litValue(cmd.Args[1])
+				return want && ok && v != "" && v != "]" && (len(cmd.Args) == 2 || len(cmd.Args) == 3 && n == "[")
+			}
+		}
+	case *syntax.ArithmCmd:
+		if wd, ok := cmd.X.(*syntax.Word); ok {
+			l := wd.Lit()
+			return l != "" && strings.Trim(l, "0123456789") == "" && strings.Trim(l, "0") != "" == want
+		}
+	}
+	return false
+}
+
+// backgrounds reports whether stmts start a background job or a coprocess
+// anywhere (outside function definitions) and never wait for them.
+func backgrounds(stmts []*syntax.Stmt) bool {
+	found, waits := false, false
+	for _, s := range stmts {
+		syntax.Walk(s, func(n syntax.Node) bool {
+			switch n := n.(type) {
+			case *syntax.Stmt:
+				if n.Background {
+					found = true
+				}
+			case *syntax.CoprocClause:
+				found = true
+			case *syntax.CallExpr:
+				if len(n.Args) > 0 && n.Args[0].Lit() == "wait" {
+					waits = true
+				}
+			case *syntax.FuncDecl:
+				return false
+			}
+			return true
+		})
+	}
+	return found && !waits
+}
+
+// emitForkLoop emits the floor segment of an endless loop that starts a
+// background process on every pass.
+func (w *walker) emitForkLoop(c syntax.Node, x ctx) {
+	raw := w.slice(c)
+	w.emit([]word{{val: raw, text: raw, lit: true, known: true}}, x,
+		segIn{raw: raw, shape: ShapeForkBomb, reason: "floor: " + quote(raw) + " starts a background process on every pass of an endless loop (a fork bomb)"}, peeled{})
 }

@@ -3,7 +3,6 @@ package shellguard
 import (
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -18,6 +17,8 @@ type word struct {
 	dl    bool   // holds a command/process substitution that downloads
 	proc  bool   // holds a process substitution
 	home  bool   // starts with ~ or $HOME
+	altOK bool   // alt is meaningful (unknown words only)
+	alt   string // the value when unknown parameters are unset or take their default (see target)
 	node  *syntax.Word
 }
 
@@ -26,6 +27,9 @@ type frag struct {
 	val, text         string
 	lit, known, glob  bool
 	proc, home, split bool
+	dl                bool // a variable that holds a download or decoder output
+	altOK             bool
+	alt               string
 }
 
 const maxBraceWords = 64
@@ -108,7 +112,7 @@ func (w *walker) evalWord(out []word, wd *syntax.Word, x ctx, fields bool) []wor
 			}
 			continue
 		}
-		wdv := word{val: f.val, lit: f.lit, known: f.known, glob: f.glob, dl: dl, proc: f.proc, home: f.home, node: wd}
+		wdv := word{val: f.val, lit: f.lit, known: f.known, glob: f.glob, dl: (dl || f.dl) && !f.known, proc: f.proc, home: f.home, node: wd, alt: f.alt, altOK: f.altOK}
 		if f.lit {
 			wdv.text = f.text
 		} else {
@@ -171,13 +175,31 @@ func joinFrag(a, b frag, only bool) frag {
 		known: a.known && b.known,
 		glob:  a.glob || b.glob,
 		proc:  a.proc || b.proc,
+		dl:    a.dl || b.dl,
 		home:  a.home || (a.val == "" && b.home),
 		split: only && b.split,
 	}
 	if a.val == "" && a.text == "" {
 		r.val, r.text = b.val, b.text
 	}
+	if !r.known {
+		x, okx := a.effAlt()
+		y, oky := b.effAlt()
+		r.altOK = okx && oky
+		if r.altOK {
+			r.alt = x + y
+		}
+	}
 	return r
+}
+
+// effAlt is the fragment's value when its unknown parameters are unset
+// (or take their default).
+func (f frag) effAlt() (string, bool) {
+	if f.known {
+		return f.val, true
+	}
+	return f.alt, f.altOK
 }
 
 func (w *walker) part(p syntax.WordPart, dq, start bool) []frag {
@@ -234,10 +256,16 @@ func (w *walker) part(p syntax.WordPart, dq, start bool) []frag {
 				}
 			}
 		}
-		return []frag{{val: src, text: src}}
+		w.execRisk(p)
+		f := frag{val: src, text: src}
+		if p.Param != nil && w.dlVars[p.Param.Value] {
+			f.dl = true
+		}
+		f.alt, f.altOK = w.paramAlt(p, dq)
+		return []frag{f}
 	case *syntax.CmdSubst:
 		src := w.slice(p)
-		if v, ok := staticOutput(p.Stmts); ok {
+		if v, ok := w.staticOutput(p.Stmts); ok {
 			return []frag{{val: v, text: src, known: true, split: !dq}}
 		}
 		return []frag{{val: src, text: src}}
@@ -246,8 +274,10 @@ func (w *walker) part(p syntax.WordPart, dq, start bool) []frag {
 		return []frag{{val: src, text: src, proc: true}}
 	case *syntax.ArithmExp:
 		src := w.slice(p)
+		w.arithRisk(p.X)
 		return []frag{{val: src, text: src}}
 	case *syntax.ExtGlob:
+		w.bashSyntax("the extended glob " + quote(p.Op.String()+p.Pattern.Value+")") + " without shopt -s extglob")
 		v := p.Op.String() + p.Pattern.Value + ")"
 		return []frag{{val: v, text: v, lit: true, known: true, glob: true}}
 	case *syntax.BraceExp:
@@ -398,117 +428,8 @@ func unescapeDq(s string) string {
 	return b.String()
 }
 
-// ansiC decodes the escapes of a $'...' string.
-func ansiC(s string) string {
-	if strings.IndexByte(s, '\\') < 0 {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c != '\\' || i+1 >= len(s) {
-			b.WriteByte(c)
-			continue
-		}
-		i++
-		switch e := s[i]; e {
-		case 'a':
-			b.WriteByte(7)
-		case 'b':
-			b.WriteByte(8)
-		case 'e', 'E':
-			b.WriteByte(27)
-		case 'f':
-			b.WriteByte(12)
-		case 'n':
-			b.WriteByte('\n')
-		case 'r':
-			b.WriteByte('\r')
-		case 't':
-			b.WriteByte('\t')
-		case 'v':
-			b.WriteByte(11)
-		case 'c':
-			if i+1 < len(s) {
-				i++
-				b.WriteByte(s[i] & 0x1f)
-			}
-		case 'x', 'u', 'U':
-			max := map[byte]int{'x': 2, 'u': 4, 'U': 8}[e]
-			j := i + 1
-			for j < len(s) && j-i-1 < max && isHex(s[j]) {
-				j++
-			}
-			if j == i+1 {
-				b.WriteByte('\\')
-				b.WriteByte(e)
-				continue
-			}
-			n, _ := strconv.ParseUint(s[i+1:j], 16, 32)
-			if e == 'x' {
-				b.WriteByte(byte(n))
-			} else if utf8.ValidRune(rune(n)) {
-				b.WriteRune(rune(n))
-			}
-			i = j - 1
-		case '0', '1', '2', '3', '4', '5', '6', '7':
-			j := i
-			for j < len(s) && j-i < 3 && s[j] >= '0' && s[j] <= '7' {
-				j++
-			}
-			n, _ := strconv.ParseUint(s[i:j], 8, 16)
-			b.WriteByte(byte(n))
-			i = j - 1
-		default:
-			// \\ \' \" \? and unknown escapes
-			if e != '\\' && e != '\'' && e != '"' && e != '?' {
-				b.WriteByte('\\')
-			}
-			b.WriteByte(e)
-		}
-	}
-	return b.String()
-}
-
 func isHex(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
-}
-
-// staticOutput returns the output of a command substitution that only runs
-// echo or printf on literal words ($(echo rm)), so the floor sees through it.
-func staticOutput(stmts []*syntax.Stmt) (string, bool) {
-	if len(stmts) != 1 || len(stmts[0].Redirs) > 0 || stmts[0].Background || stmts[0].Negated {
-		return "", false
-	}
-	ce, ok := stmts[0].Cmd.(*syntax.CallExpr)
-	if !ok || len(ce.Assigns) > 0 || len(ce.Args) == 0 {
-		return "", false
-	}
-	if n, ok := litValue(ce.Args[0]); !ok || (n != "echo" && n != "printf") {
-		return "", false
-	}
-	args := make([]string, 0, len(ce.Args))
-	for _, a := range ce.Args {
-		v, ok := litValue(a)
-		if !ok {
-			return "", false
-		}
-		args = append(args, v)
-	}
-	switch args[0] {
-	case "echo":
-		a := args[1:]
-		for len(a) > 0 && (a[0] == "-n" || a[0] == "-e" || a[0] == "-E") {
-			a = a[1:]
-		}
-		return strings.Join(a, " "), true
-	case "printf":
-		if len(args) < 2 || strings.Contains(args[1], "%") {
-			return "", false
-		}
-		return strings.TrimSpace(strings.NewReplacer(`\n`, " ", `\t`, " ").Replace(args[1])), true
-	}
-	return "", false
 }
 
 // litValue is the value of a word made only of literal and quoted literal
@@ -602,6 +523,9 @@ func (w *walker) nestedPart(p syntax.WordPart, x ctx) bool {
 	case *syntax.CmdSubst:
 		return w.sub(p.Stmts, x)
 	case *syntax.ProcSubst:
+		if p.Op == syntax.CmdOut && x.outDL {
+			return w.subIn(p.Stmts, x, true)
+		}
 		return w.sub(p.Stmts, x)
 	case *syntax.DblQuoted:
 		dl := false
@@ -641,9 +565,14 @@ func (w *walker) walkSubsts(n syntax.Node, x ctx) bool {
 // sub walks a substitution's statements in a subshell and reports whether
 // any segment it produced downloads.
 func (w *walker) sub(stmts []*syntax.Stmt, x ctx) bool {
+	return w.subIn(stmts, x, false)
+}
+
+// subIn is sub with stdin from a download (>(…) of a downloader's output).
+func (w *walker) subIn(stmts []*syntax.Stmt, x ctx, stdinDL bool) bool {
 	start := len(w.res.Segments)
 	cwd := w.cwd
-	sx := ctx{wrappers: x.wrappers, layers: x.layers}
+	sx := ctx{wrappers: x.wrappers, layers: x.layers, stdinDL: stdinDL}
 	w.stmts(stmts, sx)
 	w.cwd = cwd
 	return w.anyDL(start)

@@ -1,0 +1,742 @@
+package shellguard
+
+import (
+	"compress/bzip2"
+	"compress/gzip"
+	"encoding/base32"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Static evaluation of the few programs whose output the floor needs to see
+// through: echo, printf, cat of a here-document, and decoders of literal
+// text (base64 -d, base32 -d, xxd -r -p, rev, gunzip, bunzip2). Each is
+// exact for the inputs it accepts (a differential test compares it with the
+// real bash and coreutils) and declines everything else: a declined stage is
+// "not literal", and when its output reaches an interpreter the command is
+// never safe (and floor for a decoder or a download, see isCodeSource).
+
+// maxStatic bounds the output of a static evaluation.
+const maxStatic = 1 << 16
+
+// escMode selects which backslash escapes decodeEscapes understands.
+type escMode int
+
+const (
+	escANSIC  escMode = iota // $'...'
+	escFormat                // printf's format string
+	escB                     // printf %b
+	escEcho                  // echo -e: like %b, but octal only as \0NNN
+)
+
+// decodeEscapes decodes the backslash escapes of s as bash does in mode m.
+// stop reports a \c that ends all output (%b and echo -e only).
+func decodeEscapes(s string, m escMode) (out string, stop bool) {
+	if strings.IndexByte(s, '\\') < 0 {
+		return s, false
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 >= len(s) {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		switch e := s[i]; e {
+		case 'a':
+			b.WriteByte(7)
+		case 'b':
+			b.WriteByte(8)
+		case 'e', 'E':
+			b.WriteByte(27)
+		case 'f':
+			b.WriteByte(12)
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'v':
+			b.WriteByte(11)
+		case '\\':
+			b.WriteByte('\\')
+		case '\'', '"', '?':
+			if m >= escB {
+				b.WriteByte('\\')
+			}
+			b.WriteByte(e)
+		case 'c':
+			switch m {
+			case escB, escEcho:
+				return b.String(), true
+			case escANSIC:
+				if i+1 < len(s) {
+					i++
+					x := s[i]
+					if x == '\\' && i+1 < len(s) && s[i+1] == '\\' {
+						i++
+					}
+					if x == '?' {
+						b.WriteByte(0x7f)
+					} else {
+						if x >= 'a' && x <= 'z' {
+							x -= 'a' - 'A'
+						}
+						b.WriteByte(x & 0x1f)
+					}
+					continue
+				}
+				b.WriteString(`\c`)
+			default:
+				b.WriteString(`\c`)
+			}
+		case 'x', 'u', 'U':
+			max := 2
+			if e == 'u' {
+				max = 4
+			} else if e == 'U' {
+				max = 8
+			}
+			j := i + 1
+			for j < len(s) && j-i-1 < max && isHex(s[j]) {
+				j++
+			}
+			if j == i+1 {
+				b.WriteByte('\\')
+				b.WriteByte(e)
+				continue
+			}
+			n, _ := strconv.ParseUint(s[i+1:j], 16, 32)
+			if e == 'x' {
+				b.WriteByte(byte(n))
+			} else {
+				writeUTF8(&b, uint32(n))
+			}
+			i = j - 1
+		case '0', '1', '2', '3', '4', '5', '6', '7':
+			// $'\NNN' and printf's format take up to three octal digits;
+			// %b takes \0NNN (up to three after the 0) or \NNN; echo -e
+			// only \0NNN.
+			if m == escEcho && e != '0' {
+				b.WriteByte('\\')
+				b.WriteByte(e)
+				continue
+			}
+			n := int(e - '0')
+			j := i + 1
+			more := 2
+			if m >= escB && e == '0' {
+				more = 3
+			}
+			for j < len(s) && more > 0 && s[j] >= '0' && s[j] <= '7' {
+				n = n*8 + int(s[j]-'0')
+				j++
+				more--
+			}
+			b.WriteByte(byte(n))
+			i = j - 1
+		default:
+			b.WriteByte('\\')
+			b.WriteByte(e)
+		}
+	}
+	return b.String(), false
+}
+
+// writeUTF8 encodes n as bash does in a UTF-8 locale: the original UTF-8
+// scheme of up to six bytes, surrogates included, nothing from 2^31 up.
+// (In the C locale bash prints \u escapes above 0x7f literally; ASCII,
+// which is what spells commands, is the same in every locale.)
+func writeUTF8(b *strings.Builder, n uint32) {
+	switch {
+	case n < 0x80:
+		b.WriteByte(byte(n))
+	case n < 0x800:
+		b.WriteByte(byte(0xc0 | n>>6))
+		b.WriteByte(byte(0x80 | n&0x3f))
+	case n < 0x10000:
+		b.WriteByte(byte(0xe0 | n>>12))
+		b.WriteByte(byte(0x80 | n>>6&0x3f))
+		b.WriteByte(byte(0x80 | n&0x3f))
+	case n < 0x200000:
+		b.WriteByte(byte(0xf0 | n>>18))
+		b.WriteByte(byte(0x80 | n>>12&0x3f))
+		b.WriteByte(byte(0x80 | n>>6&0x3f))
+		b.WriteByte(byte(0x80 | n&0x3f))
+	case n < 0x4000000:
+		b.WriteByte(byte(0xf8 | n>>24))
+		for _, sh := range [...]uint32{18, 12, 6, 0} {
+			b.WriteByte(byte(0x80 | n>>sh&0x3f))
+		}
+	case n < 0x80000000:
+		b.WriteByte(byte(0xfc | n>>30))
+		for _, sh := range [...]uint32{24, 18, 12, 6, 0} {
+			b.WriteByte(byte(0x80 | n>>sh&0x3f))
+		}
+	}
+}
+
+// ansiC decodes a $'...' string. Bash strings end at a NUL byte.
+func ansiC(s string) string {
+	v, _ := decodeEscapes(s, escANSIC)
+	if i := strings.IndexByte(v, 0); i >= 0 {
+		v = v[:i]
+	}
+	return v
+}
+
+// echoOut is the output of bash's builtin echo (xpg_echo off).
+func echoOut(args []string) string {
+	esc, nl := false, true
+	for len(args) > 0 {
+		a := args[0]
+		if len(a) < 2 || a[0] != '-' || strings.Trim(a[1:], "neE") != "" {
+			break
+		}
+		for _, c := range a[1:] {
+			switch c {
+			case 'n':
+				nl = false
+			case 'e':
+				esc = true
+			case 'E':
+				esc = false
+			}
+		}
+		args = args[1:]
+	}
+	var b strings.Builder
+	for i, a := range args {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if esc {
+			v, stop := decodeEscapes(a, escEcho)
+			b.WriteString(v)
+			if stop {
+				return b.String()
+			}
+			continue
+		}
+		b.WriteString(a)
+	}
+	if nl {
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// printfOut is the output of bash's builtin printf FORMAT ARGS, or false
+// for a conversion it does not evaluate (%q, floating point, a bad number).
+func printfOut(format string, args []string) (string, bool) {
+	var b strings.Builder
+	for {
+		used, stop, ok := printfOnce(&b, format, &args)
+		if !ok {
+			return "", false
+		}
+		if b.Len() > maxStatic {
+			return "", false
+		}
+		if stop || len(args) == 0 || !used {
+			return b.String(), true
+		}
+	}
+}
+
+// printfOnce writes one pass over format, consuming args.
+func printfOnce(b *strings.Builder, f string, args *[]string) (used, stop, ok bool) {
+	next := func() (string, bool) {
+		if len(*args) == 0 {
+			return "", false
+		}
+		a := (*args)[0]
+		*args = (*args)[1:]
+		used = true
+		return a, true
+	}
+	for i := 0; i < len(f); i++ {
+		c := f[i]
+		if c == '\\' {
+			// One escape and the plain text after it, up to the next
+			// escape or conversion.
+			j := min(i+2, len(f))
+			for j < len(f) && f[j] != '\\' && f[j] != '%' {
+				j++
+			}
+			v, _ := decodeEscapes(f[i:j], escFormat)
+			b.WriteString(v)
+			i = j - 1
+			continue
+		}
+		if c != '%' {
+			b.WriteByte(c)
+			continue
+		}
+		if i+1 < len(f) && f[i+1] == '%' {
+			b.WriteByte('%')
+			i++
+			continue
+		}
+		// %[flags][width][.prec]conv
+		j := i + 1
+		for j < len(f) && strings.IndexByte("-+ #0'", f[j]) >= 0 {
+			j++
+		}
+		flags := f[i+1 : j]
+		// A width or precision: digits, or * taking an argument.
+		field := func(j int) (string, int, bool) {
+			if j < len(f) && f[j] == '*' {
+				a, _ := next()
+				n, err := parseNum(a)
+				return strconv.FormatInt(n, 10), j + 1, err == nil
+			}
+			k := j
+			for j < len(f) && f[j] >= '0' && f[j] <= '9' {
+				j++
+			}
+			return f[k:j], j, true
+		}
+		width, j, okw := field(j)
+		prec, hasPrec, okp := "", false, true
+		if j < len(f) && f[j] == '.' {
+			hasPrec = true
+			prec, j, okp = field(j + 1)
+		}
+		if !okw || !okp {
+			return used, false, false
+		}
+		// length modifiers bash accepts and ignores
+		for j < len(f) && strings.IndexByte("hlLqjzt", f[j]) >= 0 {
+			j++
+		}
+		if j >= len(f) {
+			return used, false, false
+		}
+		conv := f[j]
+		i = j
+		if strings.ContainsAny(flags, "'") || len(width) > 4 || len(prec) > 4 {
+			return used, false, false
+		}
+		// Where C and Go's fmt may differ, decline.
+		if (conv == 's' || conv == 'b' || conv == 'c') && strings.Trim(flags, "-") != "" ||
+			strings.ContainsRune(flags, '0') && hasPrec || conv != 'x' && conv != 'X' && conv != 'o' && strings.ContainsRune(flags, '#') {
+			return used, false, false
+		}
+		spec := "%" + flags + width
+		if hasPrec {
+			spec += "." + prec
+		}
+		switch conv {
+		case 's':
+			a, _ := next()
+			b.WriteString(fmtString(spec+"s", a))
+		case 'b':
+			a, _ := next()
+			v, st := decodeEscapes(a, escB)
+			b.WriteString(fmtString(spec+"s", v))
+			if st {
+				return used, true, true
+			}
+		case 'c':
+			a, _ := next()
+			if a != "" {
+				_, n := utf8.DecodeRuneInString(a)
+				a = a[:n]
+			}
+			b.WriteString(fmtString("%"+flags+width+"s", a))
+		case 'd', 'i', 'u', 'o', 'x', 'X':
+			a, had := next()
+			n := int64(0)
+			if had {
+				var err error
+				if n, err = parseNum(a); err != nil {
+					return used, false, false
+				}
+			}
+			gc := conv
+			if gc == 'i' || gc == 'u' {
+				gc = 'd'
+			}
+			if conv == 'u' && n < 0 {
+				b.WriteString(fmtUint(spec+string('d'), uint64(n)))
+				continue
+			}
+			if (gc == 'o' || gc == 'x' || gc == 'X') && n < 0 {
+				b.WriteString(fmtUint(spec+string(gc), uint64(n)))
+				continue
+			}
+			b.WriteString(fmtInt(spec+string(gc), n))
+		default:
+			return used, false, false
+		}
+	}
+	return used, false, true
+}
+
+// parseNum parses a printf numeric argument as bash does: decimal, 0x hex,
+// 0 octal, a leading sign, or 'c / "c for a character's code.
+func parseNum(a string) (int64, error) {
+	if a == "" {
+		return 0, nil
+	}
+	if a[0] == '\'' || a[0] == '"' {
+		if len(a) == 1 {
+			return 0, nil
+		}
+		r, _ := utf8.DecodeRuneInString(a[1:])
+		return int64(r), nil
+	}
+	s := strings.TrimLeft(a, " \t\n")
+	t := strings.TrimLeft(s, "+-")
+	if strings.IndexByte(s, '_') >= 0 || strings.HasPrefix(t, "0b") || strings.HasPrefix(t, "0B") || strings.HasPrefix(t, "0o") || strings.HasPrefix(t, "0O") {
+		return 0, strconv.ErrSyntax
+	}
+	return strconv.ParseInt(s, 0, 64)
+}
+
+// fmtString, fmtInt and fmtUint apply a C printf spec with Go's fmt, which
+// agrees with C for the flags, widths and precisions printfOnce lets through.
+func fmtString(spec, s string) string      { return fmt.Sprintf(spec, s) }
+func fmtInt(spec string, n int64) string   { return fmt.Sprintf(spec, n) }
+func fmtUint(spec string, n uint64) string { return fmt.Sprintf(spec, n) }
+
+// staticOutput returns the output of a command substitution whose program
+// the guard can evaluate ($(echo rm), $(printf '\x72m'), $(echo cm0= |
+// base64 -d)), with trailing newlines removed as bash does, and NUL bytes
+// (which bash drops) removed.
+func (w *walker) staticOutput(stmts []*syntax.Stmt) (string, bool) {
+	if len(stmts) != 1 {
+		return "", false
+	}
+	out, ok := w.stageOut(stmts[0], "", false)
+	if !ok {
+		return "", false
+	}
+	out = strings.TrimRight(out, "\n")
+	if strings.IndexByte(out, 0) >= 0 {
+		out = strings.ReplaceAll(out, "\x00", "")
+	}
+	return out, true
+}
+
+// stageOut is the static output of a statement given its stdin: echo,
+// printf, cat, the decoders, and pipelines of them.
+func (w *walker) stageOut(s *syntax.Stmt, in string, hasIn bool) (string, bool) {
+	if s == nil || s.Background || s.Negated {
+		return "", false
+	}
+	for _, r := range s.Redirs {
+		switch r.Op {
+		case syntax.Hdoc, syntax.DashHdoc:
+			if r.Hdoc == nil {
+				in, hasIn = "", true
+				continue
+			}
+			v, ok := w.staticWord(r.Hdoc, true)
+			if !ok {
+				return "", false
+			}
+			if r.Op == syntax.DashHdoc {
+				v = trimTabs(v)
+			}
+			in, hasIn = v, true
+		case syntax.WordHdoc:
+			v, ok := w.staticWord(r.Word, true)
+			if !ok {
+				return "", false
+			}
+			in, hasIn = v+"\n", true
+		default:
+			return "", false
+		}
+	}
+	switch c := s.Cmd.(type) {
+	case *syntax.BinaryCmd:
+		if c.Op != syntax.Pipe || len(s.Redirs) > 0 {
+			return "", false
+		}
+		mid, ok := w.stageOut(c.X, in, hasIn)
+		if !ok {
+			return "", false
+		}
+		return w.stageOut(c.Y, mid, true)
+	case *syntax.CallExpr:
+		if len(c.Assigns) > 0 || len(c.Args) == 0 {
+			return "", false
+		}
+		if n, ok := litValue(c.Args[0]); !ok || !staticProgram(n) {
+			return "", false
+		}
+		args, ok := w.staticArgs(c.Args)
+		if !ok || len(args) == 0 {
+			return "", false
+		}
+		return filterOut(args, in, hasIn)
+	}
+	return "", false
+}
+
+func trimTabs(s string) string {
+	lines := strings.SplitAfter(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimLeft(l, "\t")
+	}
+	return strings.Join(lines, "")
+}
+
+// filterOut runs one static program on its arguments and stdin.
+func filterOut(args []string, in string, hasIn bool) (string, bool) {
+	name := args[0]
+	ops := args[1:]
+	switch name {
+	case "echo":
+		return echoOut(ops), true
+	case "printf":
+		if len(ops) == 0 {
+			return "", false
+		}
+		if ops[0] == "--" {
+			ops = ops[1:]
+		}
+		if len(ops) == 0 || strings.HasPrefix(ops[0], "-") {
+			return "", false // printf -v assigns; other options are errors
+		}
+		return printfOut(ops[0], ops[1:])
+	case "cat", "rev":
+		for _, o := range ops {
+			if o != "-" {
+				return "", false
+			}
+		}
+		if !hasIn {
+			return "", false
+		}
+		if name == "rev" {
+			return revLines(in), true
+		}
+		return in, true
+	}
+	dec := decoderKind(args)
+	if dec == "" || !hasIn {
+		return "", false
+	}
+	for _, o := range ops {
+		if !strings.HasPrefix(o, "-") || o == "-" {
+			return "", false // a file operand: not static
+		}
+	}
+	var out []byte
+	var err error
+	switch dec {
+	case "base64":
+		out, err = decodeBase(base64.StdEncoding, in)
+	case "base32":
+		out, err = decodeBase(base32.StdEncoding, in)
+	case "hex":
+		out, err = hex.DecodeString(strings.Join(strings.Fields(in), ""))
+	case "gzip":
+		var r *gzip.Reader
+		if r, err = gzip.NewReader(strings.NewReader(in)); err == nil {
+			out, err = io.ReadAll(io.LimitReader(r, maxStatic+1))
+		}
+	case "bzip2":
+		out, err = io.ReadAll(io.LimitReader(bzip2.NewReader(strings.NewReader(in)), maxStatic+1))
+	default:
+		return "", false
+	}
+	if err != nil || len(out) > maxStatic {
+		return "", false
+	}
+	return string(out), true
+}
+
+// decodeBase decodes base64/base32 text as coreutils does: newlines
+// ignored, anything else invalid.
+func decodeBase(enc interface {
+	DecodeString(string) ([]byte, error)
+}, in string) ([]byte, error) {
+	s := strings.NewReplacer("\n", "", "\r", "").Replace(in)
+	return enc.DecodeString(s)
+}
+
+func revLines(s string) string {
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(s, "\n") {
+		nl := strings.HasSuffix(line, "\n")
+		line = strings.TrimSuffix(line, "\n")
+		r := []rune(line)
+		for i, j := 0, len(r)-1; i < j; i, j = i+1, j-1 {
+			r[i], r[j] = r[j], r[i]
+		}
+		b.WriteString(string(r))
+		if nl {
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+// staticProgram reports whether filterOut may evaluate name.
+func staticProgram(name string) bool {
+	switch name {
+	case "echo", "printf", "cat", "rev", "base64", "gbase64", "base32", "basenc", "xxd", "gunzip", "zcat", "gzcat", "gzip", "pigz", "bunzip2", "bzcat", "bzip2":
+		return true
+	}
+	return false
+}
+
+// decoderKind names the encoding a decoding command reads ("base64",
+// "base32", "hex", "gzip", "bzip2", "other" for one the guard does not
+// evaluate), or "" when argv does not decode.
+func decoderKind(argv []string) string {
+	if len(argv) == 0 {
+		return ""
+	}
+	name := strings.ToLower(base(argv[0]))
+	has := func(short string, long ...string) bool {
+		for _, a := range argv[1:] {
+			if a == "--" {
+				return false
+			}
+			if strings.HasPrefix(a, "--") {
+				n, _, _ := strings.Cut(a[2:], "=")
+				for _, l := range long {
+					if n != "" && strings.HasPrefix(l, n) {
+						return true
+					}
+				}
+				continue
+			}
+			if len(a) > 1 && a[0] == '-' && strings.ContainsAny(a[1:], short) {
+				return true
+			}
+		}
+		return false
+	}
+	switch name {
+	case "base64", "gbase64":
+		if has("dD", "decode") {
+			return "base64"
+		}
+	case "base32":
+		if has("d", "decode") {
+			return "base32"
+		}
+	case "basenc":
+		if has("d", "decode") {
+			for _, a := range argv[1:] {
+				if a == "--base64" {
+					return "base64"
+				}
+				if a == "--base32" {
+					return "base32"
+				}
+			}
+			return "other"
+		}
+	case "xxd":
+		if has("r", "revert") {
+			if has("p", "plain", "postscript", "ps") {
+				return "hex"
+			}
+			return "other"
+		}
+	case "gunzip", "zcat", "gzcat":
+		return "gzip"
+	case "gzip", "pigz":
+		if has("d", "decompress", "uncompress") {
+			return "gzip"
+		}
+	case "bunzip2", "bzcat":
+		return "bzip2"
+	case "bzip2":
+		if has("d", "decompress") {
+			return "bzip2"
+		}
+	case "unxz", "xzcat", "lzcat", "unlzma", "unzstd", "zstdcat", "uncompress", "uudecode", "lz4cat", "unlz4", "brotli":
+		if name != "brotli" || has("d", "decompress") {
+			return "other"
+		}
+	case "xz", "lzma", "zstd", "lz4":
+		if has("d", "decompress", "uncompress") {
+			return "other"
+		}
+	case "openssl":
+		for _, a := range argv[1:] {
+			if a == "-d" || a == "-decrypt" || a == "--decrypt" {
+				return "other"
+			}
+		}
+		if len(argv) > 1 && (argv[1] == "base64" || argv[1] == "enc" || argv[1] == "smime" || argv[1] == "cms") {
+			for _, a := range argv[2:] {
+				if a == "-d" {
+					return "other"
+				}
+			}
+		}
+	case "gpg", "gpg2", "age", "rage":
+		if has("d", "decrypt") {
+			return "other"
+		}
+	case "rot13":
+		return "other"
+	}
+	return ""
+}
+
+// staticArgs evaluates a command's words when each is known without
+// running anything; globs and unknown expansions decline.
+func (w *walker) staticArgs(ws []*syntax.Word) ([]string, bool) {
+	out := make([]string, 0, len(ws))
+	for _, wd := range ws {
+		if v, ok := litValue(wd); ok && !hasGlobLit(wd) {
+			out = append(out, v)
+			continue
+		}
+		fr := w.parts(wd.Parts, false, true, "")
+		for _, f := range fr {
+			if !f.known || f.glob {
+				return nil, false
+			}
+			if f.split {
+				out = append(out, strings.Fields(f.val)...)
+				continue
+			}
+			out = append(out, f.val)
+		}
+	}
+	return out, true
+}
+
+// staticWord is the value of a word or here-document body, unsplit; dq:
+// evaluated as inside double quotes (here-documents).
+func (w *walker) staticWord(wd *syntax.Word, dq bool) (string, bool) {
+	if v, ok := litValue(wd); ok {
+		return v, true
+	}
+	fr := w.parts(wd.Parts, dq, !dq, "")
+	if len(fr) != 1 || !fr[0].known {
+		return "", false
+	}
+	return fr[0].val, true
+}
+
+func hasGlobLit(wd *syntax.Word) bool {
+	for _, p := range wd.Parts {
+		if l, ok := p.(*syntax.Lit); ok && strings.ContainsAny(l.Value, "*?[") {
+			return true
+		}
+	}
+	return false
+}
