@@ -27,6 +27,9 @@ type App struct {
 	Getenv func(string) string
 	// Dir is the working directory ("" = the process's).
 	Dir string
+	// Redact, if set, is applied to the error ExitCode prints (oceancode
+	// redacts the secrets it knows and credential shapes).
+	Redact func(string) string
 }
 
 // StdIO returns an App bound to the process's standard streams and environment.
@@ -100,7 +103,11 @@ func ExitCode(err error, app *App, name string, classify func(error) int) int {
 	}
 	var e *exitcode.Err
 	if !(errors.As(err, &e) && e.Silent) {
-		fmt.Fprintf(app.Stderr, "%s: %v\n", name, err)
+		msg := err.Error()
+		if app.Redact != nil {
+			msg = app.Redact(msg)
+		}
+		fmt.Fprintf(app.Stderr, "%s: %s\n", name, msg)
 	}
 	return code
 }

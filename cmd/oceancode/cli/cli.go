@@ -12,6 +12,7 @@ import (
 
 	"github.com/oceancode/oceancode/internal/cliapp"
 	"github.com/oceancode/oceancode/internal/exitcode"
+	"github.com/oceancode/oceancode/internal/secretenv"
 	"github.com/oceancode/oceancode/internal/version"
 	"github.com/oceancode/oceancode/layers"
 )
@@ -20,7 +21,13 @@ import (
 type App = cliapp.App
 
 // StdIO returns an App bound to the process's standard streams and environment.
-func StdIO() *App { return cliapp.StdIO() }
+// Variables are read through internal/secretenv, which holds the secrets it
+// took out of the process's environment; a printed error is redacted.
+func StdIO() *App {
+	a := cliapp.StdIO()
+	a.Getenv, a.Redact = secretenv.Getenv, secretenv.Scrub
+	return a
+}
 
 // args wraps a cobra argument validator into a usage error.
 var args = cliapp.Args

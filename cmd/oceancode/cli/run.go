@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -26,6 +25,8 @@ import (
 	"github.com/oceancode/oceancode/agent/session"
 	"github.com/oceancode/oceancode/agent/tools"
 	"github.com/oceancode/oceancode/internal/exitcode"
+	"github.com/oceancode/oceancode/internal/secret"
+	"github.com/oceancode/oceancode/internal/secretenv"
 	"github.com/oceancode/oceancode/internal/version"
 	"github.com/oceancode/oceancode/layers"
 	"github.com/oceancode/oceancode/provenance"
@@ -287,7 +288,7 @@ func buildRuntime(ctx context.Context, app *App, res *layers.Resolved, o runOpti
 	tracker := &fsguard.Tracker{}
 	tracker.Start(time.Now())
 	env := &tools.Env{Boundary: gc.Boundary, Cwd: cwd, Tracker: tracker, Sandbox: pol,
-		ChildEnv: childenv.Compose(os.Environ(), envCfg), Todos: &tools.TodoList{}}
+		ChildEnv: childenv.Compose(secretenv.Environ(), envCfg), Todos: &tools.TodoList{}}
 	if v, ok := intValue(res, "limits.timeout_s"); ok && o.timeout == 0 {
 		o.timeout = time.Duration(v) * time.Second
 	}
@@ -375,11 +376,17 @@ func providerFor(app *App, res *layers.Resolved, model string, client *remote.Cl
 		}
 	}
 	if pc.APIKeyEnv == "" {
-		pc.APIKeyEnv = map[string]string{"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}[pc.Type]
+		pc.APIKeyEnv = defaultKeyEnv(pc.Type)
 	}
 	cfg := provider.Config{Type: pc.Type, BaseURL: pc.BaseURL, Headers: pc.Headers, Stream: pc.Stream == nil || *pc.Stream}
 	if pc.APIKeyEnv != "" {
+		if secret.LooksLikeKey(pc.APIKeyEnv) {
+			return nil, "", exitcode.With(exitcode.Invalid, fmt.Errorf("provider %q: api_key_env holds what looks like an API key, not the name of an environment variable: put the key in a variable (export %s=…) and name that variable here", name, defaultKeyEnv(pc.Type)))
+		}
 		cfg.APIKey = app.Getenv(pc.APIKeyEnv)
+		// The key's variable leaves the environment children see, even
+		// when its name does not look secret.
+		_ = secretenv.Hide(pc.APIKeyEnv)
 	}
 	switch pc.Type {
 	case "anthropic", "openai":
@@ -390,6 +397,12 @@ func providerFor(app *App, res *layers.Resolved, model string, client *remote.Cl
 		return nil, "", err
 	}
 	return client, modelName, nil
+}
+
+// defaultKeyEnv is the variable a provider type's key is read from when
+// api_key_env does not say.
+func defaultKeyEnv(typ string) string {
+	return map[string]string{"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}[typ]
 }
 
 func intValue(r *layers.Resolved, key string) (int, bool) {
