@@ -10,7 +10,7 @@ import (
 
 // ErrSecretFile is wrapped by CheckRead's refusals (and by the bash tool's
 // refusal of a command naming a secrets file, see SecretFileError).
-var ErrSecretFile = errors.New("secrets files are never read into the model")
+var ErrSecretFile = errors.New(secret.FileRefusal)
 
 // IsSecretName reports whether a file name (its last element is used) is a
 // secrets file: .env, *.env, or *.env.* other than a template

@@ -112,6 +112,10 @@ func (g *Gate) Check(c Call) Result {
 		call.Tool = "bash"
 		sc := &shellCall{sr: g.shell.Classify(c.Input, c.Cwd)}
 		res.Shell = &sc.sr
+		if d, ok := secretFileRefusal(&sc.sr, c.Input); ok {
+			res.Decision, res.Guard = d, "fsguard"
+			return res
+		}
 		call.Shell = sc.verdict()
 	case fileTools[tool]:
 		p, err := g.boundary.Resolve(c.Input, c.Cwd)
@@ -139,6 +143,22 @@ func (g *Gate) Check(c Call) Result {
 	res.Decision = g.engine.Evaluate(call)
 	res.Call = call
 	return res
+}
+
+// secretFileRefusal refuses a command that names a secrets file the way
+// the read tool refuses to read one: by the filesystem guard, before any
+// rule or mode is consulted, so nothing reopens it.
+func secretFileRefusal(sr *shellguard.Result, input string) (permission.Decision, bool) {
+	if sr.Verdict != shellguard.Floor {
+		return permission.Decision{}, false
+	}
+	for i := range sr.Segments {
+		if s := &sr.Segments[i]; s.Shape == shellguard.ShapeSecretFile {
+			return permission.Decision{Action: permission.Deny, Key: "bash", Pattern: input, Origin: fsguardOrigin,
+				Reason: "fsguard: " + strings.TrimPrefix(s.Reason, "floor: ")}, true
+		}
+	}
+	return permission.Decision{}, false
 }
 
 // shellCall is what a bash call's Result points at, in one allocation: the

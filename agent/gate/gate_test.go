@@ -198,3 +198,47 @@ func TestSegmentTexts(t *testing.T) {
 		}
 	}
 }
+
+// TestSecretFileShellRefusedLikeRead: a bash command naming a secrets file
+// is refused by the filesystem guard, as the read tool refuses the file,
+// under every mode and whatever the rules allow.
+func TestSecretFileShellRefusedLikeRead(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, ".env"), []byte("ANTHROPIC_API_KEY=x"), 0o600)
+	user := provenance.Origin{Layer: provenance.User, Source: "user.json", Line: 2}
+	allow, err := ShellRules([]string{"Bash(cat:*)", "Bash(*)"}, []provenance.Origin{user, user}, permission.Allow, "shell.allow")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range permission.Modes() {
+		g, err := New(Config{
+			Permission: permission.Config{Mode: mode, Rules: []permission.Rule{
+				{Key: "bash", Pattern: "*", Action: permission.Allow, Origin: user},
+				{Key: "bash", Pattern: "cat .env", Action: permission.Allow, Origin: user},
+				{Key: "read", Pattern: "*", Action: permission.Allow, Origin: user},
+			}},
+			Shell:    shellguard.Config{Allow: allow, ProjectRoot: root},
+			Boundary: fsguard.Boundary{ProjectRoot: root},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		read := g.Check(Call{Tool: "read", Input: ".env", Cwd: root})
+		for _, cmd := range []string{"cat .env", "cat < .env", "sudo head -n1 .e*", "cat /proc/$PPID/environ"} {
+			ap := &permission.Approvals{}
+			r := g.Check(Call{Tool: "bash", Input: cmd, Cwd: root, Approvals: ap})
+			ap.Approve(r.Call, permission.Always) // an "always" answer cannot reopen it either
+			r2 := g.Check(Call{Tool: "bash", Input: cmd, Cwd: root, Approvals: ap})
+			for _, r := range []Result{r, r2} {
+				if r.Action != permission.Deny || r.Guard != read.Guard || r.Origin != read.Origin || r.Decider() != "fsguard" ||
+					!strings.HasPrefix(r.Reason, "fsguard: ") || !strings.HasSuffix(r.Reason, fsguard.ErrSecretFile.Error()) {
+					t.Errorf("mode %s: bash %q = %s by %q (%s), want the fsguard refusal read gives (%s by %q: %s)",
+						mode, cmd, r.Action, r.Decider(), r.Reason, read.Action, read.Decider(), read.Reason)
+				}
+			}
+		}
+		if r := g.Check(Call{Tool: "bash", Input: "cat .env.example", Cwd: root}); r.Action != permission.Allow {
+			t.Errorf("mode %s: cat .env.example = %s (%s)", mode, r.Action, r.Reason)
+		}
+	}
+}

@@ -99,6 +99,7 @@ func (w *walker) redirs(s *syntax.Stmt, x ctx) stmtRedirs {
 		var target word
 		if rd.Word != nil {
 			target = w.evalOne(rd.Word, x)
+			w.secretRedirect(rd, target) // secretfiles.go
 		}
 		switch rd.Op {
 		case syntax.Hdoc, syntax.DashHdoc:

@@ -78,19 +78,34 @@ func FileName(name string) bool {
 	if i := strings.LastIndexByte(name, '/'); i >= 0 {
 		name = name[i+1:]
 	}
-	n := strings.ToLower(name)
-	if strings.HasSuffix(n, ".env") { // .env, x.env
+	if hasSuffixFold(name, ".env") { // .env, x.env
 		return true
 	}
-	if !strings.Contains(n, ".env.") { // not *.env.*
+	if !containsFold(name, ".env.") { // not *.env.*
 		return false
 	}
 	for _, t := range templateSuffixes {
-		if strings.HasSuffix(n, t) {
+		if hasSuffixFold(name, t) {
 			return false
 		}
 	}
 	return true
+}
+
+// hasSuffixFold is strings.HasSuffix under ASCII case folding (suffix is
+// lower case), without allocating.
+func hasSuffixFold(s, suffix string) bool {
+	return len(s) >= len(suffix) && strings.EqualFold(s[len(s)-len(suffix):], suffix)
+}
+
+// containsFold is strings.Contains under ASCII case folding.
+func containsFold(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if strings.EqualFold(s[i:i+len(sub)], sub) {
+			return true
+		}
+	}
+	return false
 }
 
 // ProcFile reports whether an absolute, cleaned path is a /proc file that
@@ -154,3 +169,7 @@ func LooksLikeKey(s string) bool {
 	}
 	return len(s) >= 24 && lower && upper && digit
 }
+
+// FileRefusal is why a secrets file is refused, in the read tool's words,
+// wherever it is refused (the read tool, a shell command naming one).
+const FileRefusal = "secrets files are never read into the model"
