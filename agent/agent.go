@@ -48,6 +48,12 @@ type Config struct {
 	MaxTokens int
 	// OnEvent receives every event, in order, from the run's goroutine.
 	OnEvent func(Event)
+	// Redact, if set, is applied to every tool result before the model, the
+	// events and the session store see it: the CLI redacts the values of
+	// the secrets oceancode holds and credential-shaped strings
+	// (internal/secretenv), so `echo $ANTHROPIC_API_KEY` or a key a command
+	// finds elsewhere does not reach the model.
+	Redact func(string) string
 	// OnMessage receives every message added to the conversation (the
 	// prompt, each answer, each set of tool results) as soon as it is
 	// complete, so a session store can commit it before the run goes on.
@@ -253,6 +259,9 @@ func (r *run) toolCall(ctx context.Context, call message.ToolCall, res *Result) 
 		return fail(fmt.Sprintf("not run: the run was stopped (%v)", context.Cause(ctx)))
 	}
 	out := t.Run(ctx, r.c.Env, call.Input)
+	if r.c.Redact != nil {
+		out.Content = r.c.Redact(out.Content)
+	}
 	tr := message.ToolResult{CallID: call.ID, Content: out.Content, IsError: out.IsError}
 	r.emit(Event{Type: EventToolResult, ToolCall: &c, Result: &tr})
 	return tr

@@ -9,51 +9,25 @@ import (
 	"syscall"
 )
 
-// rewriteBlock rewrites the environment block the kernel shows in
+// clearBlock overwrites the environment block the kernel shows in
 // /proc/self/environ (the bytes between the env_start and env_end fields of
-// /proc/self/stat, on the initial stack) without the entries secret names:
-// the other entries in their order, then NUL padding to the same length.
-// Go copied the block into its own strings at start-up, so nothing in the
-// program reads it afterwards. It writes through /proc/self/mem, which a
-// process may always do to itself while it is dumpable; a non-dumpable
-// process is made dumpable for the duration.
-func rewriteBlock(secret func(name string) bool) error {
+// /proc/self/stat, on the initial stack) with NUL bytes. Go copied the
+// block into its own strings at start-up, so nothing in the program reads
+// it afterwards. It writes through /proc/self/mem, which a process may do
+// to itself (before it is made non-dumpable: afterwards the file belongs
+// to root).
+func clearBlock() error {
 	start, end, err := envBounds()
-	if err != nil {
+	if err != nil || end == start {
 		return err
 	}
-	if !dumpable() {
-		if err := setDumpable(1); err != nil {
-			return fmt.Errorf("secretenv: rewrite environment block: %w", err)
-		}
-		defer setDumpable(0)
-	}
-	mem, err := os.OpenFile("/proc/self/mem", os.O_RDWR, 0)
+	mem, err := os.OpenFile("/proc/self/mem", os.O_WRONLY, 0)
 	if err != nil {
-		return fmt.Errorf("secretenv: rewrite environment block: %w", err)
+		return fmt.Errorf("secretenv: clear the environment block: %w", err)
 	}
 	defer mem.Close()
-	block := make([]byte, end-start)
-	if _, err := mem.ReadAt(block, int64(start)); err != nil {
-		return fmt.Errorf("secretenv: rewrite environment block: read: %w", err)
-	}
-	out := make([]byte, 0, len(block))
-	for _, kv := range bytes.Split(block, []byte{0}) {
-		if len(kv) == 0 {
-			continue
-		}
-		name, _, _ := bytes.Cut(kv, []byte{'='})
-		if secret(string(name)) {
-			continue
-		}
-		out = append(append(out, kv...), 0)
-	}
-	if len(out) > len(block) {
-		return errors.New("secretenv: rewrite environment block: it grew") // cannot happen: entries are only dropped
-	}
-	out = out[:len(block)] // the rest is zero: NUL padding
-	if _, err := mem.WriteAt(out, int64(start)); err != nil {
-		return fmt.Errorf("secretenv: rewrite environment block: write: %w", err)
+	if _, err := mem.WriteAt(make([]byte, end-start), int64(start)); err != nil {
+		return fmt.Errorf("secretenv: clear the environment block: %w", err)
 	}
 	return nil
 }
@@ -85,7 +59,6 @@ func envBounds() (start, end uint64, err error) {
 
 const (
 	prSetDumpable = 4 // PR_SET_DUMPABLE
-	prGetDumpable = 3 // PR_GET_DUMPABLE
 )
 
 func nonDumpable() error {
@@ -100,9 +73,4 @@ func setDumpable(v uintptr) error {
 		return e
 	}
 	return nil
-}
-
-func dumpable() bool {
-	r, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, prGetDumpable, 0, 0)
-	return e == 0 && r != 0
 }

@@ -5,9 +5,11 @@
 //
 //   - takes every secret-named variable (internal/secret's Name: KEY,
 //     SECRET, TOKEN, PASSWORD, …) out of the process's environment and keeps
-//     it in memory: os.Getenv and os.Environ no longer return it, and on
-//     Linux the environment block the kernel shows in /proc/<pid>/environ is
-//     rewritten without it, so no child — root included — reads a key there;
+//     it in memory: os.Getenv and os.Environ no longer return it;
+//   - on Linux, clears the environment block the kernel shows in
+//     /proc/<pid>/environ (Go has its own copy, which os.Getenv reads), so
+//     no child — root included — reads a key there, nor a DATABASE_URL with
+//     a password in it, nor the variable api_key_env names;
 //   - makes the process non-dumpable (Linux PR_SET_DUMPABLE 0), so a child
 //     running as the same non-root user cannot open /proc/<pid>/environ,
 //     /proc/<pid>/mem or /proc/<pid>/fd, attach with ptrace or
@@ -37,6 +39,7 @@ var (
 	mu       sync.Mutex
 	captured = map[string]string{} // secret-named variables of the start environment
 	hidden   = map[string]string{} // variables hidden later (Hide): never passed to children
+	extra    []string              // values remembered (Remember)
 	problem  error                 // why the environment block could not be rewritten
 	redactor *secret.Redactor      // nil until asked for, reset by Hide
 )
@@ -58,16 +61,14 @@ func protect() {
 	for _, k := range names {
 		os.Unsetenv(k)
 	}
-	if len(names) > 0 {
-		problem = rewriteBlock(func(name string) bool { _, ok := captured[name]; return ok })
-	}
+	problem = clearBlock()
 	if err := nonDumpable(); err != nil && problem == nil {
 		problem = err
 	}
 }
 
 // Err reports why the secrets could not be fully hidden (the environment
-// block could not be rewritten, the process could not be made
+// block could not be cleared, the process could not be made
 // non-dumpable), or nil. A run warns about it; it never stops one.
 func Err() error {
 	mu.Lock()
@@ -108,12 +109,11 @@ func Environ() []string {
 
 // Hide takes the named variables out of the environment too (the variable
 // the provider config's api_key_env names need not look secret): Getenv
-// still returns them, Environ and os.Environ no longer do, and on Linux
-// they leave the environment block. Unset names are ignored.
-func Hide(names ...string) error {
+// still returns them, Environ and os.Environ no longer do, so children do
+// not inherit them. Unset names are ignored.
+func Hide(names ...string) {
 	mu.Lock()
 	defer mu.Unlock()
-	var fresh []string
 	for _, k := range names {
 		if v, ok := captured[k]; ok {
 			hidden[k] = v
@@ -128,21 +128,17 @@ func Hide(names ...string) error {
 		}
 		hidden[k] = v
 		os.Unsetenv(k)
-		fresh = append(fresh, k)
 	}
 	redactor = nil
-	if len(fresh) == 0 {
-		return nil
-	}
-	err := rewriteBlock(func(name string) bool {
-		_, a := captured[name]
-		_, b := hidden[name]
-		return a || b
-	})
-	if err != nil && problem == nil {
-		problem = err
-	}
-	return err
+}
+
+// Remember adds values to those Redactor redacts (a key read from
+// somewhere other than the environment).
+func Remember(values ...string) {
+	mu.Lock()
+	defer mu.Unlock()
+	extra = append(extra, values...)
+	redactor = nil
 }
 
 // Redactor redacts the values of every captured and hidden variable, and
@@ -158,6 +154,7 @@ func Redactor() *secret.Redactor {
 		for _, v := range hidden {
 			vals = append(vals, v)
 		}
+		vals = append(vals, extra...)
 		redactor = secret.NewRedactor(vals...)
 	}
 	return redactor

@@ -302,6 +302,7 @@ func buildRuntime(ctx context.Context, app *App, res *layers.Resolved, o runOpti
 		Tools:    tools.Builtins(),
 		Auto:     o.auto,
 		MaxTurns: o.maxTurns, Timeout: o.timeout,
+		Redact: secretenv.Redact,
 	}
 	if v, ok := intValue(res, "limits.max_tokens"); ok {
 		rt.cfg.MaxTokens = v
@@ -386,7 +387,8 @@ func providerFor(app *App, res *layers.Resolved, model string, client *remote.Cl
 		cfg.APIKey = app.Getenv(pc.APIKeyEnv)
 		// The key's variable leaves the environment children see, even
 		// when its name does not look secret.
-		_ = secretenv.Hide(pc.APIKeyEnv)
+		secretenv.Hide(pc.APIKeyEnv)
+		secretenv.Remember(cfg.APIKey)
 	}
 	switch pc.Type {
 	case "anthropic", "openai":
