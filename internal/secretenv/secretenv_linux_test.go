@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/oceancode/oceancode/internal/secretenv/secretenvtest"
 )
 
 // childEnv marks the test binary started as the process under test.
@@ -57,16 +59,8 @@ func randomHex(t *testing.T) string {
 // environment, as root and as nobody (uid 65534), and has its child try
 // every /proc route to them.
 func TestChildrenCannotReadSecrets(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Fatal("this test runs as root (it also runs the process as uid 65534)")
-	}
 	// A copy of the test binary nobody can run.
-	dir, err := os.MkdirTemp("", "secretenv-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	os.Chmod(dir, 0o755)
+	dir := secretenvtest.Dir(t, "secretenv-")
 	self, _ := os.Executable()
 	bin := filepath.Join(dir, "secretenv.test")
 	data, err := os.ReadFile(self)
@@ -78,16 +72,13 @@ func TestChildrenCannotReadSecrets(t *testing.T) {
 	}
 	key := "sk-ant-api03-" + randomHex(t)
 	dbPass := randomHex(t)
-	for _, user := range []struct {
-		name string
-		cred *syscall.Credential
-	}{{"root", nil}, {"nobody", &syscall.Credential{Uid: 65534, Gid: 65534}}} {
-		t.Run(user.name, func(t *testing.T) {
+	for _, user := range secretenvtest.Users {
+		t.Run(user.Name, func(t *testing.T) {
 			c := exec.Command(bin)
 			c.Dir = dir
 			c.Env = []string{childEnv + "=1", "PATH=/usr/bin:/bin", "ANTHROPIC_API_KEY=" + key,
 				"DATABASE_URL=postgres://app:" + dbPass + "@db/app"}
-			c.SysProcAttr = &syscall.SysProcAttr{Credential: user.cred}
+			c.SysProcAttr = &syscall.SysProcAttr{Credential: user.Cred}
 			outb, err := c.CombinedOutput()
 			out := string(outb)
 			if err != nil {
@@ -105,7 +96,7 @@ func TestChildrenCannotReadSecrets(t *testing.T) {
 					t.Errorf("the child read a secret:\n%s", out)
 				}
 			}
-			if user.cred != nil {
+			if user.Cred != nil {
 				for _, denied := range []string{"(environ read)", "MEM_OPEN", "FD_LISTED"} {
 					if strings.Contains(probeOut, denied) {
 						t.Errorf("as nobody, the child got %s of its non-dumpable parent:\n%s", denied, out)
