@@ -11,11 +11,13 @@ package gate
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/oceancode/oceancode/agent/fsguard"
 	"github.com/oceancode/oceancode/agent/permission"
 	"github.com/oceancode/oceancode/agent/shellguard"
+	"github.com/oceancode/oceancode/internal/secret"
 	"github.com/oceancode/oceancode/provenance"
 )
 
@@ -112,7 +114,7 @@ func (g *Gate) Check(c Call) Result {
 		call.Tool = "bash"
 		sc := &shellCall{sr: g.shell.Classify(c.Input, c.Cwd)}
 		res.Shell = &sc.sr
-		if d, ok := secretFileRefusal(&sc.sr, c.Input); ok {
+		if d, ok := secretFileRefusal(&sc.sr, c.Input, g.cwd(c.Cwd)); ok {
 			res.Decision, res.Guard = d, "fsguard"
 			return res
 		}
@@ -148,8 +150,12 @@ func (g *Gate) Check(c Call) Result {
 // secretFileRefusal refuses a command that names a secrets file the way
 // the read tool refuses to read one: by the filesystem guard, before any
 // rule or mode is consulted, so nothing reopens it.
-func secretFileRefusal(sr *shellguard.Result, input string) (permission.Decision, bool) {
+func secretFileRefusal(sr *shellguard.Result, input, dir string) (permission.Decision, bool) {
 	if sr.Verdict != shellguard.Floor {
+		if seg, file := secretGlob(sr, dir); file != "" {
+			return permission.Decision{Action: permission.Deny, Key: "bash", Pattern: input, Origin: fsguardOrigin,
+				Reason: "fsguard: \"" + seg + "\" expands to the secrets file " + file + ": " + secret.FileRefusal}, true
+		}
 		return permission.Decision{}, false
 	}
 	for i := range sr.Segments {
@@ -159,6 +165,18 @@ func secretFileRefusal(sr *shellguard.Result, input string) (permission.Decision
 		}
 	}
 	return permission.Decision{}, false
+}
+
+// cwd is a call's working directory: as given if absolute, else under the
+// project root.
+func (g *Gate) cwd(dir string) string {
+	switch {
+	case filepath.IsAbs(dir):
+		return dir
+	case g.boundary.ProjectRoot == "":
+		return ""
+	}
+	return filepath.Join(g.boundary.ProjectRoot, dir)
 }
 
 // shellCall is what a bash call's Result points at, in one allocation: the

@@ -242,3 +242,42 @@ func TestSecretFileShellRefusedLikeRead(t *testing.T) {
 		}
 	}
 }
+
+// TestSecretGlobExpanded: a glob the shell guard cannot judge by its text
+// is refused when it expands to a secrets file in the working directory.
+func TestSecretGlobExpanded(t *testing.T) {
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "config"), 0o755)
+	os.MkdirAll(filepath.Join(root, "dotonly"), 0o755)
+	for _, f := range []string{"main.go", "config/prod.env", "config/app.yaml", "dotonly/.env", "dotonly/a.txt"} {
+		os.WriteFile(filepath.Join(root, f), []byte("x"), 0o644)
+	}
+	g, err := New(Config{Shell: shellguard.Config{ProjectRoot: root}, Boundary: fsguard.Boundary{ProjectRoot: root},
+		Permission: permission.Config{Mode: permission.BypassPermissions}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		cmd, cwd string
+		refused  bool
+	}{
+		{"cat *", "config", true},
+		{"grep KEY c*/*", "", true},
+		{"head -n 3 config/p*", "", true},
+		{"cat " + filepath.Join(root, "config", "*"), "", true},
+		{"cat *.yaml", "config", false},
+		{"ls *", "config", false},
+		{"cat *", "", false},        // main.go and two directories
+		{"cat *", "dotonly", false}, // bash's * skips .env
+		{"cat *.go", "", false},
+	} {
+		r := g.Check(Call{Tool: "bash", Input: tc.cmd, Cwd: tc.cwd})
+		refused := r.Action == permission.Deny && r.Guard == "fsguard"
+		if refused != tc.refused {
+			t.Errorf("%q in %q: %s by %q (%s), refused=%v want %v", tc.cmd, tc.cwd, r.Action, r.Decider(), r.Reason, refused, tc.refused)
+		}
+		if refused && !strings.Contains(r.Reason, "expands to the secrets file prod.env") {
+			t.Errorf("%q: reason %q", tc.cmd, r.Reason)
+		}
+	}
+}

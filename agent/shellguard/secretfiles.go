@@ -23,6 +23,16 @@ const ShapeSecretFile = "secret-file"
 // (echo .env >> .gitignore, test -f .env, ls .env*).
 var noReadCmds = map[string]bool{"echo": true, "printf": true, "test": true, "[": true, "ls": true, "stat": true}
 
+// NamesOnly reports whether a command (its name, argv[0]) only prints or
+// tests its operands' names and never reads the files (echo, printf, test,
+// [, ls, stat): a secrets file it names is not refused.
+func NamesOnly(argv0 string) bool {
+	if i := strings.LastIndexByte(argv0, '/'); i >= 0 {
+		argv0 = argv0[i+1:]
+	}
+	return noReadCmds[argv0]
+}
+
 // secretArgs marks seg as the secret-file floor when one of argv's words
 // names a secrets file.
 func (w *walker) secretArgs(seg *Segment, argv []word, in segIn, lt *lazyText) {
