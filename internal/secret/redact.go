@@ -15,38 +15,52 @@ const Mark = "[REDACTED]"
 // credential, and replacing every "us" in a text would destroy it.
 const MinValue = 8
 
-// shapes are credentials recognisable by their form. They are compiled on
-// first use: every command links this package, few need them.
+// shape is one credential form: a regular expression that starts with a
+// literal (so the regexp package finds candidates fast), the literals that
+// must occur in a text for it to match at all (checked first, with
+// strings.Contains), and whether a match must start a word (what \b would
+// say, checked by hand: \b in front would hide the literal prefix).
+type shape struct {
+	markers []string
+	re      *regexp.Regexp
+	word    bool
+}
+
+// shapes are compiled on first use: every command links this package, few
+// need them.
 type shapes struct {
-	tokens *regexp.Regexp // replaced whole
-	kept   *regexp.Regexp // group 1 is kept, the rest replaced
+	tokens []shape        // replaced whole
+	bearer *regexp.Regexp // group 1 (the scheme) is kept
 	assign *regexp.Regexp // group 1 (the name) is kept: for Scrub only
 }
 
-var compiled = sync.OnceValue(func() *shapes {
-	token := strings.Join([]string{
-		`-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\z)`,
-		`\bsk-[A-Za-z0-9_\-]{16,}`,                                        // Anthropic (sk-ant-…), OpenAI (sk-…, sk-proj-…), OpenRouter
-		`\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})`,   // GitHub
-		`\bglpat-[A-Za-z0-9_\-]{20,}`,                                     // GitLab
-		`\bxox[abposre]-[A-Za-z0-9\-]{10,}`,                               // Slack
-		`\bxapp-[A-Za-z0-9\-]{10,}`,                                       // Slack app-level
-		`\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b`,                         // AWS access key id
-		`\bAIza[0-9A-Za-z_\-]{35,}`,                                       // Google API key
-		`\b[rs]k_(?:live|test)_[0-9A-Za-z]{16,}`,                          // Stripe
-		`\bnpm_[A-Za-z0-9]{36,}`,                                          // npm
-		`\bhf_[A-Za-z0-9]{30,}`,                                           // Hugging Face
-		`\bdop_v1_[a-f0-9]{64}`,                                           // DigitalOcean
-		`\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}`, // JWT
-	}, "|")
+var compiled = sync.OnceValue(compileShapes)
+
+func compileShapes() *shapes {
+	tok := func(expr string, word bool, markers ...string) shape {
+		return shape{markers: markers, re: regexp.MustCompile(expr), word: word}
+	}
 	return &shapes{
-		tokens: regexp.MustCompile(token),
-		kept: regexp.MustCompile(
-			`(?i)(\b[a-z][a-z0-9+.\-]*://[^/\s:@"'<>]*:)[^/\s@"'<>]+(@)` + // scheme://user:PASSWORD@
-				`|(\bbearer\s+|\bauthorization:\s*basic\s+)[A-Za-z0-9._~+/=\-]{16,}`), // Authorization: Bearer …
+		tokens: []shape{
+			tok(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\z)`, false, "-----BEGIN "),
+			tok(`sk-[A-Za-z0-9_\-]{16,}`, true, "sk-"),                                      // Anthropic (sk-ant-…), OpenAI (sk-…, sk-proj-…), OpenRouter
+			tok(`gh[pousr]_[A-Za-z0-9]{20,}`, true, "ghp_", "gho_", "ghu_", "ghs_", "ghr_"), // GitHub
+			tok(`github_pat_[A-Za-z0-9_]{20,}`, true, "github_pat_"),
+			tok(`glpat-[A-Za-z0-9_\-]{20,}`, true, "glpat-"),                                   // GitLab
+			tok(`xox[abposre]-[A-Za-z0-9\-]{10,}`, true, "xox"),                                // Slack
+			tok(`xapp-[A-Za-z0-9\-]{10,}`, true, "xapp-"),                                      // Slack app-level
+			tok(`(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b`, true, "AKIA", "ASIA", "ABIA", "ACCA"), // AWS access key id
+			tok(`AIza[0-9A-Za-z_\-]{35,}`, true, "AIza"),                                       // Google API key
+			tok(`[rs]k_(?:live|test)_[0-9A-Za-z]{16,}`, true, "k_live_", "k_test_"),            // Stripe
+			tok(`npm_[A-Za-z0-9]{36,}`, true, "npm_"),                                          // npm
+			tok(`hf_[A-Za-z0-9]{30,}`, true, "hf_"),                                            // Hugging Face
+			tok(`dop_v1_[a-f0-9]{64}`, true, "dop_v1_"),                                        // DigitalOcean
+			tok(`eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}`, true, "eyJ"),  // JWT
+		},
+		bearer: regexp.MustCompile(`(?i)(\bbearer\s+|\bauthorization:\s*basic\s+)[A-Za-z0-9._~+/=\-]{16,}`),
 		assign: regexp.MustCompile(`(?i)(\b[a-z0-9_\-]*(?:api[_\-]?key|apikey|access[_\-]?key|secret|token|password|passwd|credential|authorization)["']?\s*[:=]\s*["']?)[^\s"',;&)}[\]]{6,}`),
 	}
-})
+}
 
 // Redact replaces every credential-shaped part of s with Mark: provider
 // keys and tokens by their prefixes (sk-, sk-ant-, sk-proj-, ghp_, gho_,
@@ -59,8 +73,104 @@ func Redact(s string) string {
 		return s
 	}
 	sh := compiled()
-	s = sh.tokens.ReplaceAllLiteralString(s, Mark)
-	return sh.kept.ReplaceAllString(s, "${1}${3}"+Mark+"${2}")
+	for i := range sh.tokens {
+		s = sh.tokens[i].replace(s)
+	}
+	s = redactUserinfo(s)
+	if containsAnyFold(s, "bearer", "basic") {
+		s = sh.bearer.ReplaceAllString(s, "${1}"+Mark)
+	}
+	return s
+}
+
+func (t *shape) replace(s string) string {
+	found := false
+	for _, m := range t.markers {
+		if strings.Contains(s, m) {
+			found = true
+			break
+		}
+	}
+	if !found {
+		return s
+	}
+	locs := t.re.FindAllStringIndex(s, -1)
+	if locs == nil {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for _, l := range locs {
+		if t.word && l[0] > 0 && wordByte(s[l[0]-1]) {
+			continue
+		}
+		b.WriteString(s[last:l[0]])
+		b.WriteString(Mark)
+		last = l[1]
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+func wordByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// redactUserinfo replaces the password of every scheme://user:password@
+// with Mark. The authority ends at '/', whitespace, a quote or '<>'.
+func redactUserinfo(s string) string {
+	if !strings.Contains(s, "://") || !strings.Contains(s, "@") {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for i := 0; ; {
+		j := strings.Index(s[i:], "://")
+		if j < 0 {
+			break
+		}
+		start := i + j + 3
+		end := start
+		for end < len(s) && !strings.ContainsRune("/ \t\r\n\"'<>", rune(s[end])) {
+			end++
+		}
+		auth := s[start:end]
+		if at := strings.LastIndexByte(auth, '@'); at > 0 {
+			if colon := strings.IndexByte(auth[:at], ':'); colon >= 0 && colon+1 < at && auth[colon+1:at] != Mark {
+				b.WriteString(s[last : start+colon+1])
+				b.WriteString(Mark)
+				last = start + at
+			}
+		}
+		i = max(end, start)
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// containsAnyFold reports whether s contains one of words (lower-case
+// ASCII) in any case, without lowering s.
+func containsAnyFold(s string, words ...string) bool {
+	for _, w := range words {
+		first := [2]byte{w[0], w[0] - 'a' + 'A'}
+		for i := 0; i+len(w) <= len(s); {
+			k := strings.IndexAny(s[i:], string(first[:]))
+			if k < 0 || i+k+len(w) > len(s) {
+				break
+			}
+			if strings.EqualFold(s[i+k:i+k+len(w)], w) {
+				return true
+			}
+			i += k + 1
+		}
+	}
+	return false
 }
 
 // Scrub is Redact plus the value of anything assigned to a secret-looking
