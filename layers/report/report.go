@@ -202,6 +202,11 @@ func Build(r *layers.Resolved, o Options) *Report {
 		}
 		rep.Keys[k] = key
 		rep.order = append(rep.order, k)
+		if v, ok := e.Value.(string); ok && strings.HasSuffix(k, ".api_key_env") && secret.LooksLikeKey(v) {
+			rep.Diagnostics = append(rep.Diagnostics, layers.Diagnostic{Severity: layers.Error, Layer: e.Origin.Layer,
+				Source: sh(e.Origin.Source), Line: e.Origin.Line, Column: e.Origin.Column, Pointer: "/" + strings.ReplaceAll(k, ".", "/"),
+				Message: k + " holds what looks like an API key, not the name of an environment variable (oceancode run refuses it): put the key in a variable and name that variable here"})
+		}
 	}
 	return rep
 }

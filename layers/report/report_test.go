@@ -153,6 +153,9 @@ func TestRedactsSecretShapedValues(t *testing.T) {
 	if strings.Contains(b.String(), "sk-ant-api03") || strings.Contains(b.String(), "ghp_abcdefghij") {
 		t.Errorf("inspect shows a pasted key:\n%s", b.String())
 	}
+	if !strings.Contains(b.String(), "provider.p.api_key_env holds what looks like an API key") {
+		t.Errorf("inspect does not say the pasted key is one:\n%s", b.String())
+	}
 	shown, _ := report.Build(r, report.Options{ShowSecrets: true}).JSON()
 	if !bytes.Contains(shown, []byte("plainsecretvalue")) || !bytes.Contains(shown, []byte("hunter2")) {
 		t.Errorf("--show-secrets hides values:\n%s", shown)

@@ -246,6 +246,9 @@ func buildRuntime(ctx context.Context, app *App, res *layers.Resolved, o runOpti
 			fmt.Fprintf(app.Stderr, "oceancode: %s\n", note)
 		}
 	}
+	if err := secretenv.Err(); err != nil {
+		fmt.Fprintf(app.Stderr, "oceancode: warning: commands may read what this process could not hide: %v\n", err)
+	}
 	if ch := g.Engine().ModeChange(); ch.Downgraded() {
 		fmt.Fprintf(app.Stderr, "oceancode: permission mode %s is not available: %s; running in %s\n", ch.Requested, ch.Reason, ch.Effective)
 	}
