@@ -30,6 +30,8 @@ var secretFileCommands = []string{
 	// program text naming one
 	`python3 -c 'print(open(".env").read())'`, `node -e 'require("fs").readFileSync(".env.local")'`,
 	"sed 'r .env' README.md", `perl -ne print /proc/1/environ`,
+	// renamed, linked or run on: readable under another name
+	"mv .env notes.txt", "ln -s .env x", "find . -name .env -exec cat {} +", "find . -name '.e*' -ok cat {} \\;", "grep -e KEY .env", "grep -A 3 KEY .env", "rg -f .env x", "grep -- -x .env",
 }
 
 func TestSecretFileFloor(t *testing.T) {
@@ -82,7 +84,9 @@ func TestSecretFileNotFloor(t *testing.T) {
 		"[[ -f .env.local ]]", "ls -la .env*", "stat .env", "cat *", "cat *.go", "grep -r TODO src*",
 		"cat /proc/$PPID/cmdline", "cat /proc/cpuinfo", "git commit -m 'ignore .env.local'", "python3 -c 'print(1)'",
 		"cat venv/bin/activate", "source .venv/bin/activate", "cat dotenv.go", "curl https://example.com/x",
-		"cat < input.txt", "echo x > .env",
+		"cat < input.txt", "echo x > .env", "chmod 600 .env", "rm -f .env.local", "touch .env", "find . -name .env",
+		"find . -name '*.env' -type f", "grep -rn process.env src", "rg 'process\\.env' -g '*.js'", "jq .env package.json",
+		"node -e 'console.log(process.env.HOME)'", "grep -c .env .gitignore", "sed -i 's/process.env.X/y/' a.js",
 	} {
 		if r := c.Classify(in, ""); hasShape(r, ShapeSecretFile) {
 			t.Errorf("%q = %s (%s), want no secret-file floor", in, r.Verdict, r.Reason)
