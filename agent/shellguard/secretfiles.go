@@ -196,6 +196,20 @@ func (w *walker) secretRedirect(rd *syntax.Redirect, target word) {
 	w.top = Floor
 }
 
+// secretShellArgs adds a secret-file floor segment when an argument after
+// a shell's -c script — $0, $1, … inside it — names a secrets file
+// (sh -c 'cat "$0"' .env).
+func (w *walker) secretShellArgs(args []word, raw string) {
+	for _, a := range args {
+		if name := secretWord(a); name != "" {
+			w.res.Segments = append(w.res.Segments, Segment{Raw: raw, Verdict: Floor, Shape: ShapeSecretFile,
+				Reason: "floor: " + quote(raw) + " passes the secrets file " + name + " to its script: " + secret.FileRefusal})
+			w.top = Floor
+			return
+		}
+	}
+}
+
 // secretWord returns the secrets file a word names ("" if none): its value,
 // or for a word the guard cannot evaluate its source text, as a whole and
 // after "=" (--env-file=.env, if=.env), "@" (curl -d @.env) and ":"

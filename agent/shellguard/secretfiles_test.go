@@ -31,6 +31,7 @@ var secretFileCommands = []string{
 	`python3 -c 'print(open(".env").read())'`, `node -e 'require("fs").readFileSync(".env.local")'`,
 	"sed 'r .env' README.md", `perl -ne print /proc/1/environ`,
 	// renamed, linked or run on: readable under another name
+	`sh -c 'cat "$0"' .env`, `bash -c 'cat "$1"' x config/prod.env`,
 	"mv .env notes.txt", "ln -s .env x", "find . -name .env -exec cat {} +", "find . -name '.e*' -ok cat {} \\;", "grep -e KEY .env", "grep -A 3 KEY .env", "rg -f .env x", "grep -- -x .env",
 }
 
