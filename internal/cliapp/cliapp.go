@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/oceancode/oceancode/internal/exitcode"
+	"github.com/oceancode/oceancode/internal/secretenv"
 )
 
 // App carries the process's surroundings so commands can run in tests
@@ -23,7 +24,9 @@ type App struct {
 	Stdin  io.Reader
 	Stdout io.Writer
 	Stderr io.Writer
-	// Getenv reads the environment (os.Getenv in production).
+	// Getenv reads the environment (in production internal/secretenv's
+	// Getenv: os.Getenv, and the secret-named variables it took out of the
+	// process's environment at start).
 	Getenv func(string) string
 	// Dir is the working directory ("" = the process's).
 	Dir string
@@ -34,7 +37,7 @@ type App struct {
 
 // StdIO returns an App bound to the process's standard streams and environment.
 func StdIO() *App {
-	return &App{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
+	return &App{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: secretenv.Getenv}
 }
 
 // WorkDir returns the working directory.

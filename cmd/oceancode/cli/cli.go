@@ -21,11 +21,11 @@ import (
 type App = cliapp.App
 
 // StdIO returns an App bound to the process's standard streams and environment.
-// Variables are read through internal/secretenv, which holds the secrets it
-// took out of the process's environment; a printed error is redacted.
+// A printed error is redacted of the secrets internal/secretenv holds and
+// of credential shapes.
 func StdIO() *App {
 	a := cliapp.StdIO()
-	a.Getenv, a.Redact = secretenv.Getenv, secretenv.Scrub
+	a.Redact = secretenv.Scrub
 	return a
 }
 
