@@ -149,9 +149,10 @@ func TestDependencyRules(t *testing.T) {
 		"provenance":        {},
 		"signing":           {"internal/atomicfile"},
 		"schema":            {"internal/jsonpos"},
-		"agent/shellguard":  {},
+		"agent/shellguard":  {"internal/secret"}, // the one secrets-file matcher, pure
 		"agent/permission":  {"provenance"},
-		"agent/childenv":    {},
+		"agent/childenv":    {"internal/secret"}, // the one secret-name vocabulary
+		"internal/secret":   {},
 		"internal/jsonpos":  {},
 		"internal/exitcode": {},
 	}
@@ -179,6 +180,7 @@ func TestDependencyRules(t *testing.T) {
 		"signing":          {"golang.org/x/crypto/"},
 		"agent/shellguard": {"mvdan.cc/sh/v3/"},
 		"agent/permission": {},
+		"internal/secret":  {},
 	}
 	for name, prefixes := range external {
 		p, ok := pkgs[name]
