@@ -46,9 +46,23 @@ var (
 
 func init() { protect() }
 
+// SandboxHelperArg is agent/sandbox.HelperArg: oceancode re-executed as
+// the sandbox's helper, whose environment is already the composed child
+// environment and is handed on to the command whole (child_env.keep may
+// have kept a secret-named variable for it). A test in cmd/oceancode/cli
+// holds the two equal.
+const SandboxHelperArg = "__sandbox-exec"
+
 // protect captures the secret-named variables, takes them out of the
 // environment and makes the process non-dumpable.
 func protect() {
+	if len(os.Args) > 1 && os.Args[1] == SandboxHelperArg {
+		problem = clearBlock()
+		if err := nonDumpable(); err != nil && problem == nil {
+			problem = err
+		}
+		return
+	}
 	var names []string
 	for _, kv := range os.Environ() {
 		k, v, ok := strings.Cut(kv, "=")

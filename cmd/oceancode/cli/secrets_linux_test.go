@@ -13,6 +13,8 @@ import (
 
 	"github.com/oceancode/oceancode/agent/provider/providertest"
 	"github.com/oceancode/oceancode/agent/provider/remote"
+	"github.com/oceancode/oceancode/agent/sandbox"
+	"github.com/oceancode/oceancode/internal/secretenv"
 	"github.com/oceancode/oceancode/internal/secretenv/secretenvtest"
 )
 
@@ -145,4 +147,31 @@ func grepLines(s, sub string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// TestSandboxHelperKeepsItsEnvironment: oceancode re-executed as the
+// sandbox helper hands child_env.keep's variables on to the command.
+func TestSandboxHelperKeepsItsEnvironment(t *testing.T) {
+	if secretenv.SandboxHelperArg != sandbox.HelperArg {
+		t.Fatalf("secretenv.SandboxHelperArg = %q, sandbox.HelperArg = %q", secretenv.SandboxHelperArg, sandbox.HelperArg)
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "oceancode") // alone: no oceancode-sandbox beside it, so it is its own helper
+	build := exec.Command("go", "build", "-o", bin, "./../../oceancode")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	ws := filepath.Join(dir, "ws")
+	os.MkdirAll(filepath.Join(ws, ".oceancode"), 0o755)
+	os.WriteFile(filepath.Join(ws, ".oceancode", "oceancode.json"), []byte(`{"child_env": {"keep": ["GITHUB_TOKEN"]}}`), 0o644)
+	for _, mode := range []string{"workspace-write", "danger-full-access"} {
+		c := exec.Command(bin, "sandbox", "--mode", mode, "--", "sh", "-c", `echo "token=$GITHUB_TOKEN other=$OTHER_TOKEN"`)
+		c.Dir = ws
+		c.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + dir, "XDG_CONFIG_HOME=" + filepath.Join(dir, ".config"),
+			"XDG_STATE_HOME=" + filepath.Join(dir, ".state"), "GITHUB_TOKEN=kept-on-purpose", "OTHER_TOKEN=stripped"}
+		out, err := c.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "token=kept-on-purpose other=\n") {
+			t.Errorf("--mode %s: %v: %s, want the kept token only", mode, err, out)
+		}
+	}
 }
