@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package secretenvtest helps tests that run a process as root and as an
 // unprivileged user (nobody, uid 65534) to prove what a child can read of
 // its parent.
