@@ -38,16 +38,22 @@ func namesOnlyAt(name string, n int, at func(int) (string, bool)) bool {
 	if !noReadCmds[name] {
 		return false
 	}
-	if name == "find" {
-		for i := 1; i < n; i++ {
-			v, known := at(i)
-			switch v {
-			case "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls":
-				return false
-			}
-			if !known {
-				return false
-			}
+	for i := 1; i < n; i++ {
+		v, known := at(i)
+		// A list of names read from a file prints its lines (file -f .env,
+		// du --files0-from=.env): that is reading it.
+		if strings.Contains(v, "files0-from") || strings.Contains(v, "files-from") || name == "file" && strings.HasPrefix(v, "-f") {
+			return false
+		}
+		if name != "find" {
+			continue
+		}
+		switch v {
+		case "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls":
+			return false
+		}
+		if !known {
+			return false
 		}
 	}
 	return true

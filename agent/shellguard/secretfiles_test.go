@@ -32,6 +32,7 @@ var secretFileCommands = []string{
 	"sed 'r .env' README.md", `perl -ne print /proc/1/environ`,
 	// renamed, linked or run on: readable under another name
 	`sh -c 'cat "$0"' .env`, `bash -c 'cat "$1"' x config/prod.env`,
+	"file -f .env", "du --files0-from=.env", "find -files0-from .env -name x",
 	"mv .env notes.txt", "ln -s .env x", "find . -name .env -exec cat {} +", "find . -name '.e*' -ok cat {} \\;", "grep -e KEY .env", "grep -A 3 KEY .env", "rg -f .env x", "grep -- -x .env",
 }
 
