@@ -114,11 +114,11 @@ func (g *Gate) Check(c Call) Result {
 		call.Tool = "bash"
 		sc := &shellCall{sr: g.shell.Classify(c.Input, c.Cwd)}
 		res.Shell = &sc.sr
+		call.Shell = sc.verdict()
 		if d, ok := secretFileRefusal(&sc.sr, c.Input, g.cwd(c.Cwd)); ok {
-			res.Decision, res.Guard = d, "fsguard"
+			res.Decision, res.Guard, res.Call = d, "fsguard", call
 			return res
 		}
-		call.Shell = sc.verdict()
 	case fileTools[tool]:
 		p, err := g.boundary.Resolve(c.Input, c.Cwd)
 		if err != nil {

@@ -230,6 +230,9 @@ func TestSecretFileShellRefusedLikeRead(t *testing.T) {
 			ap.Approve(r.Call, permission.Always) // an "always" answer cannot reopen it either
 			r2 := g.Check(Call{Tool: "bash", Input: cmd, Cwd: root, Approvals: ap})
 			for _, r := range []Result{r, r2} {
+				if r.Call.Shell == nil || len(r.Call.Shell.Segments) == 0 {
+					t.Errorf("mode %s: bash %q: the result carries no shell segments", mode, cmd)
+				}
 				if r.Action != permission.Deny || r.Guard != read.Guard || r.Origin != read.Origin || r.Decider() != "fsguard" ||
 					!strings.HasPrefix(r.Reason, "fsguard: ") || !strings.HasSuffix(r.Reason, fsguard.ErrSecretFile.Error()) {
 					t.Errorf("mode %s: bash %q = %s by %q (%s), want the fsguard refusal read gives (%s by %q: %s)",
