@@ -1,7 +1,8 @@
 // Package secretenv keeps the secrets of oceancode's own environment out of
-// reach of the processes it starts. Imported for its side effect by every
-// oceancode binary (through internal/prestart, whose init runs first), its
-// init
+// reach of the processes it starts. Every binary links it — oceancode
+// through internal/prestart (so its init runs before the model client is
+// started), oceancode-model with a blank import, both CLIs through
+// internal/cliapp — and its init
 //
 //   - takes every secret-named variable (internal/secret's Name: KEY,
 //     SECRET, TOKEN, PASSWORD, …) out of the process's environment and keeps
