@@ -85,7 +85,9 @@ func TestBinariesStayLean(t *testing.T) {
 // later and the first model request would wait for it.
 func TestPrestartStaysEarly(t *testing.T) {
 	allowed := map[string]bool{"fmt": true, "os": true, "path/filepath": true, "sync": true, "syscall": true,
-		module + "/internal/sibling": true}
+		module + "/internal/sibling": true,
+		// Hides the secrets before the client starts (pure, stdlib only).
+		module + "/internal/secretenv": true}
 	out, err := exec.Command("go", "list", "-f", "{{join .Imports \"\\n\"}}", "./internal/prestart").Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
@@ -149,9 +151,10 @@ func TestDependencyRules(t *testing.T) {
 		"schema":            {"internal/jsonpos"},
 		"policycheck":       {"schema", "provenance", "internal/jsonpos", "internal/hostrule"},
 		"internal/hostrule": {},
-		"agent/shellguard":  {},
+		"agent/shellguard":  {"internal/secret"}, // the one secrets-file matcher, pure
 		"agent/permission":  {"provenance"},
-		"agent/childenv":    {},
+		"agent/childenv":    {"internal/secret"}, // the one secret-name vocabulary
+		"internal/secret":   {},
 		"internal/jsonpos":  {},
 		"internal/exitcode": {},
 	}
@@ -180,6 +183,7 @@ func TestDependencyRules(t *testing.T) {
 		"signing":          {"golang.org/x/crypto/"},
 		"agent/shellguard": {"mvdan.cc/sh/v3/"},
 		"agent/permission": {},
+		"internal/secret":  {},
 	}
 	for name, prefixes := range external {
 		p, ok := pkgs[name]

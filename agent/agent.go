@@ -52,6 +52,12 @@ type Config struct {
 	// setting the requirements downgraded): they are emitted right after
 	// start, stamped with the time like every other event.
 	Notices []Event
+	// Redact, if set, is applied to every tool result before the model, the
+	// events and the session store see it: the CLI redacts the values of
+	// the secrets oceancode holds and credential-shaped strings
+	// (internal/secretenv), so `echo $ANTHROPIC_API_KEY` or a key a command
+	// finds elsewhere does not reach the model.
+	Redact func(string) string
 	// OnMessage receives every message added to the conversation (the
 	// prompt, each answer, each set of tool results) as soon as it is
 	// complete, so a session store can commit it before the run goes on.
@@ -261,6 +267,9 @@ func (r *run) toolCall(ctx context.Context, call message.ToolCall, res *Result) 
 		return fail(fmt.Sprintf("not run: the run was stopped (%v)", context.Cause(ctx)))
 	}
 	out := t.Run(ctx, r.c.Env, call.Input)
+	if r.c.Redact != nil {
+		out.Content = r.c.Redact(out.Content)
+	}
 	tr := message.ToolResult{CallID: call.ID, Content: out.Content, IsError: out.IsError}
 	r.emit(Event{Type: EventToolResult, ToolCall: &c, Result: &tr})
 	return tr

@@ -1,7 +1,10 @@
 // Package childenv composes the environment of every child process (bash,
 // PTY, MCP stdio servers) instead of copying the parent's: by default a
-// variable whose name contains KEY, SECRET or TOKEN (case-insensitive) is
-// stripped, so a secret in the user's shell never leaks into a spawned tool.
+// variable whose name contains KEY, SECRET or TOKEN (case-insensitive; also
+// PASSWORD, PASSWD, CREDENTIAL, AUTHORIZATION and COOKIE) is stripped, so a
+// secret in the user's shell never leaks into a spawned tool. The word list
+// is internal/secret's, the one secret-name vocabulary that inspect's and
+// the crash reports' redaction use too.
 //
 // The child_env config tunes it, with this precedence (highest first):
 //
@@ -18,6 +21,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/oceancode/oceancode/internal/secret"
 )
 
 // Config is the child_env configuration.
@@ -36,20 +41,9 @@ type Config struct {
 // Globs use '*' for any run of characters and '?' for one character; every
 // other character is literal.
 
-// secretWords are the default strip: a name containing any of them.
-var secretWords = []string{"KEY", "SECRET", "TOKEN"}
-
-// SecretName reports whether name is stripped by default: it contains KEY,
-// SECRET or TOKEN, case-insensitively.
-func SecretName(name string) bool {
-	u := strings.ToUpper(name)
-	for _, w := range secretWords {
-		if strings.Contains(u, w) {
-			return true
-		}
-	}
-	return false
-}
+// SecretName reports whether name is stripped by default: it contains one
+// of secret.Words (KEY, SECRET, TOKEN, PASSWORD, …), case-insensitively.
+func SecretName(name string) bool { return secret.Name(name) }
 
 // Validate reports Set entries that cannot be environment variables (an
 // empty name, or a name with "=" or NUL, or a value with NUL). Compose skips

@@ -65,7 +65,9 @@ func TestCompose(t *testing.T) {
 func TestSecretName(t *testing.T) {
 	for name, want := range map[string]bool{
 		"OPENAI_API_KEY": true, "api_key": true, "Secret": true, "NPM_TOKEN": true, "TOKENIZERS_PARALLELISM": true,
-		"PATH": false, "HOME": false, "PASSWORD": false,
+		"DB_PASSWORD": true, "PGPASSWD": true, "GOOGLE_APPLICATION_CREDENTIALS": true, "HTTP_AUTHORIZATION": true,
+		"SESSION_COOKIE": true, "\u212aEY": true, // the Kelvin sign folds to k
+		"PATH": false, "HOME": false, "GIT_AUTHOR_NAME": false, "PASS": false,
 	} {
 		if got := SecretName(name); got != want {
 			t.Errorf("SecretName(%q) = %v, want %v", name, got, want)

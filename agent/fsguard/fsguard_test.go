@@ -328,3 +328,17 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// TestCheckReadProcFiles: the /proc files that expose a process's
+// environment or memory are refused like secrets files.
+func TestCheckReadProcFiles(t *testing.T) {
+	for p, refused := range map[string]bool{
+		"/proc/self/environ": true, "/proc/1/environ": true, "/proc/self/mem": true, "/proc/self/task/1/environ": true,
+		"/proc/self/cmdline": false, "/proc/cpuinfo": false, "/proc/self/status": false,
+	} {
+		err := CheckRead(p)
+		if got := errors.Is(err, ErrSecretFile); got != refused {
+			t.Errorf("CheckRead(%s) = %v, want refused=%v", p, err, refused)
+		}
+	}
+}

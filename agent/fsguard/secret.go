@@ -4,50 +4,52 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strings"
+
+	"github.com/oceancode/oceancode/internal/secret"
 )
 
-// ErrSecretFile is wrapped by CheckRead's refusals.
-var ErrSecretFile = errors.New("secrets files are never read into the model")
-
-// templateSuffixes mark *.env.* files that are committed templates, not
-// secrets: .env.example (the seed's example), .env.sample, .env.template.
-var templateSuffixes = []string{".example", ".sample", ".template"}
+// ErrSecretFile is wrapped by CheckRead's refusals (and by the bash tool's
+// refusal of a command naming a secrets file, see SecretFileError).
+var ErrSecretFile = errors.New(secret.FileRefusal)
 
 // IsSecretName reports whether a file name (its last element is used) is a
 // secrets file: .env, *.env, or *.env.* other than a template
 // (*.example, *.sample, *.template). Names are compared case-insensitively.
-func IsSecretName(name string) bool {
-	n := strings.ToLower(filepath.Base(name))
-	if strings.HasSuffix(n, ".env") { // .env, x.env
-		return true
-	}
-	if !strings.HasPrefix(n, ".env.") && !strings.Contains(n, ".env.") { // not *.env.*
-		return false
-	}
-	for _, t := range templateSuffixes {
-		if strings.HasSuffix(n, t) {
-			return false
-		}
-	}
-	return true
+// It is internal/secret's FileName, the one matcher the read tool and the
+// shell guard share.
+func IsSecretName(name string) bool { return secret.FileName(name) }
+
+// IsSecretPath reports whether an absolute path is a secrets file by its
+// name, or a /proc file that exposes a process's environment or memory
+// (/proc/<pid>/environ, /proc/<pid>/mem): the agent's own, or its parent
+// shell's, which holds the user's API keys.
+func IsSecretPath(path string) bool {
+	return secret.FileName(path) || (filepath.IsAbs(path) && secret.ProcFile(path))
 }
 
 // CheckRead refuses to read a secrets file. It checks the name as given and,
 // when the path is a symlink, the name of the file it resolves to, so
-// "notes.txt -> .env" is refused too.
+// "notes.txt -> .env" and "/proc/self/environ" are refused too.
 func CheckRead(path string) error {
-	if IsSecretName(path) {
+	if IsSecretPath(path) {
 		return secretError(path)
 	}
-	if real, err := resolvePath(absOrSelf(path)); err == nil && IsSecretName(real) {
+	if real, err := resolvePath(absOrSelf(path)); err == nil && IsSecretPath(real) {
 		return secretError(path)
 	}
 	return nil
 }
 
+// SecretFileError is the refusal for a secrets file named path: the text
+// the read tool gives, for every other way of reading one.
+func SecretFileError(path string) error { return secretError(path) }
+
 func secretError(path string) error {
-	return fmt.Errorf("fsguard: refuse to read %s: %w", filepath.Base(path), ErrSecretFile)
+	name := filepath.Base(path)
+	if filepath.IsAbs(path) && secret.ProcFile(path) {
+		name = filepath.Clean(path)
+	}
+	return fmt.Errorf("fsguard: refuse to read %s: %w", name, ErrSecretFile)
 }
 
 func absOrSelf(p string) string {

@@ -11,11 +11,13 @@ package gate
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/oceancode/oceancode/agent/fsguard"
 	"github.com/oceancode/oceancode/agent/permission"
 	"github.com/oceancode/oceancode/agent/shellguard"
+	"github.com/oceancode/oceancode/internal/secret"
 	"github.com/oceancode/oceancode/provenance"
 )
 
@@ -113,6 +115,10 @@ func (g *Gate) Check(c Call) Result {
 		sc := &shellCall{sr: g.shell.Classify(c.Input, c.Cwd)}
 		res.Shell = &sc.sr
 		call.Shell = sc.verdict()
+		if d, ok := secretFileRefusal(&sc.sr, c.Input, g.cwd(c.Cwd)); ok {
+			res.Decision, res.Guard, res.Call = d, "fsguard", call
+			return res
+		}
 	case fileTools[tool]:
 		p, err := g.boundary.Resolve(c.Input, c.Cwd)
 		if err != nil {
@@ -139,6 +145,38 @@ func (g *Gate) Check(c Call) Result {
 	res.Decision = g.engine.Evaluate(call)
 	res.Call = call
 	return res
+}
+
+// secretFileRefusal refuses a command that names a secrets file the way
+// the read tool refuses to read one: by the filesystem guard, before any
+// rule or mode is consulted, so nothing reopens it.
+func secretFileRefusal(sr *shellguard.Result, input, dir string) (permission.Decision, bool) {
+	if sr.Verdict != shellguard.Floor {
+		if seg, file := secretGlob(sr, dir); file != "" {
+			return permission.Decision{Action: permission.Deny, Key: "bash", Pattern: input, Origin: fsguardOrigin,
+				Reason: "fsguard: \"" + seg + "\" expands to the secrets file " + file + ": " + secret.FileRefusal}, true
+		}
+		return permission.Decision{}, false
+	}
+	for i := range sr.Segments {
+		if s := &sr.Segments[i]; s.Shape == shellguard.ShapeSecretFile {
+			return permission.Decision{Action: permission.Deny, Key: "bash", Pattern: input, Origin: fsguardOrigin,
+				Reason: "fsguard: " + strings.TrimPrefix(s.Reason, "floor: ")}, true
+		}
+	}
+	return permission.Decision{}, false
+}
+
+// cwd is a call's working directory: as given if absolute, else under the
+// project root.
+func (g *Gate) cwd(dir string) string {
+	switch {
+	case filepath.IsAbs(dir):
+		return dir
+	case g.boundary.ProjectRoot == "":
+		return ""
+	}
+	return filepath.Join(g.boundary.ProjectRoot, dir)
 }
 
 // shellCall is what a bash call's Result points at, in one allocation: the

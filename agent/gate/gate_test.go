@@ -198,3 +198,89 @@ func TestSegmentTexts(t *testing.T) {
 		}
 	}
 }
+
+// TestSecretFileShellRefusedLikeRead: a bash command naming a secrets file
+// is refused by the filesystem guard, as the read tool refuses the file,
+// under every mode and whatever the rules allow.
+func TestSecretFileShellRefusedLikeRead(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, ".env"), []byte("ANTHROPIC_API_KEY=x"), 0o600)
+	user := provenance.Origin{Layer: provenance.User, Source: "user.json", Line: 2}
+	allow, err := ShellRules([]string{"Bash(cat:*)", "Bash(*)"}, []provenance.Origin{user, user}, permission.Allow, "shell.allow")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range permission.Modes() {
+		g, err := New(Config{
+			Permission: permission.Config{Mode: mode, Rules: []permission.Rule{
+				{Key: "bash", Pattern: "*", Action: permission.Allow, Origin: user},
+				{Key: "bash", Pattern: "cat .env", Action: permission.Allow, Origin: user},
+				{Key: "read", Pattern: "*", Action: permission.Allow, Origin: user},
+			}},
+			Shell:    shellguard.Config{Allow: allow, ProjectRoot: root},
+			Boundary: fsguard.Boundary{ProjectRoot: root},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		read := g.Check(Call{Tool: "read", Input: ".env", Cwd: root})
+		for _, cmd := range []string{"cat .env", "cat < .env", "sudo head -n1 .e*", "cat /proc/$PPID/environ"} {
+			ap := &permission.Approvals{}
+			r := g.Check(Call{Tool: "bash", Input: cmd, Cwd: root, Approvals: ap})
+			ap.Approve(r.Call, permission.Always) // an "always" answer cannot reopen it either
+			r2 := g.Check(Call{Tool: "bash", Input: cmd, Cwd: root, Approvals: ap})
+			for _, r := range []Result{r, r2} {
+				if r.Call.Shell == nil || len(r.Call.Shell.Segments) == 0 {
+					t.Errorf("mode %s: bash %q: the result carries no shell segments", mode, cmd)
+				}
+				if r.Action != permission.Deny || r.Guard != read.Guard || r.Origin != read.Origin || r.Decider() != "fsguard" ||
+					!strings.HasPrefix(r.Reason, "fsguard: ") || !strings.HasSuffix(r.Reason, fsguard.ErrSecretFile.Error()) {
+					t.Errorf("mode %s: bash %q = %s by %q (%s), want the fsguard refusal read gives (%s by %q: %s)",
+						mode, cmd, r.Action, r.Decider(), r.Reason, read.Action, read.Decider(), read.Reason)
+				}
+			}
+		}
+		if r := g.Check(Call{Tool: "bash", Input: "cat .env.example", Cwd: root}); r.Action != permission.Allow {
+			t.Errorf("mode %s: cat .env.example = %s (%s)", mode, r.Action, r.Reason)
+		}
+	}
+}
+
+// TestSecretGlobExpanded: a glob the shell guard cannot judge by its text
+// is refused when it expands to a secrets file in the working directory.
+func TestSecretGlobExpanded(t *testing.T) {
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "config"), 0o755)
+	os.MkdirAll(filepath.Join(root, "dotonly"), 0o755)
+	for _, f := range []string{"main.go", "config/prod.env", "config/app.yaml", "dotonly/.env", "dotonly/a.txt"} {
+		os.WriteFile(filepath.Join(root, f), []byte("x"), 0o644)
+	}
+	g, err := New(Config{Shell: shellguard.Config{ProjectRoot: root}, Boundary: fsguard.Boundary{ProjectRoot: root},
+		Permission: permission.Config{Mode: permission.BypassPermissions}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		cmd, cwd string
+		refused  bool
+	}{
+		{"cat *", "config", true},
+		{"grep KEY c*/*", "", true},
+		{"head -n 3 config/p*", "", true},
+		{"cat " + filepath.Join(root, "config", "*"), "", true},
+		{"cat *.yaml", "config", false},
+		{"ls *", "config", false},
+		{"cat *", "", false},        // main.go and two directories
+		{"cat *", "dotonly", false}, // bash's * skips .env
+		{"cat *.go", "", false},
+	} {
+		r := g.Check(Call{Tool: "bash", Input: tc.cmd, Cwd: tc.cwd})
+		refused := r.Action == permission.Deny && r.Guard == "fsguard"
+		if refused != tc.refused {
+			t.Errorf("%q in %q: %s by %q (%s), refused=%v want %v", tc.cmd, tc.cwd, r.Action, r.Decider(), r.Reason, refused, tc.refused)
+		}
+		if refused && !strings.Contains(r.Reason, "expands to the secrets file prod.env") {
+			t.Errorf("%q: reason %q", tc.cmd, r.Reason)
+		}
+	}
+}

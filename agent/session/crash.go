@@ -7,16 +7,15 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/oceancode/oceancode/internal/atomicfile"
+	"github.com/oceancode/oceancode/internal/secretenv"
 )
 
 // CrashFormat names the crash report format.
@@ -202,41 +201,10 @@ func allStacks() string {
 	}
 }
 
-// secretPatterns match credentials by their well-known shapes, and the
-// value of anything assigned to a key-like name. Scrub replaces the secret
-// part with [REDACTED]. They are compiled on first use: every command links
-// this package, and only a crash needs them.
-var secretPatterns, secretAssignments []*regexp.Regexp
-
-var compileSecrets = sync.OnceFunc(func() {
-	secretPatterns = []*regexp.Regexp{
-		regexp.MustCompile(`-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----`),
-		regexp.MustCompile(`\bsk-[A-Za-z0-9_\-]{16,}`),                                        // Anthropic (sk-ant-…), OpenAI (sk-…, sk-proj-…)
-		regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})`),   // GitHub
-		regexp.MustCompile(`\bglpat-[A-Za-z0-9_\-]{20,}`),                                     // GitLab
-		regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9\-]{10,}`),                                // Slack
-		regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`),                                   // AWS access key id
-		regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]{35,}`),                                       // Google API key
-		regexp.MustCompile(`\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}`), // JWT
-	}
-	// secretAssignments keep the name and redact the value: "api_key=…",
-	// "Authorization: Bearer …", `"token": "…"`.
-	secretAssignments = []*regexp.Regexp{
-		regexp.MustCompile(`(?i)(\b(?:bearer|basic)\s+)[A-Za-z0-9._~+/=\-]{8,}`),
-		regexp.MustCompile(`(?i)(\b[a-z0-9_\-]*(?:api[_\-]?key|apikey|access[_\-]?key|secret|token|password|passwd|credential|authorization)["']?\s*[:=]\s*["']?)[^\s"',;&)}[\]]{6,}`),
-	}
-})
-
 // Scrub replaces anything in s that looks like an API key, token or private
-// key with [REDACTED]. It is defence in depth for crash reports, not a
-// licence to put secrets in them.
-func Scrub(s string) string {
-	compileSecrets()
-	for _, re := range secretPatterns {
-		s = re.ReplaceAllString(s, "[REDACTED]")
-	}
-	for _, re := range secretAssignments {
-		s = re.ReplaceAllString(s, "${1}[REDACTED]")
-	}
-	return s
-}
+// key, the value of anything assigned to a secret-looking name, and the
+// value of every secret oceancode took out of its environment with
+// [REDACTED] (internal/secret's Scrub with internal/secretenv's values). It
+// is defence in depth for crash reports, not a licence to put secrets in
+// them.
+func Scrub(s string) string { return secretenv.Scrub(s) }

@@ -128,6 +128,7 @@ func (w *walker) simple(args []word, x ctx, in segIn, danger string) {
 				break
 			}
 			w.emitUnlessFloor(in, x, p)
+			w.secretShellArgs(argv[sa.code+1:], in.raw) // secretfiles.go
 			w.code(w.wordCode(cw), inner(name+" -c"), false)
 			return
 		case sa.script > 0:

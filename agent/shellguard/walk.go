@@ -110,6 +110,7 @@ func (w *walker) redirs(s *syntax.Stmt, x ctx) stmtRedirs {
 		var target word
 		if rd.Word != nil {
 			target = w.evalOne(rd.Word, x)
+			w.secretRedirect(rd, target) // secretfiles.go
 		}
 		if target.known && (strings.HasPrefix(target.val, "/dev/tcp/") || strings.HasPrefix(target.val, "/dev/udp/")) {
 			r.net = true

@@ -10,6 +10,9 @@ import (
 
 	"github.com/oceancode/oceancode/agent/provider/official"
 	"github.com/oceancode/oceancode/agent/provider/remote"
+	// The client holds the API key in memory: non-dumpable, so no
+	// same-user process reads it from /proc/<pid>/mem (see SECURITY.md).
+	_ "github.com/oceancode/oceancode/internal/secretenv"
 )
 
 func main() {

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/oceancode/oceancode/internal/exitcode"
+	"github.com/oceancode/oceancode/internal/secretenv"
 )
 
 // App carries the process's surroundings so commands can run in tests
@@ -23,15 +24,20 @@ type App struct {
 	Stdin  io.Reader
 	Stdout io.Writer
 	Stderr io.Writer
-	// Getenv reads the environment (os.Getenv in production).
+	// Getenv reads the environment (in production internal/secretenv's
+	// Getenv: os.Getenv, and the secret-named variables it took out of the
+	// process's environment at start).
 	Getenv func(string) string
 	// Dir is the working directory ("" = the process's).
 	Dir string
+	// Redact, if set, is applied to the error ExitCode prints (oceancode
+	// redacts the secrets it knows and credential shapes).
+	Redact func(string) string
 }
 
 // StdIO returns an App bound to the process's standard streams and environment.
 func StdIO() *App {
-	return &App{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
+	return &App{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: secretenv.Getenv}
 }
 
 // WorkDir returns the working directory.
@@ -100,7 +106,11 @@ func ExitCode(err error, app *App, name string, classify func(error) int) int {
 	}
 	var e *exitcode.Err
 	if !(errors.As(err, &e) && e.Silent) {
-		fmt.Fprintf(app.Stderr, "%s: %v\n", name, err)
+		msg := err.Error()
+		if app.Redact != nil {
+			msg = app.Redact(msg)
+		}
+		fmt.Fprintf(app.Stderr, "%s: %s\n", name, msg)
 	}
 	return code
 }

@@ -17,6 +17,9 @@ import (
 	"os"
 	"sync"
 
+	// Its init runs first: it takes the secrets out of the environment
+	// (and makes the process non-dumpable) before any child starts.
+	_ "github.com/oceancode/oceancode/internal/secretenv"
 	"github.com/oceancode/oceancode/internal/sibling"
 )
 

@@ -7,9 +7,8 @@ package report
 import (
 	"sort"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
+	"github.com/oceancode/oceancode/internal/secret"
 	"github.com/oceancode/oceancode/layers"
 	"github.com/oceancode/oceancode/provenance"
 )
@@ -140,11 +139,16 @@ func Build(r *layers.Resolved, o Options) *Report {
 	sh := o.shorten
 	rep := &Report{Version: Version, Layers: []layers.LayerInfo{}, Keys: map[string]Key{}}
 	for _, l := range r.Layers {
-		l.Source, l.Reason = sh(l.Source), sh(l.Reason)
+		l.Source, l.Reason = sh(l.Source), sh(o.redact(l.Reason))
 		rep.Layers = append(rep.Layers, l)
 	}
+	var redacted []string // pairs: a diagnostic's message as written, as shown
 	for _, d := range r.Diagnostics {
-		d.Source, d.Message = sh(d.Source), sh(d.Message)
+		msg := o.redactDiagnostic(d)
+		if msg != d.Message {
+			redacted = append(redacted, d.Message, msg)
+		}
+		d.Source, d.Message = sh(d.Source), sh(msg)
 		rep.Diagnostics = append(rep.Diagnostics, d)
 	}
 	if req := r.Requirements; req != nil {
@@ -162,19 +166,26 @@ func Build(r *layers.Resolved, o Options) *Report {
 		rep.Locks = &Locks{DisallowedModes: l.DisallowedModes, Pinned: l.Pinned, MCPRefused: l.MCPRefused, MinSandboxMode: l.MinSandboxMode}
 	}
 	if err := r.Err(); err != nil {
-		rep.Blocking = sh(err.Error())
+		b := err.Error()
+		if len(redacted) > 0 {
+			b = strings.NewReplacer(redacted...).Replace(b)
+		}
+		rep.Blocking = sh(o.redact(b))
 	}
 	for _, k := range r.Entries.Keys() {
 		if !matches(k, o.Prefixes) {
 			continue
 		}
 		e := r.Entries[k]
-		secret := !o.ShowSecrets && IsSecretKey(k)
+		hide := !o.ShowSecrets && IsSecretKey(k)
 		val := func(v any) any {
-			if secret && v != nil {
+			if hide && v != nil {
 				return Redacted
 			}
-			return v
+			if o.ShowSecrets {
+				return v
+			}
+			return redactValue(k, v)
 		}
 		key := Key{Value: val(e.Value), Layer: e.Origin.Layer.String(), Source: sh(e.Origin.Source), Line: e.Origin.Line,
 			Column: e.Origin.Column, Pinned: e.Origin.Pinned, Merge: e.Merge}
@@ -191,6 +202,11 @@ func Build(r *layers.Resolved, o Options) *Report {
 		}
 		rep.Keys[k] = key
 		rep.order = append(rep.order, k)
+		if v, ok := e.Value.(string); ok && strings.HasSuffix(k, ".api_key_env") && secret.LooksLikeKey(v) {
+			rep.Diagnostics = append(rep.Diagnostics, layers.Diagnostic{Severity: layers.Error, Layer: e.Origin.Layer,
+				Source: sh(e.Origin.Source), Line: e.Origin.Line, Column: e.Origin.Column, Pointer: "/" + strings.ReplaceAll(k, ".", "/"),
+				Message: k + " holds what looks like an API key, not the name of an environment variable (oceancode run refuses it): put the key in a variable and name that variable here"})
+		}
 	}
 	return rep
 }
@@ -210,48 +226,75 @@ func matches(key string, prefixes []string) bool {
 // Redacted stands in for a secret value.
 const Redacted = "<redacted>"
 
-// secretWords make a key name secret-looking wherever they occur in it, in
-// any case.
-var secretWords = [...]string{"key", "secret", "token", "password", "passwd", "credential", "authorization", "cookie"}
-
-// secretName reports whether name contains one of secretWords, compared as
-// the regular expression (?i)(key|secret|…) compares them (Unicode simple
-// case folding, so the Kelvin sign counts as a k), without compiling one in
-// every process.
-func secretName(name string) bool {
-	for i := 0; i < len(name); {
-		for _, w := range secretWords {
-			if hasFoldPrefix(name[i:], w) {
-				return true
-			}
-		}
-		_, n := utf8.DecodeRuneInString(name[i:])
-		i += n
+// redact hides credential shapes in a text the report shows (a reason, a
+// diagnostic), unless secrets are asked for.
+func (o Options) redact(s string) string {
+	if o.ShowSecrets {
+		return s
 	}
-	return false
+	return secret.Redact(s)
 }
 
-// hasFoldPrefix reports whether s starts with word (lower-case ASCII) under
-// Unicode simple case folding. An invalid UTF-8 byte is U+FFFD, as regexp
-// reads it.
-func hasFoldPrefix(s, word string) bool {
-	for j := 0; j < len(word); j++ {
-		if s == "" {
-			return false
-		}
-		r, n := utf8.DecodeRuneInString(s)
-		s = s[n:]
-		if w := rune(word[j]); r != w {
-			f := unicode.SimpleFold(r)
-			for f != r && f != w {
-				f = unicode.SimpleFold(f)
-			}
-			if f != w {
-				return false
-			}
-		}
+// redactDiagnostic is d's message as shown: credential shapes hidden, and
+// the value quoted after "; got " when it is a secret key's or a pasted key
+// (a schema violation quotes the offending value).
+func (o Options) redactDiagnostic(d layers.Diagnostic) string {
+	msg := o.redact(d.Message)
+	if o.ShowSecrets || d.Pointer == "" {
+		return msg
 	}
-	return true
+	key := strings.ReplaceAll(strings.TrimPrefix(d.Pointer, "/"), "/", ".")
+	if i := strings.LastIndex(msg, "; got "); i >= 0 && (IsSecretKey(key) || strings.HasSuffix(key, "_env")) {
+		msg = msg[:i] + "; got " + Redacted
+	}
+	return msg
+}
+
+// redactValue hides what looks secret inside a value that is not secret
+// by its key: a key pasted where a variable's name belongs (…_env), a
+// secret-named flag's value in an argument list (an MCP server's
+// "--token X"), a password in a URL, any credential-shaped string, and the
+// values of secret-named members of an object.
+func redactValue(key string, v any) any {
+	switch x := v.(type) {
+	case string:
+		if strings.HasSuffix(strings.ToLower(key), "_env") && secret.LooksLikeKey(x) {
+			return Redacted
+		}
+		return secret.Redact(x)
+	case []any:
+		strs := make([]string, len(x))
+		for i, e := range x {
+			s, ok := e.(string)
+			if !ok {
+				strs = nil
+				break
+			}
+			strs[i] = s
+		}
+		out := make([]any, len(x))
+		if strs != nil {
+			for i, s := range secret.Args(strs) {
+				out[i] = s
+			}
+			return out
+		}
+		for i, e := range x {
+			out[i] = redactValue(key, e)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			if secret.Name(k) && !strings.HasSuffix(strings.ToLower(k), "_env") && e != nil {
+				out[k] = Redacted
+				continue
+			}
+			out[k] = redactValue(key+"."+k, e)
+		}
+		return out
+	}
+	return v
 }
 
 // IsSecretKey reports whether a key's value looks secret: any header or MCP
@@ -272,7 +315,7 @@ func IsSecretKey(key string) bool {
 	if strings.HasSuffix(strings.ToLower(last), "_env") {
 		return false
 	}
-	return secretName(last)
+	return secret.Name(last)
 }
 
 // DropKeys removes every key (inspect --layers).

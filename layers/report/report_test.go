@@ -118,3 +118,46 @@ func TestJSONShapeStable(t *testing.T) {
 		t.Error("requirements block lacks payload_sha256")
 	}
 }
+
+// TestRedactsSecretShapedValues: values whose key does not look secret are
+// still redacted when they are credentials (made-up keys below).
+func TestRedactsSecretShapedValues(t *testing.T) {
+	m := layerstest.New(t)
+	m.ProjectConfig(`{
+  "provider": {
+    "p": {"type": "openai", "base_url": "https://bob:hunter2@llm.example/v1", "api_key_env": "ghp_abcdefghijklmnopqrstuvwxyz0123456789"}
+  },
+  "mcp": {"servers": {"gh": {"command": "srv", "args": ["--token", "plainsecretvalue", "--api-key=other-plain-value", "--port", "8080"]}}}
+}`)
+	// Not a variable name: the schema refuses the layer and quotes the value.
+	m.UserConfig(`{"provider": {"q": {"type": "openai", "api_key_env": "sk-ant-api03-notavariablename"}}}`)
+	r := m.Resolve()
+	out, err := report.Build(r, report.Options{}).JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, leak := range []string{"hunter2", "ghp_abcdefghij", "plainsecretvalue", "other-plain-value", "sk-ant-api03"} {
+		if bytes.Contains(out, []byte(leak)) {
+			t.Errorf("inspect --json shows %q:\n%s", leak, out)
+		}
+	}
+	for _, kept := range []string{`"--token"`, `"--port"`, `"8080"`, `https://bob:[REDACTED]@llm.example/v1`} {
+		if !bytes.Contains(out, []byte(kept)) {
+			t.Errorf("inspect --json lost %s:\n%s", kept, out)
+		}
+	}
+	var b bytes.Buffer
+	if err := report.Build(r, report.Options{}).Text(&b, true); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "sk-ant-api03") || strings.Contains(b.String(), "ghp_abcdefghij") {
+		t.Errorf("inspect shows a pasted key:\n%s", b.String())
+	}
+	if !strings.Contains(b.String(), "provider.p.api_key_env holds what looks like an API key") {
+		t.Errorf("inspect does not say the pasted key is one:\n%s", b.String())
+	}
+	shown, _ := report.Build(r, report.Options{ShowSecrets: true}).JSON()
+	if !bytes.Contains(shown, []byte("plainsecretvalue")) || !bytes.Contains(shown, []byte("hunter2")) {
+		t.Errorf("--show-secrets hides values:\n%s", shown)
+	}
+}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/oceancode/oceancode/internal/cliapp"
 	"github.com/oceancode/oceancode/internal/exitcode"
+	"github.com/oceancode/oceancode/internal/secretenv"
 	"github.com/oceancode/oceancode/internal/version"
 	"github.com/oceancode/oceancode/layers"
 )
@@ -20,7 +21,13 @@ import (
 type App = cliapp.App
 
 // StdIO returns an App bound to the process's standard streams and environment.
-func StdIO() *App { return cliapp.StdIO() }
+// A printed error is redacted of the secrets internal/secretenv holds and
+// of credential shapes.
+func StdIO() *App {
+	a := cliapp.StdIO()
+	a.Redact = secretenv.Scrub
+	return a
+}
 
 // args wraps a cobra argument validator into a usage error.
 var args = cliapp.Args

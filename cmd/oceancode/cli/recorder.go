@@ -16,6 +16,7 @@ import (
 	"github.com/oceancode/oceancode/agent/permission"
 	"github.com/oceancode/oceancode/agent/session"
 	"github.com/oceancode/oceancode/internal/exitcode"
+	"github.com/oceancode/oceancode/internal/secretenv"
 	"github.com/oceancode/oceancode/layers"
 )
 
@@ -268,6 +269,7 @@ func (r *recorder) event(e agent.Event) {
 	if e.Type == agent.EventText || e.Type == agent.EventRetry {
 		return // deltas are folded into the assistant message
 	}
+	e.Text = secretenv.Redact(e.Text)
 	// As the stream-json writer: ">" stays ">" in the record.
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -286,9 +288,29 @@ func (r *recorder) event(e agent.Event) {
 	})
 }
 
+// redactMessage returns m with its texts redacted as the session store
+// keeps them: the values of the secrets oceancode holds and
+// credential-shaped strings (tool results are redacted already, before the
+// model saw them).
+func redactMessage(m message.Message) message.Message {
+	parts := make([]message.Part, len(m.Parts))
+	for i, p := range m.Parts {
+		p.Text = secretenv.Redact(p.Text)
+		if p.ToolResult != nil {
+			tr := *p.ToolResult
+			tr.Content = secretenv.Redact(tr.Content)
+			p.ToolResult = &tr
+		}
+		parts[i] = p
+	}
+	m.Parts = parts
+	return m
+}
+
 // message commits one message of the conversation as soon as the loop
 // completes it.
 func (r *recorder) message(m message.Message) {
+	m = redactMessage(m)
 	r.write(false, func() {
 		if _, err := r.store.AppendMessage(context.Background(), r.id, m); err != nil && r.err == nil {
 			r.err = err

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -26,6 +25,8 @@ import (
 	"github.com/oceancode/oceancode/agent/session"
 	"github.com/oceancode/oceancode/agent/tools"
 	"github.com/oceancode/oceancode/internal/exitcode"
+	"github.com/oceancode/oceancode/internal/secret"
+	"github.com/oceancode/oceancode/internal/secretenv"
 	"github.com/oceancode/oceancode/internal/version"
 	"github.com/oceancode/oceancode/layers"
 	"github.com/oceancode/oceancode/provenance"
@@ -253,6 +254,9 @@ func buildRuntime(ctx context.Context, app *App, res *layers.Resolved, o runOpti
 	for _, d := range announce(app.Stderr, downgrades(res, append(modeKeys(o.agent), sandboxKeys...))) {
 		rt.notices = append(rt.notices, d.event())
 	}
+	if err := secretenv.Err(); err != nil {
+		fmt.Fprintf(app.Stderr, "oceancode: warning: commands may read what this process could not hide: %v\n", err)
+	}
 	if ch := g.Engine().ModeChange(); ch.Downgraded() {
 		fmt.Fprintf(app.Stderr, "oceancode: permission mode %s is not available: %s; running in %s\n", ch.Requested, ch.Reason, ch.Effective)
 	}
@@ -295,7 +299,7 @@ func buildRuntime(ctx context.Context, app *App, res *layers.Resolved, o runOpti
 	tracker := &fsguard.Tracker{}
 	tracker.Start(time.Now())
 	env := &tools.Env{Boundary: gc.Boundary, Cwd: cwd, Tracker: tracker, Sandbox: pol,
-		ChildEnv: childenv.Compose(os.Environ(), envCfg), Todos: &tools.TodoList{}}
+		ChildEnv: childenv.Compose(secretenv.Environ(), envCfg), Todos: &tools.TodoList{}}
 	if v, ok := intValue(res, "limits.timeout_s"); ok && o.timeout == 0 {
 		o.timeout = time.Duration(v) * time.Second
 	}
@@ -309,6 +313,7 @@ func buildRuntime(ctx context.Context, app *App, res *layers.Resolved, o runOpti
 		Tools:    tools.Builtins(),
 		Auto:     o.auto,
 		MaxTurns: o.maxTurns, Timeout: o.timeout,
+		Redact: secretenv.Redact,
 	}
 	if v, ok := intValue(res, "limits.max_tokens"); ok {
 		rt.cfg.MaxTokens = v
@@ -383,11 +388,18 @@ func providerFor(app *App, res *layers.Resolved, model string, client *remote.Cl
 		}
 	}
 	if pc.APIKeyEnv == "" {
-		pc.APIKeyEnv = map[string]string{"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}[pc.Type]
+		pc.APIKeyEnv = defaultKeyEnv(pc.Type)
 	}
 	cfg := provider.Config{Type: pc.Type, BaseURL: pc.BaseURL, Headers: pc.Headers, Stream: pc.Stream == nil || *pc.Stream}
 	if pc.APIKeyEnv != "" {
+		if secret.LooksLikeKey(pc.APIKeyEnv) {
+			return nil, "", exitcode.With(exitcode.Invalid, fmt.Errorf("provider %q: api_key_env holds what looks like an API key, not the name of an environment variable: put the key in a variable (export %s=…) and name that variable here", name, defaultKeyEnv(pc.Type)))
+		}
 		cfg.APIKey = app.Getenv(pc.APIKeyEnv)
+		// The key's variable leaves the environment children see, even
+		// when its name does not look secret.
+		secretenv.Hide(pc.APIKeyEnv)
+		secretenv.Remember(cfg.APIKey)
 	}
 	switch pc.Type {
 	case "anthropic", "openai":
@@ -398,6 +410,12 @@ func providerFor(app *App, res *layers.Resolved, model string, client *remote.Cl
 		return nil, "", err
 	}
 	return client, modelName, nil
+}
+
+// defaultKeyEnv is the variable a provider type's key is read from when
+// api_key_env does not say.
+func defaultKeyEnv(typ string) string {
+	return map[string]string{"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}[typ]
 }
 
 func intValue(r *layers.Resolved, key string) (int, bool) {

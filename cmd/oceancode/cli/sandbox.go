@@ -18,6 +18,7 @@ import (
 	"github.com/oceancode/oceancode/agent/sandbox"
 	"github.com/oceancode/oceancode/agent/sandbox/egress"
 	"github.com/oceancode/oceancode/internal/exitcode"
+	"github.com/oceancode/oceancode/internal/secretenv"
 	"github.com/oceancode/oceancode/layers"
 )
 
@@ -195,7 +196,7 @@ func runSandbox(ctx context.Context, app *App, o sandboxOptions, argv []string) 
 		defer proxy.Close()
 		p.Egress = proxy
 	}
-	c, err := sandbox.Command(ctx, p, argv, childenv.Compose(os.Environ(), envCfg))
+	c, err := sandbox.Command(ctx, p, argv, childenv.Compose(secretenv.Environ(), envCfg))
 	switch {
 	case errors.Is(err, sandbox.ErrUnavailable):
 		return exitcode.With(exitcode.Denied, fmt.Errorf("%w; refusing to run %q unconfined", err, argv[0]))

@@ -1,0 +1,288 @@
+package secret
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Mark stands in for a redacted part of a text.
+const Mark = "[REDACTED]"
+
+// MinValue is the shortest value of a known secret that Redactor redacts:
+// a secret-named variable holding "us" or "1" (KEYBOARD=us) is not a
+// credential, and replacing every "us" in a text would destroy it.
+const MinValue = 8
+
+// shape is one credential form: a regular expression that starts with a
+// literal (so the regexp package finds candidates fast), the literals that
+// must occur in a text for it to match at all (checked first, with
+// strings.Contains), and whether a match must start a word (what \b would
+// say, checked by hand: \b in front would hide the literal prefix).
+type shape struct {
+	markers []string
+	re      *regexp.Regexp
+	word    bool
+}
+
+// shapes are compiled on first use: every command links this package, few
+// need them.
+type shapes struct {
+	tokens []shape        // replaced whole
+	bearer *regexp.Regexp // group 1 (the scheme) is kept
+	assign *regexp.Regexp // group 1 (the name) is kept: for Scrub only
+}
+
+var compiled = sync.OnceValue(compileShapes)
+
+func compileShapes() *shapes {
+	tok := func(expr string, word bool, markers ...string) shape {
+		return shape{markers: markers, re: regexp.MustCompile(expr), word: word}
+	}
+	return &shapes{
+		tokens: []shape{
+			tok(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\z)`, false, "-----BEGIN "),
+			tok(`sk-[A-Za-z0-9_\-]{16,}`, true, "sk-"),                                      // Anthropic (sk-ant-…), OpenAI (sk-…, sk-proj-…), OpenRouter
+			tok(`gh[pousr]_[A-Za-z0-9]{20,}`, true, "ghp_", "gho_", "ghu_", "ghs_", "ghr_"), // GitHub
+			tok(`github_pat_[A-Za-z0-9_]{20,}`, true, "github_pat_"),
+			tok(`glpat-[A-Za-z0-9_\-]{20,}`, true, "glpat-"),                                   // GitLab
+			tok(`xox[abposre]-[A-Za-z0-9\-]{10,}`, true, "xox"),                                // Slack
+			tok(`xapp-[A-Za-z0-9\-]{10,}`, true, "xapp-"),                                      // Slack app-level
+			tok(`(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b`, true, "AKIA", "ASIA", "ABIA", "ACCA"), // AWS access key id
+			tok(`AIza[0-9A-Za-z_\-]{35,}`, true, "AIza"),                                       // Google API key
+			tok(`[rs]k_(?:live|test)_[0-9A-Za-z]{16,}`, true, "k_live_", "k_test_"),            // Stripe
+			tok(`npm_[A-Za-z0-9]{36,}`, true, "npm_"),                                          // npm
+			tok(`hf_[A-Za-z0-9]{30,}`, true, "hf_"),                                            // Hugging Face
+			tok(`dop_v1_[a-f0-9]{64}`, true, "dop_v1_"),                                        // DigitalOcean
+			tok(`eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}`, true, "eyJ"),  // JWT
+		},
+		bearer: regexp.MustCompile(`(?i)(\bbearer\s+|\bauthorization:\s*basic\s+)[A-Za-z0-9._~+/=\-]{16,}`),
+		assign: regexp.MustCompile(`(?i)(\b[a-z0-9_\-]*(?:api[_\-]?key|apikey|access[_\-]?key|secret|token|password|passwd|credential|authorization)["']?\s*[:=]\s*["']?)[^\s"',;&)}[\]]{6,}`),
+	}
+}
+
+// Redact replaces every credential-shaped part of s with Mark: provider
+// keys and tokens by their prefixes (sk-, sk-ant-, sk-proj-, ghp_, gho_,
+// github_pat_, glpat-, xoxb-, AKIA…, AIza…, …), private key blocks, JWTs,
+// the password in scheme://user:password@host, and the credential after
+// "Bearer". It leaves ordinary code and prose alone, so it is safe on tool
+// output the model goes on to edit.
+func Redact(s string) string {
+	if s == "" {
+		return s
+	}
+	sh := compiled()
+	for i := range sh.tokens {
+		s = sh.tokens[i].replace(s)
+	}
+	s = redactUserinfo(s)
+	if containsAnyFold(s, "bearer", "basic") {
+		s = sh.bearer.ReplaceAllString(s, "${1}"+Mark)
+	}
+	return s
+}
+
+func (t *shape) replace(s string) string {
+	found := false
+	for _, m := range t.markers {
+		if strings.Contains(s, m) {
+			found = true
+			break
+		}
+	}
+	if !found {
+		return s
+	}
+	locs := t.re.FindAllStringIndex(s, -1)
+	if locs == nil {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for _, l := range locs {
+		if t.word && l[0] > 0 && wordByte(s[l[0]-1]) {
+			continue
+		}
+		b.WriteString(s[last:l[0]])
+		b.WriteString(Mark)
+		last = l[1]
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+func wordByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// redactUserinfo replaces the password of every scheme://user:password@
+// with Mark. The authority ends at '/', whitespace, a quote or '<>'.
+func redactUserinfo(s string) string {
+	if !strings.Contains(s, "://") || !strings.Contains(s, "@") {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for i := 0; ; {
+		j := strings.Index(s[i:], "://")
+		if j < 0 {
+			break
+		}
+		start := i + j + 3
+		end := start
+		for end < len(s) && !strings.ContainsRune("/ \t\r\n\"'<>", rune(s[end])) {
+			end++
+		}
+		auth := s[start:end]
+		if at := strings.LastIndexByte(auth, '@'); at > 0 {
+			if colon := strings.IndexByte(auth[:at], ':'); colon >= 0 && colon+1 < at && auth[colon+1:at] != Mark {
+				b.WriteString(s[last : start+colon+1])
+				b.WriteString(Mark)
+				last = start + at
+			}
+		}
+		i = max(end, start)
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// containsAnyFold reports whether s contains one of words (lower-case
+// ASCII) in any case, without lowering s.
+func containsAnyFold(s string, words ...string) bool {
+	for _, w := range words {
+		first := [2]byte{w[0], w[0] - 'a' + 'A'}
+		for i := 0; i+len(w) <= len(s); {
+			k := strings.IndexAny(s[i:], string(first[:]))
+			if k < 0 || i+k+len(w) > len(s) {
+				break
+			}
+			if strings.EqualFold(s[i+k:i+k+len(w)], w) {
+				return true
+			}
+			i += k + 1
+		}
+	}
+	return false
+}
+
+// Scrub is Redact plus the value of anything assigned to a secret-looking
+// name ("api_key=…", `"token": "…"`, "password: …"). It is for text no one
+// edits — crash reports, error messages — where redacting too much costs
+// nothing.
+func Scrub(s string) string {
+	s = Redact(s)
+	if s == "" {
+		return s
+	}
+	return compiled().assign.ReplaceAllString(s, "${1}"+Mark)
+}
+
+// Redactor redacts the values of the secrets a process knows, then what
+// Redact does. The zero value and nil redact shapes only. It is safe for
+// concurrent use once built.
+type Redactor struct {
+	values []string // longest first, so a value containing another goes first
+}
+
+// NewRedactor returns a Redactor for values. Values shorter than MinValue
+// and absolute paths (a secret-named variable holding a key file's path)
+// are not secrets worth redacting and are dropped, as are duplicates.
+func NewRedactor(values ...string) *Redactor {
+	r := &Redactor{}
+	for _, v := range values {
+		if len(v) < MinValue || strings.HasPrefix(v, "/") || slices.Contains(r.values, v) {
+			continue
+		}
+		r.values = append(r.values, v)
+	}
+	slices.SortFunc(r.values, func(a, b string) int { return len(b) - len(a) })
+	return r
+}
+
+// Len is how many values r redacts.
+func (r *Redactor) Len() int {
+	if r == nil {
+		return 0
+	}
+	return len(r.values)
+}
+
+// Redact replaces every known value in s, then every credential shape
+// (see the package function Redact), with Mark.
+func (r *Redactor) Redact(s string) string {
+	return Redact(r.known(s))
+}
+
+// Scrub is Redact plus assignments to secret-looking names (see the
+// package function Scrub).
+func (r *Redactor) Scrub(s string) string {
+	return Scrub(r.known(s))
+}
+
+func (r *Redactor) known(s string) string {
+	if r == nil {
+		return s
+	}
+	for _, v := range r.values {
+		if strings.Contains(s, v) {
+			s = strings.ReplaceAll(s, v, Mark)
+		}
+	}
+	return s
+}
+
+// Args redacts a command line (an MCP server's args, a command shown in
+// inspect or doctor): the value of a secret-named flag (--token X,
+// --api-key=X, --password X, --client-secret X) and every credential shape.
+// Flags naming where a secret is (--key-file, --token-path, --api-key-env)
+// keep their value. args is not modified.
+func Args(args []string) []string {
+	out := make([]string, len(args))
+	next := false
+	for i, a := range args {
+		if next {
+			next = false
+			out[i] = Mark
+			continue
+		}
+		out[i] = Redact(a)
+		name, val, eq := strings.Cut(a, "=")
+		if !strings.HasPrefix(name, "-") || !secretFlag(strings.TrimLeft(name, "-")) {
+			continue
+		}
+		switch {
+		case eq && val != "":
+			out[i] = name + "=" + Mark
+		case !eq:
+			next = true
+		}
+	}
+	return out
+}
+
+// secretFlag reports whether a flag's name (without dashes) takes a secret
+// value.
+func secretFlag(name string) bool {
+	if name == "" {
+		return false
+	}
+	l := strings.ToLower(name)
+	for _, s := range [...]string{"file", "path", "env", "dir", "name", "id", "type", "helper", "cmd", "command"} {
+		if strings.HasSuffix(l, "-"+s) || strings.HasSuffix(l, "_"+s) {
+			return false
+		}
+	}
+	switch l {
+	case "auth", "pass", "pw", "pwd", "bearer":
+		return true
+	}
+	return Name(name)
+}
