@@ -119,13 +119,15 @@ export HOME="$home" XDG_CONFIG_HOME="$home/.config" XDG_STATE_HOME="$home/.local
 	XDG_CACHE_HOME="$home/.cache" XDG_DATA_HOME="$home/.local/share"
 
 # Prove the tripwire is armed before trusting a green run: a production
-# build sees the verified policy, refuses bypassPermissions, and the home
-# cannot be written.
+# build sees the verified policy (even when told OC_TEST_MANAGED_DIR),
+# denies under bypassPermissions, and the home cannot be written.
 probe=$(mktemp -d)
 mkdir -p "$probe/.oceancode" "$probe/home"
 oc() { (cd "$probe" && HOME="$probe/home" XDG_CONFIG_HOME="$probe/home/.config" XDG_STATE_HOME="$probe/home/.local/state" \
 	"$work/bin/oceancode" "$@" 2>&1) || true; }
-out=$(oc inspect --layers)
+# A production build ignores the test builds' managed-dir variable.
+mkdir "$probe/empty"
+out=$(OC_TEST_MANAGED_DIR="$probe/empty" oc inspect --layers)
 for want in "Requirements: verified" "/etc/oceancode/managed.json" "/etc/oceancode/managed.d/50-tripwire.json"; do
 	case $out in *"$want"*) ;; *) die "the policy is not in force (inspect lacks \"$want\"):
 $out" ;; esac
@@ -137,6 +139,6 @@ if touch "$home/.write-probe" 2>/dev/null; then
 	die "the poisoned home $home is writable"
 fi
 rm -rf "$probe"
-echo "test-with-policy: policy at /etc/oceancode (verified, bypassPermissions locked out, everything denied), HOME=$home read-only; go test $*"
+echo "test-with-policy: policy at /etc/oceancode (verified, bypassPermissions locked out, every tool denied), HOME=$home read-only; go test $*"
 cd "$repo"
 go test "$@"
