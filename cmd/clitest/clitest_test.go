@@ -27,13 +27,15 @@ import (
 	"github.com/oceancode/oceancode/agent/session"
 
 	admincli "github.com/oceancode/oceancode/cmd/oceanadmin/cli"
+	"github.com/oceancode/oceancode/internal/hermetictest"
 	agentcli "github.com/oceancode/oceancode/cmd/oceancode/cli"
 	"github.com/oceancode/oceancode/layers"
 )
 
-// testManagedDir points the test binary (never the real one) at a managed
-// dir inside the script's work dir, so scripts never read /etc/oceancode.
-const testManagedDir = "OC_TEST_MANAGED_DIR"
+// testManagedDir points the test binary (never a production build) at a
+// managed dir inside the script's work dir, so scripts never read
+// /etc/oceancode (docs/testing.md).
+const testManagedDir = hermetictest.EnvManagedDir
 
 func TestMain(m *testing.M) {
 	if d := os.Getenv(testManagedDir); d != "" {
