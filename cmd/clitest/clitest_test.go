@@ -27,8 +27,8 @@ import (
 	"github.com/oceancode/oceancode/agent/session"
 
 	admincli "github.com/oceancode/oceancode/cmd/oceanadmin/cli"
-	"github.com/oceancode/oceancode/internal/hermetictest"
 	agentcli "github.com/oceancode/oceancode/cmd/oceancode/cli"
+	"github.com/oceancode/oceancode/internal/hermetictest"
 	"github.com/oceancode/oceancode/layers"
 )
 
