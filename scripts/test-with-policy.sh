@@ -112,9 +112,9 @@ mount -o remount,bind,ro "$home"
 
 # The environment of a user with that home; nothing of the caller's
 # oceancode configuration.
-while IFS='=' read -r k _; do
+for k in $(compgen -e); do
 	case $k in OC_* | XDG_*) unset "$k" ;; esac
-done < <(env)
+done
 export HOME="$home" XDG_CONFIG_HOME="$home/.config" XDG_STATE_HOME="$home/.local/state" \
 	XDG_CACHE_HOME="$home/.cache" XDG_DATA_HOME="$home/.local/share"
 
