@@ -10,7 +10,15 @@ LDFLAGS   := -s -w -X github.com/oceancode/oceancode/internal/version.Version=$(
 # (measured: 38 MiB → 19 MiB peak RSS for oceancode version).
 export CGO_ENABLED := 0
 
-.PHONY: help build test demo bench fuzz lint tools clean
+# The packages whose code runs goroutines (the session store and lease, the
+# model client and its companion, the egress proxy, the sandbox runner, the
+# tools' output pumps, the approvals and the read tracker, schema's cache),
+# the CLI's recorder and run (in-process and as a process), and the early
+# start of the model client.
+RACE_PKGS ?= ./agent/provider/... ./agent/session ./agent/sandbox/... ./agent/tools ./agent/fsguard \
+	./agent/permission ./schema ./cmd/oceancode/cli ./cmd/clitest ./internal/prestart
+
+.PHONY: help build test race demo bench fuzz lint tools clean
 
 help: ## list the targets
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -30,6 +38,11 @@ build: tools ## build bin/oceancode (+ its model client and lean sandbox helper)
 test: tools ## run every test (installs bubblewrap with apt when missing and root)
 	@if [ -x scripts/install-bwrap.sh ]; then scripts/install-bwrap.sh; fi
 	$(GO) test -count=1 -timeout 30m ./...
+
+race: tools ## run the tests of the packages with concurrency under the race detector (cgo: installs gcc with apt when missing and root)
+	@scripts/ensure-tool.sh gcc gcc libc6-dev
+	@if [ -x scripts/install-bwrap.sh ]; then scripts/install-bwrap.sh; fi
+	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 30m $(RACE_PKGS)
 
 demo: build ## the main job end to end: sign a policy, layer configs, inspect, tamper, roll back, a headless run
 	@scripts/demo.sh $(BIN)

@@ -7,10 +7,21 @@ import (
 )
 
 // SystemManagedDir is the OS managed dir (spec/config.md). It is a variable
-// only so the package's own tests and the CLI's test binary can point it at a
-// temporary directory; production code never changes it, and no environment
-// variable or flag can.
+// only so tests can point it at a temporary directory: in-process tests set
+// it (or Options.ManagedDir), and binaries built by tests with the build tag
+// TestBuildTag take it from EnvTestManagedDir (testbuild.go). A production
+// build has no code that changes it, and no environment variable or flag
+// can: a user cannot point the agent away from the administrator's policy.
 var SystemManagedDir = defaultManagedDir()
+
+// TestBuildTag is the build tag of test builds of the binaries; only they
+// honour EnvTestManagedDir (SECURITY.md, docs/testing.md).
+const TestBuildTag = "oceancodetest"
+
+// EnvTestManagedDir names the managed dir in binaries built with
+// TestBuildTag and in the test binaries that run the CLIs in-process. A
+// production build ignores it.
+const EnvTestManagedDir = "OC_TEST_MANAGED_DIR"
 
 func defaultManagedDir() string {
 	switch runtime.GOOS {
@@ -32,32 +43,53 @@ const (
 	EnvRequirements  = "OC_REQUIREMENTS"
 )
 
-func userConfigDir(getenv func(string) string) string {
-	if runtime.GOOS == "linux" || runtime.GOOS == "freebsd" || runtime.GOOS == "openbsd" {
-		if x := getenv("XDG_CONFIG_HOME"); x != "" {
-			return filepath.Join(x, "oceancode")
-		}
-		if h := getenv("HOME"); h != "" {
-			return filepath.Join(h, ".config", "oceancode")
-		}
+// The user's paths are read from the environment getenv gives, never
+// from the process's own (os.UserHomeDir, os.UserConfigDir): a caller that
+// injects an environment (every test) gets exactly the paths it named, and
+// an environment without a home yields "" (no user config, no state), not
+// the real user's files.
+
+// homeDir is os.UserHomeDir over getenv.
+func homeDir(getenv func(string) string) string {
+	switch runtime.GOOS {
+	case "windows":
+		return getenv("USERPROFILE")
+	case "plan9":
+		return getenv("home")
 	}
-	d, err := os.UserConfigDir()
-	if err != nil {
+	return getenv("HOME")
+}
+
+func userConfigDir(getenv func(string) string) string {
+	switch runtime.GOOS {
+	case "windows":
+		if d := getenv("AppData"); d != "" {
+			return filepath.Join(d, "oceancode")
+		}
+		return ""
+	case "darwin", "ios":
+		if h := homeDir(getenv); h != "" {
+			return filepath.Join(h, "Library", "Application Support", "oceancode")
+		}
 		return ""
 	}
-	return filepath.Join(d, "oceancode")
+	if x := getenv("XDG_CONFIG_HOME"); x != "" && filepath.IsAbs(x) {
+		return filepath.Join(x, "oceancode")
+	}
+	if h := homeDir(getenv); h != "" {
+		return filepath.Join(h, ".config", "oceancode")
+	}
+	return ""
 }
 
 // StateDir returns the user's state dir for oceancode:
-// $XDG_STATE_HOME/oceancode, else ~/.local/state/oceancode.
+// $XDG_STATE_HOME/oceancode, else ~/.local/state/oceancode; "" when the
+// environment names no home.
 func StateDir(getenv func(string) string) string {
-	if x := getenv("XDG_STATE_HOME"); x != "" {
+	if x := getenv("XDG_STATE_HOME"); x != "" && filepath.IsAbs(x) {
 		return filepath.Join(x, "oceancode")
 	}
-	if h := getenv("HOME"); h != "" {
-		return filepath.Join(h, ".local", "state", "oceancode")
-	}
-	if h, err := os.UserHomeDir(); err == nil {
+	if h := homeDir(getenv); h != "" {
 		return filepath.Join(h, ".local", "state", "oceancode")
 	}
 	return ""

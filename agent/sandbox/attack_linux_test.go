@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/oceancode/oceancode/internal/hermetictest"
 )
 
 // The attack suite: every case runs through the real sandbox (bubblewrap,
@@ -28,23 +30,16 @@ type fixture struct {
 
 const secret = "SECRET-KEY-MATERIAL-7f3a"
 
-// newFixture lays out, under a directory in the real home (visible inside
-// the sandbox, unlike /tmp which gets a private tmpfs):
+// newFixture lays out, under a scratch directory outside the temporary
+// dirs (visible inside the sandbox, unlike /tmp which gets a private tmpfs;
+// never in the real home):
 //
 //	ws/            the workspace (a git repo with .git/hooks, .git/config, .bashrc)
 //	out/           a directory outside the workspace with an existing file
 //	home/          the fake $HOME with credential stores (.aws is a symlink)
 func newFixture(t *testing.T) fixture {
 	t.Helper()
-	realHome, err := os.UserHomeDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	base, err := os.MkdirTemp(realHome, ".oceancode-sbtest-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(base) })
+	base := hermetictest.Scratch(t)
 	f := fixture{base: base, ws: filepath.Join(base, "ws"), out: filepath.Join(base, "out"), home: filepath.Join(base, "home")}
 	f.attack, _ = os.Executable()
 	for _, d := range []string{f.ws + "/.git/hooks", f.ws + "/secrets", f.out, f.home + "/.ssh", f.home + "/realaws", f.home + "/.cache"} {

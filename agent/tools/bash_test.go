@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/oceancode/oceancode/agent/sandbox"
+	"github.com/oceancode/oceancode/internal/hermetictest"
 )
 
 func TestBash(t *testing.T) {
@@ -178,12 +179,15 @@ func TestBashTruncation(t *testing.T) {
 }
 
 // confinedEnv is a session with the sandbox on (workspace-write, no
-// network). bubblewrap must be installed: the test fails, not skips.
+// network). bubblewrap must be installed: the test fails, not skips. The
+// sandbox masks the credential stores of the process's home: a fake one,
+// so the real home is never looked at.
 func confinedEnv(t *testing.T) *Env {
 	t.Helper()
 	if _, err := exec.LookPath("bwrap"); err != nil {
 		t.Fatalf("bubblewrap (bwrap) is required for the confined bash tests: %v", err)
 	}
+	t.Setenv("HOME", hermetictest.New(t).Home)
 	env := testEnv(t)
 	env.Sandbox = sandbox.Policy{Enabled: true}
 	return env

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/oceancode/oceancode/agent/provider/providertest"
+	"github.com/oceancode/oceancode/internal/hermetictest"
 	"github.com/oceancode/oceancode/layers/layerstest"
 )
 
@@ -22,9 +23,11 @@ var (
 	buildErr  error
 )
 
-// built compiles the binaries once, as make build does (trimmed, stripped):
-// oceancode with its model client beside it, oceanadmin, and procstat,
-// which starts them and measures each run.
+// built compiles the binaries once, as make build does (trimmed, stripped),
+// but as test builds (hermetictest.BuildTag), so each run's managed dir is
+// the benchmark's own (noManagedDir), never the host's: oceancode with its
+// model client beside it, oceanadmin, and procstat, which starts them and
+// measures each run.
 func built(b *testing.B) string {
 	buildOnce.Do(func() {
 		binDir, buildErr = os.MkdirTemp("", "oceancode-bench-")
@@ -33,7 +36,7 @@ func built(b *testing.B) string {
 		}
 		for c, pkg := range map[string]string{"oceancode": "../oceancode", "oceancode-model": "../oceancode-model",
 			"oceanadmin": "../oceanadmin", "procstat": "../../internal/cmd/procstat"} {
-			cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", filepath.Join(binDir, c), pkg)
+			cmd := exec.Command("go", "build", "-tags", hermetictest.BuildTag, "-trimpath", "-ldflags", "-s -w", "-o", filepath.Join(binDir, c), pkg)
 			cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // as make build
 			if out, err := cmd.CombinedOutput(); err != nil {
 				buildErr = err
@@ -46,6 +49,12 @@ func built(b *testing.B) string {
 		b.Fatal(buildErr)
 	}
 	return binDir
+}
+
+// noManagedDir is the managed dir of a benchmark's runs: an empty
+// directory, as on a machine without a policy.
+func noManagedDir(b *testing.B) string {
+	return hermetictest.EnvManagedDir + "=" + b.TempDir()
 }
 
 // procRun is one run as procstat reports it.
@@ -106,7 +115,7 @@ func runProcess(b *testing.B, dir string, env []string, name string, args ...str
 // BenchmarkVersionProcess: `oceancode --version`, whole process.
 func BenchmarkVersionProcess(b *testing.B) {
 	bin := built(b)
-	runProcess(b, b.TempDir(), []string{"HOME=" + b.TempDir()}, filepath.Join(bin, "oceancode"), "--version")
+	runProcess(b, b.TempDir(), []string{"HOME=" + b.TempDir(), noManagedDir(b)}, filepath.Join(bin, "oceancode"), "--version")
 }
 
 // BenchmarkInspectJSONProcess: `oceancode inspect --json` with project,
@@ -128,6 +137,7 @@ func BenchmarkInspectJSONProcess(b *testing.B) {
 		"XDG_STATE_HOME=" + m.Env["XDG_STATE_HOME"],
 		"OC_MANAGED_CONFIG=" + filepath.Join(m.ManagedDir, "managed.json"),
 		"OC_REQUIREMENTS_PUBKEY=@" + keys,
+		noManagedDir(b),
 	}
 	// Check once that the fixture is what the figure claims.
 	out, err := exec.Command("sh", "-c", "cd "+m.Project+" && env "+joinEnv(env)+" "+filepath.Join(bin, "oceancode")+" inspect --layers").CombinedOutput()
@@ -161,7 +171,7 @@ func BenchmarkRunTurnProcess(b *testing.B) {
 	m := layerstest.New(b)
 	m.ProjectConfig(`{"provider": {"mock": {"type": "openai", "base_url": "` + srv.OpenAIURL() + `"}}, "model": "mock/m"}`)
 	env := []string{"HOME=" + m.Home, "XDG_CONFIG_HOME=" + m.Env["XDG_CONFIG_HOME"], "XDG_STATE_HOME=" + m.Env["XDG_STATE_HOME"],
-		"OPENAI_API_KEY=k", "PATH=" + os.Getenv("PATH")}
+		"OPENAI_API_KEY=k", "PATH=" + os.Getenv("PATH"), noManagedDir(b)}
 	before := len(srv.Requests())
 	b.ResetTimer()
 	runs := measure(b, b.N, m.Project, env, filepath.Join(bin, "oceancode"), "run", "--auto", "--format", "json", "say hello")

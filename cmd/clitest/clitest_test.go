@@ -28,13 +28,15 @@ import (
 
 	admincli "github.com/oceancode/oceancode/cmd/oceanadmin/cli"
 	agentcli "github.com/oceancode/oceancode/cmd/oceancode/cli"
+	"github.com/oceancode/oceancode/internal/hermetictest"
 	"github.com/oceancode/oceancode/layers"
 	"github.com/oceancode/oceancode/signing"
 )
 
-// testManagedDir points the test binary (never the real one) at a managed
-// dir inside the script's work dir, so scripts never read /etc/oceancode.
-const testManagedDir = "OC_TEST_MANAGED_DIR"
+// testManagedDir points the test binary (never a production build) at a
+// managed dir inside the script's work dir, so scripts never read
+// /etc/oceancode (docs/testing.md).
+const testManagedDir = hermetictest.EnvManagedDir
 
 func TestMain(m *testing.M) {
 	if d := os.Getenv(testManagedDir); d != "" {

@@ -9,10 +9,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/oceancode/oceancode/internal/hermetictest"
 	"github.com/oceancode/oceancode/layers"
 	"github.com/oceancode/oceancode/requirements"
 	"github.com/oceancode/oceancode/signing"
@@ -145,6 +147,20 @@ func FixedKey(name string) signing.PrivateKey {
 
 // Getenv reads the machine's environment.
 func (m *Machine) Getenv(k string) string { return m.Env[k] }
+
+// Environ is the machine's environment for a process a test starts (a
+// test build of a binary: hermetictest.GoBuild): Env, the machine's managed
+// dir as hermetictest.EnvManagedDir, then extra. Nothing is inherited from
+// the test's own environment.
+func (m *Machine) Environ(extra ...string) []string {
+	env := make([]string, 0, len(m.Env)+1+len(extra))
+	for k, v := range m.Env {
+		env = append(env, k+"="+v)
+	}
+	sort.Strings(env)
+	env = append(env, hermetictest.EnvManagedDir+"="+m.ManagedDir)
+	return append(env, extra...)
+}
 
 // Options returns loader options for a process started in the project.
 func (m *Machine) Options() layers.Options {

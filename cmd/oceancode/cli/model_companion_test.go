@@ -10,6 +10,7 @@ import (
 
 	"github.com/oceancode/oceancode/agent/provider/providertest"
 	"github.com/oceancode/oceancode/agent/provider/remote"
+	"github.com/oceancode/oceancode/internal/hermetictest"
 	"github.com/oceancode/oceancode/layers/layerstest"
 )
 
@@ -21,11 +22,7 @@ import (
 func TestModelCompanionBinaries(t *testing.T) {
 	dir := t.TempDir()
 	for pkg, name := range map[string]string{"./../../oceancode": "oceancode", "./../../oceancode-model": remote.Binary} {
-		build := exec.Command("go", "build", "-o", filepath.Join(dir, name), pkg)
-		build.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := build.CombinedOutput(); err != nil {
-			t.Fatalf("build %s: %v\n%s", name, err, out)
-		}
+		hermetictest.GoBuild(t, filepath.Join(dir, name), pkg)
 	}
 	// A stand-in beside oceancode logs each start, then becomes the real one.
 	companion := filepath.Join(dir, remote.Binary)
@@ -47,9 +44,7 @@ func TestModelCompanionBinaries(t *testing.T) {
 	runArgs = func(args []string, extra ...string) (string, error) {
 		cmd := exec.Command(filepath.Join(dir, "oceancode"), args...)
 		cmd.Dir = m.Project
-		cmd.Env = []string{"HOME=" + m.Home, "XDG_CONFIG_HOME=" + m.Env["XDG_CONFIG_HOME"], "XDG_STATE_HOME=" + m.Env["XDG_STATE_HOME"],
-			"PATH=/usr/bin:/bin", "OPENAI_API_KEY=sk-test", "MARKER=" + marker}
-		cmd.Env = append(cmd.Env, extra...)
+		cmd.Env = m.Environ(append([]string{"PATH=/usr/bin:/bin", "OPENAI_API_KEY=sk-test", "MARKER=" + marker}, extra...)...)
 		out, err := cmd.CombinedOutput()
 		return string(out), err
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/oceancode/oceancode/agent/sandbox"
+	"github.com/oceancode/oceancode/internal/hermetictest"
 )
 
 // TestSandboxLeanHelper builds oceancode and oceancode-sandbox side by side,
@@ -20,17 +21,10 @@ func TestSandboxLeanHelper(t *testing.T) {
 	}
 	dir := t.TempDir()
 	for pkg, name := range map[string]string{"./../../oceancode": "oceancode", "./../../oceancode-sandbox": sandbox.HelperBinary} {
-		out, err := exec.Command("go", "build", "-o", filepath.Join(dir, name), pkg).CombinedOutput()
-		if err != nil {
-			t.Fatalf("build %s: %v\n%s", name, err, out)
-		}
+		hermetictest.GoBuild(t, filepath.Join(dir, name), pkg)
 	}
-	home, _ := os.UserHomeDir()
-	base, err := os.MkdirTemp(home, ".oceancode-leantest-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(base) })
+	user := hermetictest.New(t)
+	base := hermetictest.Scratch(t)
 	ws := filepath.Join(base, "ws")
 	os.MkdirAll(ws, 0o755)
 	outside := filepath.Join(base, "outside.txt")
@@ -45,7 +39,7 @@ func TestSandboxLeanHelper(t *testing.T) {
 		t.Fatal(err)
 	}
 	probe := exec.Command(filepath.Join(dir, "oceancode"), "sandbox", "--", "true")
-	probe.Dir, probe.Env = ws, append(os.Environ(), "HOME="+home)
+	probe.Dir, probe.Env = ws, user.Env(os.Environ())
 	if out, err := probe.CombinedOutput(); err == nil || probe.ProcessState.ExitCode() != 99 {
 		t.Fatalf("with a stand-in helper beside oceancode: exit %d (%v), want 99: the sibling was not used\n%s", probe.ProcessState.ExitCode(), err, out)
 	}
@@ -56,10 +50,10 @@ func TestSandboxLeanHelper(t *testing.T) {
 	// Then the real lean helper confines the command.
 	cmd := exec.Command(filepath.Join(dir, "oceancode"), "sandbox", "--", "sh", "-c", "echo in > inside.txt; echo out > "+outside)
 	cmd.Dir = ws
-	cmd.Env = append(os.Environ(), "HOME="+home)
+	cmd.Env = user.Env(os.Environ())
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
-	err = cmd.Run()
+	err := cmd.Run()
 	if _, statErr := os.Stat(filepath.Join(ws, "inside.txt")); statErr != nil {
 		t.Fatalf("the workspace was not writable: %v\n%s", statErr, buf.String())
 	}

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/oceancode/oceancode/agent/sandbox"
+	"github.com/oceancode/oceancode/internal/hermetictest"
 )
 
 func TestSandboxPolicyFromFlags(t *testing.T) {
@@ -45,16 +46,9 @@ func TestSandboxCommandEndToEnd(t *testing.T) {
 		t.Fatal("bubblewrap is missing: run scripts/install-bwrap.sh")
 	}
 	bin := filepath.Join(t.TempDir(), "oceancode")
-	build := exec.Command("go", "build", "-o", bin, "github.com/oceancode/oceancode/cmd/oceancode")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build oceancode: %v\n%s", err, out)
-	}
-	home, _ := os.UserHomeDir()
-	base, err := os.MkdirTemp(home, ".oceancode-clitest-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(base) })
+	hermetictest.GoBuild(t, bin, "github.com/oceancode/oceancode/cmd/oceancode")
+	user := hermetictest.New(t)
+	base := hermetictest.Scratch(t)
 	ws, out := filepath.Join(base, "ws"), filepath.Join(base, "out")
 	os.MkdirAll(ws, 0o755)
 	os.MkdirAll(out, 0o755)
@@ -62,7 +56,7 @@ func TestSandboxCommandEndToEnd(t *testing.T) {
 	run := func(env []string, args ...string) (string, int) {
 		c := exec.Command(bin, args...)
 		c.Dir = ws
-		c.Env = append(os.Environ(), env...)
+		c.Env = user.Env(os.Environ(), env...)
 		var buf bytes.Buffer
 		c.Stdout, c.Stderr = &buf, &buf
 		err := c.Run()
