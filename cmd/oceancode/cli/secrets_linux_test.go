@@ -14,6 +14,7 @@ import (
 	"github.com/oceancode/oceancode/agent/provider/providertest"
 	"github.com/oceancode/oceancode/agent/provider/remote"
 	"github.com/oceancode/oceancode/agent/sandbox"
+	"github.com/oceancode/oceancode/internal/hermetictest"
 	"github.com/oceancode/oceancode/internal/secretenv"
 	"github.com/oceancode/oceancode/internal/secretenv/secretenvtest"
 )
@@ -37,11 +38,7 @@ func TestSecretsStayOutOfTheModel(t *testing.T) {
 	base := secretenvtest.Dir(t, "oc-secrets-")
 	bin := filepath.Join(base, "bin")
 	for pkg, name := range map[string]string{"./../../oceancode": "oceancode", "./../../oceancode-model": remote.Binary} {
-		build := exec.Command("go", "build", "-o", filepath.Join(bin, name), pkg)
-		build.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := build.CombinedOutput(); err != nil {
-			t.Fatalf("build %s: %v\n%s", name, err, out)
-		}
+		hermetictest.GoBuild(t, filepath.Join(bin, name), pkg)
 	}
 	os.Chmod(bin, 0o755)
 	hexOf := func() string {
@@ -74,7 +71,7 @@ func TestSecretsStayOutOfTheModel(t *testing.T) {
 			c := exec.Command(filepath.Join(bin, "oceancode"), "run", "--auto", "--format", "json", "probe")
 			c.Dir = project
 			c.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
-				"XDG_STATE_HOME=" + filepath.Join(home, ".state"), "OUTDIR=" + outDir,
+				"XDG_STATE_HOME=" + filepath.Join(home, ".state"), hermetictest.EnvManagedDir + "=" + filepath.Join(base, user.Name, "etc"), "OUTDIR=" + outDir,
 				"MODEL_CRED=" + modelKey, "ANTHROPIC_API_KEY=" + otherKey, "DATABASE_URL=postgres://app:" + dbPass + "@db/app"}
 			c.SysProcAttr = &syscall.SysProcAttr{Credential: user.Cred}
 			out, err := c.CombinedOutput()
