@@ -349,16 +349,7 @@ func TestAttackBackgroundProcessOutlivesCommand(t *testing.T) {
 func TestAttackChildDiesWithAgent(t *testing.T) {
 	requireSandbox(t)
 	f := newFixture(t)
-	agent := exec.Command(f.attack, "__agent", f.ws, "sleep", "63.456")
-	agent.Env = os.Environ()
-	out, err := agent.StdoutPipe()
-	must(t, err)
-	must(t, agent.Start())
-	buf := make([]byte, 64)
-	n, _ := out.Read(buf)
-	if !strings.Contains(string(buf[:n]), "STARTED") {
-		t.Fatalf("agent: %q", buf[:n])
-	}
+	agent := startAgent(t, "__agent", f.ws, "sleep", "63.456")
 	deadline := time.Now().Add(3 * time.Second)
 	for len(sleepers("63.456")) == 0 && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)

@@ -41,7 +41,11 @@ func TestMain(m *testing.M) {
 		case "__attack":
 			os.Exit(attackMain(os.Args[2:]))
 		case "__agent":
-			os.Exit(agentMain(os.Args[2:]))
+			os.Exit(agentMain(os.Args[2:], false))
+		case "__agent-off":
+			os.Exit(agentMain(os.Args[2:], true))
+		case "__nobody-fd":
+			os.Exit(nobodyFDMain(os.Args[2:]))
 		}
 	}
 	exe, err := os.Executable()
@@ -162,12 +166,17 @@ func attackMain(args []string) int {
 	return 2
 }
 
-// agentMain plays an agent that runs a sandboxed command and is then
-// killed: it prints the sandboxed command's start and blocks.
-func agentMain(args []string) int {
+// agentMain plays an agent that runs a command (sandboxed, or with the
+// sandbox off under the supervisor) and is then killed: it prints the
+// command's start and blocks.
+func agentMain(args []string, supervised bool) int {
 	exe, _ := os.Executable()
 	HelperPath = exe
-	c, err := Command(context.Background(), Policy{Enabled: true, Workspace: args[0]}, args[1:], os.Environ())
+	start, p := Command, Policy{Enabled: true, Workspace: args[0]}
+	if supervised {
+		start, p = Supervised, Policy{Workspace: args[0]}
+	}
+	c, err := start(context.Background(), p, args[1:], os.Environ())
 	if err != nil {
 		fmt.Println("ERR", err)
 		return 1
@@ -180,6 +189,29 @@ func agentMain(args []string) int {
 	fmt.Println("STARTED")
 	_ = c.Wait()
 	return 0
+}
+
+// startAgent starts this test binary as an agent (verb __agent or
+// __agent-off) and returns once it has started its command.
+func startAgent(t *testing.T, verb string, args ...string) *exec.Cmd {
+	t.Helper()
+	exe, _ := os.Executable()
+	agent := exec.Command(exe, append([]string{verb}, args...)...)
+	agent.Env = os.Environ()
+	out, err := agent.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := agent.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { agent.Process.Kill(); agent.Wait() })
+	buf := make([]byte, 64)
+	n, _ := out.Read(buf)
+	if !strings.Contains(string(buf[:n]), "STARTED") {
+		t.Fatalf("agent: %q", buf[:n])
+	}
+	return agent
 }
 
 // requireSandbox fails (never skips) when this machine cannot run the

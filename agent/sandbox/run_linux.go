@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -36,6 +37,11 @@ type Cmd struct {
 	once    sync.Once
 	release func()
 	cgroup  *pidsCgroup
+	// info is bubblewrap's --info-fd pipe (read end; infoW is the write
+	// end it inherits); initFD delivers a pidfd of the sandbox's PID 1
+	// (-1 when it could not be had).
+	info, infoW *os.File
+	initFD      chan int
 }
 
 // Start starts the command (for a root agent, inside its pids cgroup).
@@ -46,17 +52,92 @@ func (c *Cmd) Start() error {
 	} else {
 		err = c.Cmd.Start()
 	}
+	if c.infoW != nil {
+		c.infoW.Close()
+	}
 	if err != nil {
 		c.Release()
+		return err
 	}
+	if c.info != nil {
+		c.initFD = make(chan int, 1)
+		go func() { c.initFD <- namespaceInit(c.info) }()
+	}
+	return nil
+}
+
+// Wait waits for the command and releases its sandbox resources. With the
+// sandbox on it returns only when every process of the sandbox is gone:
+// bubblewrap reports the command's status as soon as the command exits,
+// before its PID namespace is torn down, so Wait kills the namespace's
+// PID 1 and waits on a pidfd until it has exited, which the kernel lets
+// happen only after every other process in the namespace is reaped.
+func (c *Cmd) Wait() error {
+	err := c.Cmd.Wait()
+	c.awaitNamespace()
+	c.Release()
 	return err
 }
 
-// Wait waits for the command and releases its sandbox resources.
-func (c *Cmd) Wait() error {
-	err := c.Cmd.Wait()
-	c.Release()
-	return err
+// awaitNamespace kills the sandbox's PID 1 and waits until it is gone.
+func (c *Cmd) awaitNamespace() {
+	if c.initFD == nil {
+		return
+	}
+	fd := -1
+	select {
+	case fd = <-c.initFD:
+	case <-time.After(5 * time.Second):
+	}
+	c.initFD = nil
+	c.info.Close()
+	if fd < 0 {
+		return
+	}
+	defer unix.Close(fd)
+	_ = unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0)
+	pfd := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		n, err := unix.Poll(pfd, int(time.Until(deadline)/time.Millisecond)+1)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil || n > 0 {
+			return
+		}
+	}
+}
+
+// namespaceInit reads bubblewrap's info ({"child-pid": N, …}, written right
+// after it cloned the namespace's PID 1) and returns a pidfd of that
+// process, or -1. The pidfd is opened while bubblewrap, its parent, is
+// still alive (it cannot be reaped before bubblewrap reports the command's
+// exit); NSpid ending in 1 confirms it is a PID namespace's init.
+func namespaceInit(info *os.File) int {
+	var v struct {
+		ChildPID int `json:"child-pid"`
+	}
+	if err := json.NewDecoder(info).Decode(&v); err != nil || v.ChildPID <= 0 {
+		return -1
+	}
+	fd, err := unix.PidfdOpen(v.ChildPID, 0)
+	if err != nil {
+		return -1
+	}
+	st, err := os.ReadFile("/proc/" + strconv.Itoa(v.ChildPID) + "/status")
+	if err == nil {
+		for _, line := range strings.Split(string(st), "\n") {
+			if rest, ok := strings.CutPrefix(line, "NSpid:"); ok {
+				f := strings.Fields(rest)
+				if len(f) >= 2 && f[len(f)-1] == "1" {
+					return fd
+				}
+			}
+		}
+	}
+	unix.Close(fd)
+	return -1
 }
 
 // Run starts the command and waits for it.
@@ -152,7 +233,14 @@ func Command(ctx context.Context, p Policy, argv []string, env []string) (*Cmd, 
 	if err != nil {
 		return nil, err
 	}
+	info, infoW, err := os.Pipe()
+	if err != nil {
+		releasePlaceholders(held)
+		return nil, fmt.Errorf("sandbox: info pipe: %w", err)
+	}
 	args := append([]string{}, pl.args...)
+	// --info-fd tells which process is the namespace's PID 1 (see Wait).
+	args = append(args, "--info-fd", "3")
 	args = append(args, "--", realPath(helper), HelperArg)
 	args = append(args, pl.helper.args()...)
 	args = append(args, argv...)
@@ -163,7 +251,8 @@ func Command(ctx context.Context, p Policy, argv []string, env []string) (*Cmd, 
 	// parent-death signal; the kernel-side one set between fork and exec
 	// closes it.
 	c.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	cmd := &Cmd{Cmd: c, Warnings: warnings}
+	c.ExtraFiles = []*os.File{infoW}
+	cmd := &Cmd{Cmd: c, Warnings: warnings, info: info, infoW: infoW}
 	if n := p.EffectiveLimits().Processes; n > 0 && os.Geteuid() == 0 {
 		cg, err := sharedPidsCgroup(n + pidsHeadroom)
 		if err != nil {
@@ -174,6 +263,8 @@ func Command(ctx context.Context, p Policy, argv []string, env []string) (*Cmd, 
 	}
 	cmd.release = func() {
 		releasePlaceholders(held)
+		info.Close()
+		infoW.Close()
 	}
 	return cmd, nil
 }

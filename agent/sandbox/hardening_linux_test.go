@@ -1,0 +1,310 @@
+//go:build linux && (amd64 || arm64)
+
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/oceancode/oceancode/agent/sandbox/egress"
+)
+
+// inheritedFD opens path for writing on a descriptor without close-on-exec,
+// as a parent process (a shell doing `exec 5>file`) would hand it down, and
+// returns its number.
+func inheritedFD(t *testing.T, path string) int {
+	t.Helper()
+	fd, err := syscall.Open(path, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_APPEND, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Close(fd) })
+	return fd
+}
+
+// fdScript writes through the inherited descriptor and lists the
+// descriptors the command holds (ls's own directory descriptor included).
+const fdScript = `echo leaked >&$LEAKFD; ls /proc/self/fd | tr '\n' ' '`
+
+// checkOnlyStdio judges a run of fdScript: the host file is untouched and
+// the command held 0, 1, 2 and at most the one ls opened.
+func checkOnlyStdio(t *testing.T, out, host string) {
+	t.Helper()
+	if got := read(host); got != "" {
+		t.Errorf("the inherited descriptor was written from inside: host file = %q", got)
+	}
+	fds := strings.Fields(out)
+	if len(fds) < 3 || len(fds) > 4 || fds[0] != "0" || fds[1] != "1" || fds[2] != "2" {
+		t.Errorf("descriptors inside = %q, want 0 1 2 (and the one ls opens)", out)
+	}
+}
+
+func TestOnlyStdioReachesCommand(t *testing.T) {
+	requireSandbox(t)
+	for _, mode := range []Mode{ModeReadOnly, ModeWorkspaceWrite} {
+		t.Run(string(mode), func(t *testing.T) {
+			f := newFixture(t)
+			host := filepath.Join(f.out, "host-file")
+			fd := inheritedFD(t, host)
+			r := run(t, f.policy(mode), fdScript, "LEAKFD="+strconv.Itoa(fd))
+			checkOnlyStdio(t, r.out, host)
+		})
+	}
+	t.Run("allowlist", func(t *testing.T) {
+		f := newFixture(t)
+		host := filepath.Join(f.out, "host-file")
+		fd := inheritedFD(t, host)
+		p := f.policy(ModeReadOnly)
+		p.Network = NetworkAllowlist
+		p.AllowHosts = []string{"example.com"}
+		p.Egress = startProxy(t, p.AllowHosts)
+		r := run(t, p, fdScript, "LEAKFD="+strconv.Itoa(fd))
+		checkOnlyStdio(t, r.out, host)
+	})
+	t.Run("supervised-off", func(t *testing.T) {
+		f := newFixture(t)
+		host := filepath.Join(f.out, "host-file")
+		fd := inheritedFD(t, host)
+		c, err := Supervised(context.Background(), Policy{Workspace: f.ws}, []string{"/bin/sh", "-c", fdScript}, []string{"LEAKFD=" + strconv.Itoa(fd), "PATH=" + os.Getenv("PATH")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		c.Stdout = &out
+		if err := c.Run(); err != nil {
+			t.Fatal(err)
+		}
+		checkOnlyStdio(t, out.String(), host)
+	})
+}
+
+// TestOnlyStdioReachesCommandAsNobody: the same as an unprivileged user
+// (uid 65534), whose bubblewrap needs unprivileged user namespaces.
+func TestOnlyStdioReachesCommandAsNobody(t *testing.T) {
+	requireSandbox(t)
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to switch to uid 65534")
+	}
+	dir := nobodyDir(t)
+	bin := filepath.Join(dir, "sandbox.test")
+	self, _ := os.Executable()
+	data, err := os.ReadFile(self)
+	must(t, err)
+	must(t, os.WriteFile(bin, data, 0o755))
+	ws := filepath.Join(dir, "ws")
+	must(t, os.Mkdir(ws, 0o755))
+	host := filepath.Join(dir, "host-file")
+	must(t, os.WriteFile(host, nil, 0o644))
+	must(t, os.Chown(host, 65534, 65534))
+	must(t, os.Chown(ws, 65534, 65534))
+	c := exec.Command(bin, "__nobody-fd", ws, host)
+	c.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + dir}
+	c.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	var stderr bytes.Buffer
+	c.Stderr = &stderr
+	out, err := c.Output()
+	if err != nil {
+		t.Fatalf("as nobody: %v\n%s%s", err, out, stderr.String())
+	}
+	checkOnlyStdio(t, string(out), host)
+}
+
+// nobodyDir is a temp directory uid 65534 can enter.
+func nobodyDir(t *testing.T) string {
+	dir := t.TempDir()
+	for d := dir; d != "/" && d != os.TempDir(); d = filepath.Dir(d) {
+		must(t, os.Chmod(d, 0o755))
+	}
+	return dir
+}
+
+// nobodyFDMain runs fdScript in a read-only sandbox with a descriptor open
+// on host (run as uid 65534 by the test above).
+func nobodyFDMain(args []string) int {
+	exe, _ := os.Executable()
+	HelperPath = exe
+	fd, err := syscall.Open(args[1], syscall.O_WRONLY|syscall.O_APPEND, 0)
+	if err != nil {
+		fmt.Println("ERR", err)
+		return 1
+	}
+	c, err := Command(context.Background(), Policy{Mode: ModeReadOnly, Workspace: args[0]}, []string{"/bin/sh", "-c", fdScript},
+		[]string{"PATH=/usr/bin:/bin", "LEAKFD=" + strconv.Itoa(fd)})
+	if err != nil {
+		fmt.Println("ERR", err)
+		return 1
+	}
+	c.Stdout, c.Stderr = os.Stdout, os.Stderr
+	if err := c.Run(); err != nil {
+		fmt.Println("ERR", err)
+		return 1
+	}
+	return 0
+}
+
+// bgScript leaves background processes of every kind behind and exits.
+func bgScript(tag string) string {
+	return fmt.Sprintf(`
+		sleep %[1]s.1 > /dev/null 2>&1 &
+		setsid sleep %[1]s.2 > /dev/null 2>&1 &
+		nohup sleep %[1]s.3 > /dev/null 2>&1 &
+		( sh -c 'sleep %[1]s.4 > /dev/null 2>&1 &' & )
+		exit 0`, tag)
+}
+
+func bgSleepers(tag string) []int {
+	var out []int
+	for _, s := range []string{".1", ".2", ".3", ".4"} {
+		out = append(out, sleepers(tag+s)...)
+	}
+	return out
+}
+
+// TestSandboxReturnsWhenAllGone: the moment Wait returns, no process of the
+// sandbox is alive (no grace period: bubblewrap reports the command's exit
+// before its namespace is torn down, and Wait must wait for that).
+func TestSandboxReturnsWhenAllGone(t *testing.T) {
+	requireSandbox(t)
+	f := newFixture(t)
+	for i := 0; i < 5; i++ {
+		r := run(t, f.policy(ModeWorkspaceWrite), bgScript("74"), f.env()...)
+		if pids := bgSleepers("74"); len(pids) > 0 {
+			t.Fatalf("run %d: processes of the sandbox alive after Wait returned: %v\n%s", i, pids, r.errOut)
+		}
+	}
+}
+
+// TestSupervisedTreeEndsWithCommand: sandbox off, the supervisor ends the
+// command's whole tree (setsid, nohup and double-forked ones included)
+// before Wait returns, and the command's status and signal pass through.
+func TestSupervisedTreeEndsWithCommand(t *testing.T) {
+	ws := t.TempDir()
+	env := []string{"PATH=" + os.Getenv("PATH")}
+	runOff := func(script string) (*exec.ExitError, error) {
+		c, err := Supervised(context.Background(), Policy{Workspace: ws}, []string{"/bin/sh", "-c", script}, env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = c.Run()
+		ee, _ := err.(*exec.ExitError)
+		return ee, err
+	}
+	if _, err := runOff(bgScript("75")); err != nil {
+		t.Fatal(err)
+	}
+	if pids := bgSleepers("75"); len(pids) > 0 {
+		t.Errorf("processes outlived the supervised command: %v", pids)
+	}
+	if ee, _ := runOff("exit 7"); ee == nil || ee.ExitCode() != 7 {
+		t.Errorf("exit 7 came back as %v", ee)
+	}
+	ee, _ := runOff("kill -TERM $$")
+	if ee == nil {
+		t.Fatal("a command killed by SIGTERM succeeded")
+	}
+	if ws, ok := ee.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGTERM {
+		t.Errorf("status %v, want killed by SIGTERM", ee)
+	}
+	// The marker names this process.
+	c, err := Supervised(context.Background(), Policy{Workspace: ws}, []string{"/bin/sh", "-c", "echo $" + AgentMarker}, env)
+	must(t, err)
+	out, err := c.Output()
+	must(t, err)
+	if !strings.HasPrefix(string(out), strconv.Itoa(os.Getpid())+":") {
+		t.Errorf("%s = %q, want this agent's pid:start", AgentMarker, out)
+	}
+}
+
+// TestSupervisedCancelKillsTree: cancelling the context (a timeout) ends
+// the whole tree, not just the shell.
+func TestSupervisedCancelKillsTree(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	c, err := Supervised(ctx, Policy{Workspace: t.TempDir()}, []string{"/bin/sh", "-c", "setsid sleep 76.1 & sleep 76.2"}, []string{"PATH=" + os.Getenv("PATH")})
+	must(t, err)
+	must(t, c.Start())
+	waitFor(t, func() bool { return len(sleepers("76.1")) > 0 && len(sleepers("76.2")) > 0 }, "the sleepers to start")
+	cancel()
+	c.Wait()
+	if pids := append(sleepers("76.1"), sleepers("76.2")...); len(pids) > 0 {
+		t.Errorf("processes outlived the cancelled command: %v", pids)
+	}
+}
+
+// TestSupervisedTreeEndsWithKilledAgent: an agent killed with SIGKILL
+// mid-command takes the command's whole tree with it.
+func TestSupervisedTreeEndsWithKilledAgent(t *testing.T) {
+	agent := startAgent(t, "__agent-off", t.TempDir(), "/bin/sh", "-c",
+		"setsid sleep 77.1 > /dev/null 2>&1 & nohup sleep 77.2 > /dev/null 2>&1 & ( sleep 77.3 & ) ; sleep 77.4")
+	all := func() []int {
+		var p []int
+		for _, s := range []string{"77.1", "77.2", "77.3", "77.4"} {
+			p = append(p, sleepers(s)...)
+		}
+		return p
+	}
+	waitFor(t, func() bool { return len(all()) == 4 }, "the four sleepers to start")
+	must(t, agent.Process.Kill())
+	agent.Wait()
+	deadline := time.Now().Add(5 * time.Second)
+	for len(all()) > 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if pids := all(); len(pids) > 0 {
+		t.Errorf("the command's processes survived the killed agent: %v", pids)
+	}
+}
+
+// TestLeftovers: a process whose marker names a gone agent is listed; one
+// whose agent runs is not.
+func TestLeftovers(t *testing.T) {
+	start := func(marker, arg string) int {
+		c := exec.Command("sleep", arg)
+		c.Env = []string{AgentMarker + "=" + marker}
+		must(t, c.Start())
+		t.Cleanup(func() { c.Process.Kill(); c.Wait() })
+		return c.Process.Pid
+	}
+	gone := exec.Command("true")
+	must(t, gone.Run())
+	orphan := start(strconv.Itoa(gone.Process.Pid)+":1", "78.1")
+	live := start(selfMarker(), "78.2")
+	found := map[int]Leftover{}
+	for _, l := range Leftovers() {
+		found[l.PID] = l
+	}
+	if l, ok := found[orphan]; !ok || l.AgentPID != gone.Process.Pid || l.Command != "sleep 78.1" {
+		t.Errorf("the orphan %d is not listed right: %+v", orphan, found)
+	}
+	if _, ok := found[live]; ok {
+		t.Errorf("a process of this live agent is listed as left over")
+	}
+}
+
+func waitFor(t *testing.T, cond func() bool, what string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func startProxy(t *testing.T, allow []string) *egress.Proxy {
+	t.Helper()
+	proxy, err := egress.New(egress.Config{Allow: allow})
+	must(t, err)
+	must(t, proxy.Start())
+	t.Cleanup(func() { proxy.Close() })
+	return proxy
+}
