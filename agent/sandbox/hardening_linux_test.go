@@ -308,3 +308,138 @@ func startProxy(t *testing.T, allow []string) *egress.Proxy {
 	t.Cleanup(func() { proxy.Close() })
 	return proxy
 }
+
+// gitRepos lays out, in a fresh fixture's workspace, a real repository with
+// a nested repository (vendor/lib), a submodule (sub, git dir in
+// .git/modules/sub) and a linked worktree inside the workspace (wt2, a .git
+// file pointing to .git/worktrees/wt2); every repository has one commit.
+// It returns the fixture, the git dirs and a git runner.
+func gitRepos(t *testing.T) (fixture, []string, func(dir string, args ...string) string) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Fatal("git is required")
+	}
+	f := newFixture(t)
+	must(t, os.RemoveAll(f.ws+"/.git"))
+	env := append(os.Environ(), gitTestEnv...)
+	g := func(dir string, args ...string) string {
+		t.Helper()
+		c := exec.Command("git", append([]string{"-C", dir, "-c", "protocol.file.allow=always"}, args...)...)
+		c.Env = env
+		out, err := c.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	upstream := filepath.Join(f.base, "upstream")
+	for _, d := range []string{f.ws, f.ws + "/vendor/lib", upstream} {
+		must(t, os.MkdirAll(d, 0o755))
+		g(d, "init", "-q", "-b", "main")
+		write(t, d+"/README", "readme\n")
+		g(d, "add", "README")
+		g(d, "commit", "-q", "-m", "first")
+	}
+	write(t, f.ws+"/.gitignore", "vendor/\n")
+	g(f.ws, "submodule", "add", "-q", upstream, "sub")
+	g(f.ws, "commit", "-q", "-am", "submodule")
+	g(f.ws, "worktree", "add", "-q", "-b", "side", f.ws+"/wt2")
+	// Pack everything, as a clone is: the history is in packs and packed refs.
+	for _, d := range []string{f.ws, f.ws + "/vendor/lib", f.ws + "/sub"} {
+		g(d, "gc", "-q")
+	}
+	dirs := []string{f.ws + "/.git", f.ws + "/vendor/lib/.git", f.ws + "/.git/modules/sub", f.ws + "/.git/worktrees/wt2"}
+	for _, d := range dirs {
+		must(t, os.MkdirAll(d+"/info", 0o755))
+	}
+	return f, dirs, g
+}
+
+var gitTestEnv = []string{"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t", "GIT_CONFIG_NOSYSTEM=1"}
+
+// TestGitDirsProtected: every git dir in the workspace — the top-level
+// one, a nested repository's, a submodule's and a linked worktree's — has
+// its hooks, config and info/ write-protected, and no .git can be removed,
+// renamed or replaced; the repositories still work on the host afterwards.
+func TestGitDirsProtected(t *testing.T) {
+	requireSandbox(t)
+	f, dirs, _ := gitRepos(t)
+	configs, hooks := map[string]string{}, map[string]bool{}
+	for _, d := range dirs {
+		configs[d], hooks[d] = read(d+"/config"), isDir(d+"/hooks")
+	}
+	gitFiles := map[string]string{f.ws + "/sub/.git": read(f.ws + "/sub/.git"), f.ws + "/wt2/.git": read(f.ws + "/wt2/.git")}
+	var attack strings.Builder
+	for _, d := range dirs {
+		fmt.Fprintf(&attack, `
+			echo evil > %[1]s/hooks/pre-commit; chmod +x %[1]s/hooks/pre-commit
+			echo '[core] fsmonitor=evil' >> %[1]s/config
+			echo '* diff=evil' > %[1]s/info/attributes
+			echo evil > %[1]s/info/exclude
+			rm -rf %[1]s/hooks %[1]s/info
+			mv %[1]s/config %[1]s/config.old
+			`, d)
+	}
+	attack.WriteString(`
+		cd "$WS"
+		echo 'gitdir: /tmp/evil' > sub/.git; rm -f sub/.git; mv wt2/.git wt2/git-moved; ln -sf /tmp wt2/.git
+		mv vendor/lib/.git vendor/lib/git-moved; rm -rf vendor/lib/.git; ln -s /tmp vendor/lib/.git
+		mv vendor vendor-moved
+		mv .git .git-moved; rm -rf .git; ln -sfn /tmp .git
+		exit 0`)
+	r := run(t, f.policy(ModeWorkspaceWrite), attack.String(), f.env()...)
+	for _, d := range dirs {
+		absent(t, d+"/hooks/pre-commit")
+		absent(t, d+"/info/attributes")
+		absent(t, d+"/config.old")
+		unchanged(t, d+"/config", configs[d])
+		if hooks[d] && !isDir(d+"/hooks") {
+			t.Errorf("%s/hooks was removed", d)
+		}
+	}
+	for p, want := range gitFiles {
+		unchanged(t, p, want)
+	}
+	for _, p := range []string{f.ws + "/.git-moved", f.ws + "/vendor-moved", f.ws + "/vendor/lib/git-moved", f.ws + "/wt2/git-moved"} {
+		absent(t, p)
+	}
+	// Each repository still has its history on the host.
+	for _, d := range []string{f.ws, f.ws + "/vendor/lib", f.ws + "/sub", f.ws + "/wt2"} {
+		c := exec.Command("git", "-C", d, "log", "--oneline", "-1")
+		if out, err := c.CombinedOutput(); err != nil || !strings.Contains(string(out), "first") && !strings.Contains(string(out), "submodule") {
+			t.Errorf("git log in %s after the attack: %s %v", d, out, err)
+		}
+	}
+	if t.Failed() {
+		t.Logf("stderr:\n%s", r.errOut)
+	}
+}
+
+// TestGitWorksInWorkspaceWrite: with every git dir protected, git commit,
+// branch, checkout and stash still work in each repository.
+func TestGitWorksInWorkspaceWrite(t *testing.T) {
+	requireSandbox(t)
+	f, _, g := gitRepos(t)
+	r := run(t, f.policy(ModeWorkspaceWrite), `
+		set -e
+		n=0
+		for d in "$WS" "$WS/vendor/lib" "$WS/sub" "$WS/wt2"; do
+			cd "$d"; n=$((n+1))
+			echo change >> README
+			git commit -q -am inside
+			git checkout -q -b topic$n
+			echo more >> README
+			git stash -q
+			git stash pop -q
+			git commit -q -am again
+		done
+		echo ALL-OK`, append(f.env(), gitTestEnv...)...)
+	if !strings.Contains(r.out, "ALL-OK") {
+		t.Fatalf("git failed inside the sandbox:\n%s%s", r.out, r.errOut)
+	}
+	for i, d := range []string{f.ws, f.ws + "/vendor/lib", f.ws + "/sub", f.ws + "/wt2"} {
+		if out := g(d, "log", "--oneline", fmt.Sprintf("topic%d", i+1)); !strings.Contains(out, "again") || !strings.Contains(out, "inside") {
+			t.Errorf("commits made inside are missing in %s: %q", d, out)
+		}
+	}
+}

@@ -262,6 +262,7 @@ func Command(ctx context.Context, p Policy, argv []string, env []string) (*Cmd, 
 		}
 	}
 	cmd.release = func() {
+		restoreHeads(pl.heads)
 		releasePlaceholders(held)
 		info.Close()
 		infoW.Close()
@@ -365,6 +366,26 @@ func acquirePlaceholder(ph placeholder) (heldPlaceholder, error) {
 		return heldPlaceholder{path: ph.Path, fd: fd, dir: fst.Mode&unix.S_IFMT == unix.S_IFDIR, dev: fst.Dev, ino: fst.Ino}, nil
 	}
 	return heldPlaceholder{}, fmt.Errorf("sandbox: placeholder %s keeps changing", ph.Path)
+}
+
+// restoreHeads puts back the HEAD and the refs directory of a git dir that
+// the command removed (rm -rf .git removes what it can, those among it, and
+// git then no longer takes the directory for a repository; the protected
+// packs and packed refs still hold the history). Only missing ones are
+// made, never through a link.
+func restoreHeads(heads []gitHead) {
+	for _, h := range heads {
+		_ = unix.Mkdir(filepath.Join(filepath.Dir(h.path), "refs"), 0o755)
+		if _, err := os.Lstat(h.path); !errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		fd, err := unix.Open(h.path, unix.O_CREAT|unix.O_EXCL|unix.O_WRONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
+		if err != nil {
+			continue
+		}
+		_, _ = unix.Write(fd, h.data)
+		unix.Close(fd)
+	}
 }
 
 func releasePlaceholders(held []heldPlaceholder) {
