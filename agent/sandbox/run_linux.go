@@ -119,6 +119,9 @@ func namespaceInit(info *os.File) int {
 		ChildPID int `json:"child-pid"`
 	}
 	if err := json.NewDecoder(info).Decode(&v); err != nil || v.ChildPID <= 0 {
+		// bubblewrap failed before it made the namespace: the next
+		// agent probes again rather than trust a cached success.
+		forgetProbe()
 		return -1
 	}
 	fd, err := unix.PidfdOpen(v.ChildPID, 0)

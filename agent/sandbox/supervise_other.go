@@ -23,3 +23,9 @@ type Leftover struct {
 
 // Leftovers finds nothing on this platform.
 func Leftovers() []Leftover { return nil }
+
+// SetProbeCacheDir does nothing on this platform.
+func SetProbeCacheDir(string) {}
+
+// Prewarm does nothing on this platform.
+func Prewarm(Limits) {}
