@@ -81,6 +81,23 @@ func attackMain(args []string) int {
 		return err
 	}
 	switch args[0] {
+	case "spawn":
+		// Start up to 96 sleeping children, one by one (never a fork
+		// loop: each is waited for at the end), and print how many ran.
+		var started []*os.Process
+		sleep, _ := exec.LookPath("sleep")
+		for i := 0; i < 96; i++ {
+			p, err := os.StartProcess(sleep, []string{"sleep", "30"}, &os.ProcAttr{})
+			if err == nil {
+				started = append(started, p)
+			}
+		}
+		fmt.Printf("running=%d\n", len(started))
+		for _, p := range started {
+			p.Kill()
+			p.Wait()
+		}
+		return 0
 	case "vsock":
 		fd, err := unix.Socket(unix.AF_VSOCK, unix.SOCK_STREAM, 0)
 		if err == nil {
