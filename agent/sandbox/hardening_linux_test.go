@@ -175,10 +175,29 @@ func bgSleepers(tag string) []int {
 func TestSandboxReturnsWhenAllGone(t *testing.T) {
 	requireSandbox(t)
 	f := newFixture(t)
-	for i := 0; i < 5; i++ {
-		r := run(t, f.policy(ModeWorkspaceWrite), bgScript("74"), f.env()...)
-		if pids := bgSleepers("74"); len(pids) > 0 {
+	lock := filepath.Join(f.ws, "held.lock")
+	// Besides the sleepers, each run leaves background holders of an flock
+	// on a workspace file: a process releases its locks as it exits, before
+	// it can be reaped, so a lock still held on the host when Wait returns
+	// is a sandbox process not yet gone (the cmdline check alone misses
+	// killed ones that are still exiting).
+	script := bgScript("74")
+	script = strings.Replace(script, "exit 0", `for i in 1 2 3 4 5 6 7 8; do setsid flock "$WS/held.lock" sleep 74.9 > /dev/null 2>&1 & done
+		while flock -n "$WS/held.lock" true; do sleep 0.01; done
+		exit 0`, 1)
+	for i := 0; i < 10; i++ {
+		r := run(t, f.policy(ModeWorkspaceWrite), script, f.env()...)
+		if pids := append(bgSleepers("74"), sleepers("74.9")...); len(pids) > 0 {
 			t.Fatalf("run %d: processes of the sandbox alive after Wait returned: %v\n%s", i, pids, r.errOut)
+		}
+		fd, err := syscall.Open(lock, syscall.O_RDONLY, 0)
+		if err != nil {
+			t.Fatalf("run %d: %v\n%s", i, err, r.errOut)
+		}
+		err = syscall.Flock(fd, syscall.LOCK_EX|syscall.LOCK_NB)
+		syscall.Close(fd)
+		if err != nil {
+			t.Fatalf("run %d: a sandbox process still held its lock after Wait returned: %v", i, err)
 		}
 	}
 }
