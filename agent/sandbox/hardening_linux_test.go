@@ -462,3 +462,19 @@ func TestGitWorksInWorkspaceWrite(t *testing.T) {
 		}
 	}
 }
+
+// TestHelperPathRefusesTestBinary: a test binary without HelperPath is not
+// used as the helper (it would run its own tests again, recursively).
+func TestHelperPathRefusesTestBinary(t *testing.T) {
+	self := filepath.Join(t.TempDir(), "agent.test")
+	old, oldHelper := osExecutable, HelperPath
+	osExecutable = func() (string, error) { return self, nil }
+	HelperPath = ""
+	defer func() { osExecutable, HelperPath = old, oldHelper }()
+	if got, err := helperPath(); err == nil {
+		t.Errorf("a test binary was taken as the helper: %s", got)
+	}
+	if _, err := Supervised(t.Context(), Policy{Workspace: t.TempDir()}, []string{"true"}, nil); err == nil {
+		t.Error("Supervised started a command with a test binary as its supervisor")
+	}
+}

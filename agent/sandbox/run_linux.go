@@ -227,6 +227,11 @@ func helperPath() (string, error) {
 	if lean, ok := sibling.Find(self, HelperBinary); ok {
 		return lean, nil
 	}
+	if strings.HasSuffix(self, ".test") {
+		// A Go test binary that did not set HelperPath would run its
+		// whole test suite again as the "helper", recursively.
+		return "", fmt.Errorf("sandbox: locate helper executable: %s is a test binary: set sandbox.HelperPath and dispatch sandbox.HelperArg in TestMain", self)
+	}
 	return self, nil
 }
 
