@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -90,23 +91,41 @@ func TestOnlyStdioReachesCommand(t *testing.T) {
 // TestOnlyStdioReachesCommandAsNobody: the same as an unprivileged user
 // (uid 65534), whose bubblewrap needs unprivileged user namespaces.
 func TestOnlyStdioReachesCommandAsNobody(t *testing.T) {
+	bin, dir, ws := nobodySetup(t)
+	host := filepath.Join(dir, "host-file")
+	must(t, os.WriteFile(host, nil, 0o644))
+	must(t, os.Chown(host, 65534, 65534))
+	out := runAsNobody(t, bin, dir, "__nobody-fd", ws, host)
+	checkOnlyStdio(t, out, host)
+}
+
+// nobodySetup copies this test binary where uid 65534 can run it and makes
+// it a workspace; it skips unless the test runs as root.
+func nobodySetup(t *testing.T) (bin, dir, ws string) {
+	t.Helper()
 	requireSandbox(t)
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to switch to uid 65534")
 	}
-	dir := nobodyDir(t)
-	bin := filepath.Join(dir, "sandbox.test")
+	dir = nobodyDir(t)
+	bin = filepath.Join(dir, "sandbox.test")
 	self, _ := os.Executable()
 	data, err := os.ReadFile(self)
 	must(t, err)
 	must(t, os.WriteFile(bin, data, 0o755))
-	ws := filepath.Join(dir, "ws")
+	ws = filepath.Join(dir, "ws")
 	must(t, os.Mkdir(ws, 0o755))
-	host := filepath.Join(dir, "host-file")
-	must(t, os.WriteFile(host, nil, 0o644))
-	must(t, os.Chown(host, 65534, 65534))
 	must(t, os.Chown(ws, 65534, 65534))
-	c := exec.Command(bin, "__nobody-fd", ws, host)
+	return bin, dir, ws
+}
+
+// runAsNobody runs the copied test binary as uid 65534 and returns its
+// standard output.
+func runAsNobody(t *testing.T, bin, dir string, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c := exec.CommandContext(ctx, bin, args...)
 	c.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + dir}
 	c.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 	var stderr bytes.Buffer
@@ -115,7 +134,36 @@ func TestOnlyStdioReachesCommandAsNobody(t *testing.T) {
 	if err != nil {
 		t.Fatalf("as nobody: %v\n%s%s", err, out, stderr.String())
 	}
-	checkOnlyStdio(t, string(out), host)
+	return string(out)
+}
+
+// TestAsNobody: for an unprivileged agent the process limit is
+// RLIMIT_NPROC in the sandbox's user namespace (no cgroup), and the
+// supervisor still ends a sandbox-off command's whole tree with it.
+func TestAsNobody(t *testing.T) {
+	bin, dir, ws := nobodySetup(t)
+	t.Run("process limit", func(t *testing.T) {
+		out := runAsNobody(t, bin, dir, "__nobody-spawn", ws)
+		m := regexp.MustCompile(`running=(\d+)`).FindStringSubmatch(out)
+		if m == nil {
+			t.Fatalf("no count in the output: %q", out)
+		}
+		if n, _ := strconv.Atoi(m[1]); n >= 96 || n > 32+pidsHeadroom {
+			t.Errorf("%d of 96 processes ran under a limit of 32", n)
+		}
+	})
+	t.Run("supervised tree ends", func(t *testing.T) {
+		out := runAsNobody(t, bin, dir, "__nobody-supervised", ws, "setsid sleep 79.1 > /dev/null 2>&1 & ( sleep 79.2 & ) ; exit 0")
+		if !strings.Contains(out, "DONE") {
+			t.Fatalf("output %q", out)
+		}
+		if pids := append(sleepers("79.1"), sleepers("79.2")...); len(pids) > 0 {
+			t.Errorf("processes outlived the supervised command: %v", pids)
+			for _, p := range pids {
+				syscall.Kill(p, syscall.SIGKILL)
+			}
+		}
+	})
 }
 
 // nobodyDir is a temp directory uid 65534 can enter.

@@ -46,6 +46,10 @@ func TestMain(m *testing.M) {
 			os.Exit(agentMain(os.Args[2:], true))
 		case "__nobody-fd":
 			os.Exit(nobodyFDMain(os.Args[2:]))
+		case "__nobody-spawn":
+			os.Exit(nobodySpawnMain(os.Args[2:]))
+		case "__nobody-supervised":
+			os.Exit(nobodySupervisedMain(os.Args[2:]))
 		}
 	}
 	exe, err := os.Executable()
@@ -306,4 +310,41 @@ func processAlive(pid int) bool {
 	// A zombie is not alive.
 	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
 	return len(f) > 0 && f[0] != "Z"
+}
+
+// nobodySpawnMain runs the spawn attack in a sandbox limited to 32
+// processes (run as uid 65534 by TestAsNobody).
+func nobodySpawnMain(args []string) int {
+	exe, _ := os.Executable()
+	HelperPath = exe
+	p := Policy{Enabled: true, Workspace: args[0], Limits: Limits{Processes: 32}}
+	c, err := Command(context.Background(), p, []string{exe, "__attack", "spawn"}, []string{"PATH=/usr/bin:/bin"})
+	if err != nil {
+		fmt.Println("ERR", err)
+		return 1
+	}
+	c.Stdout, c.Stderr = os.Stdout, os.Stderr
+	if err := c.Run(); err != nil {
+		fmt.Println("ERR", err)
+		return 1
+	}
+	return 0
+}
+
+// nobodySupervisedMain runs a shell script with the sandbox off under the
+// supervisor and prints DONE once Wait returned.
+func nobodySupervisedMain(args []string) int {
+	exe, _ := os.Executable()
+	HelperPath = exe
+	c, err := Supervised(context.Background(), Policy{Workspace: args[0]}, []string{"/bin/sh", "-c", args[1]}, []string{"PATH=/usr/bin:/bin"})
+	if err != nil {
+		fmt.Println("ERR", err)
+		return 1
+	}
+	if err := c.Run(); err != nil {
+		fmt.Println("ERR", err)
+		return 1
+	}
+	fmt.Println("DONE")
+	return 0
 }
