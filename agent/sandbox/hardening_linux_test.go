@@ -185,18 +185,8 @@ func nobodyFDMain(args []string) int {
 		fmt.Println("ERR", err)
 		return 1
 	}
-	c, err := Command(context.Background(), Policy{Mode: ModeReadOnly, Workspace: args[0]}, []string{"/bin/sh", "-c", fdScript},
+	return runToStdout(Policy{Mode: ModeReadOnly, Workspace: args[0]}, []string{"/bin/sh", "-c", fdScript},
 		[]string{"PATH=/usr/bin:/bin", "LEAKFD=" + strconv.Itoa(fd)})
-	if err != nil {
-		fmt.Println("ERR", err)
-		return 1
-	}
-	c.Stdout, c.Stderr = os.Stdout, os.Stderr
-	if err := c.Run(); err != nil {
-		fmt.Println("ERR", err)
-		return 1
-	}
-	return 0
 }
 
 // bgScript leaves background processes of every kind behind and exits.

@@ -318,7 +318,13 @@ func nobodySpawnMain(args []string) int {
 	exe, _ := os.Executable()
 	HelperPath = exe
 	p := Policy{Enabled: true, Workspace: args[0], Limits: Limits{Processes: 32}}
-	c, err := Command(context.Background(), p, []string{exe, "__attack", "spawn"}, []string{"PATH=/usr/bin:/bin"})
+	return runToStdout(p, []string{exe, "__attack", "spawn"}, []string{"PATH=/usr/bin:/bin"})
+}
+
+// runToStdout runs argv under p with this process's stdout and stderr and
+// returns the exit code a test-binary verb reports.
+func runToStdout(p Policy, argv, env []string) int {
+	c, err := Command(context.Background(), p, argv, env)
 	if err != nil {
 		fmt.Println("ERR", err)
 		return 1
