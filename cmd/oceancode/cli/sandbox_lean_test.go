@@ -45,7 +45,7 @@ func TestSandboxLeanHelper(t *testing.T) {
 		t.Fatal(err)
 	}
 	probe := exec.Command(filepath.Join(dir, "oceancode"), "sandbox", "--", "true")
-	probe.Dir, probe.Env = ws, append(os.Environ(), "HOME="+home)
+	probe.Dir, probe.Env = ws, append(os.Environ(), "HOME="+home, "XDG_STATE_HOME="+filepath.Join(base, "state"))
 	if out, err := probe.CombinedOutput(); err == nil || probe.ProcessState.ExitCode() != 99 {
 		t.Fatalf("with a stand-in helper beside oceancode: exit %d (%v), want 99: the sibling was not used\n%s", probe.ProcessState.ExitCode(), err, out)
 	}
@@ -56,7 +56,7 @@ func TestSandboxLeanHelper(t *testing.T) {
 	// Then the real lean helper confines the command.
 	cmd := exec.Command(filepath.Join(dir, "oceancode"), "sandbox", "--", "sh", "-c", "echo in > inside.txt; echo out > "+outside)
 	cmd.Dir = ws
-	cmd.Env = append(os.Environ(), "HOME="+home)
+	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_STATE_HOME="+filepath.Join(base, "state"))
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
 	err = cmd.Run()

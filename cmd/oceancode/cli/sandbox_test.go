@@ -62,7 +62,8 @@ func TestSandboxCommandEndToEnd(t *testing.T) {
 	run := func(env []string, args ...string) (string, int) {
 		c := exec.Command(bin, args...)
 		c.Dir = ws
-		c.Env = append(os.Environ(), env...)
+		// The state dir (the sandbox probe cache) is the test's own.
+		c.Env = append(append(os.Environ(), "XDG_STATE_HOME="+filepath.Join(base, "state")), env...)
 		var buf bytes.Buffer
 		c.Stdout, c.Stderr = &buf, &buf
 		err := c.Run()
