@@ -32,6 +32,13 @@ type helperSpec struct {
 	AS       uint64   // RLIMIT_AS in bytes (0 = leave)
 	FSize    uint64   // RLIMIT_FSIZE in bytes (0 = leave)
 	NoFile   uint64   // RLIMIT_NOFILE (0 = leave)
+	// Supervise: no confinement; run the command as a child under a
+	// subreaper that ends the command's whole process tree when the command
+	// exits, when it is told to stop (SIGTERM, SIGINT, SIGHUP), or when the
+	// agent dies (Lifeline reads end of file). The sandbox-off runs of the
+	// bash tool use it ([Supervised]).
+	Supervise bool
+	Lifeline  int // the descriptor of the agent's lifeline pipe (read end)
 }
 
 func (h helperSpec) args() []string {
@@ -47,6 +54,9 @@ func (h helperSpec) args() []string {
 		for _, p := range h.Dev {
 			a = append(a, "--dev", p)
 		}
+	}
+	if h.Supervise {
+		a = append(a, "--supervise", "--lifeline", strconv.Itoa(h.Lifeline))
 	}
 	if h.DenyUnix {
 		a = append(a, "--deny-unix")
@@ -84,6 +94,9 @@ func parseHelperArgs(args []string) (helperSpec, []string, error) {
 		case "--deny-unix":
 			h.DenyUnix = true
 			continue
+		case "--supervise":
+			h.Supervise = true
+			continue
 		}
 		if i+1 >= len(args) {
 			return h, nil, fmt.Errorf("sandbox helper: %s needs a value", a)
@@ -99,6 +112,12 @@ func parseHelperArgs(args []string) (helperSpec, []string, error) {
 			h.Dev = append(h.Dev, v)
 		case "--egress":
 			h.Egress = v
+		case "--lifeline":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 3 {
+				return h, nil, fmt.Errorf("sandbox helper: --lifeline %q: not a descriptor above 2", v)
+			}
+			h.Lifeline = n
 		case "--nproc", "--as", "--fsize", "--nofile":
 			n, err := strconv.ParseUint(v, 10, 64)
 			if err != nil {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -36,6 +37,15 @@ func HelperMain(args []string) error {
 	h, argv, err := parseHelperArgs(args)
 	if err != nil {
 		return err
+	}
+	// Only 0, 1 and 2 reach the command: whatever else this process holds
+	// (bubblewrap's descriptors, anything inherited from the agent or its
+	// parent) is closed at exec.
+	if err := cloexecAbove2(); err != nil {
+		return err
+	}
+	if h.Supervise {
+		return supervise(argv, h.Lifeline)
 	}
 	// Landlock and seccomp are applied to this thread only; it must be the
 	// one that execs.
@@ -70,6 +80,29 @@ func HelperMain(args []string) error {
 	}
 	err = syscall.Exec(path, argv, env)
 	return fmt.Errorf("sandbox: exec %s: %w", argv[0], err)
+}
+
+// cloexecAbove2 marks every descriptor above 2 close-on-exec:
+// close_range(2) with CLOSE_RANGE_CLOEXEC (Linux 5.11), else one by one
+// from /proc/self/fd. It fails closed.
+func cloexecAbove2() error {
+	if err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err == nil {
+		return nil
+	}
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return fmt.Errorf("sandbox: close inherited descriptors: %w", err)
+	}
+	for _, e := range ents {
+		fd, err := strconv.Atoi(e.Name())
+		if err != nil || fd < 3 {
+			continue
+		}
+		if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFD, unix.FD_CLOEXEC); err != nil && err != unix.EBADF {
+			return fmt.Errorf("sandbox: close inherited descriptor %d: %w", fd, err)
+		}
+	}
+	return nil
 }
 
 // proxyVars are the variables pointed at the forwarder; NO_PROXY keeps the

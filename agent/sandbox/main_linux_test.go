@@ -41,7 +41,15 @@ func TestMain(m *testing.M) {
 		case "__attack":
 			os.Exit(attackMain(os.Args[2:]))
 		case "__agent":
-			os.Exit(agentMain(os.Args[2:]))
+			os.Exit(agentMain(os.Args[2:], false))
+		case "__agent-off":
+			os.Exit(agentMain(os.Args[2:], true))
+		case "__nobody-fd":
+			os.Exit(nobodyFDMain(os.Args[2:]))
+		case "__nobody-spawn":
+			os.Exit(nobodySpawnMain(os.Args[2:]))
+		case "__nobody-supervised":
+			os.Exit(nobodySupervisedMain(os.Args[2:]))
 		}
 	}
 	exe, err := os.Executable()
@@ -77,6 +85,23 @@ func attackMain(args []string) int {
 		return err
 	}
 	switch args[0] {
+	case "spawn":
+		// Start up to 96 sleeping children, one by one (never a fork
+		// loop: each is waited for at the end), and print how many ran.
+		var started []*os.Process
+		sleep, _ := exec.LookPath("sleep")
+		for i := 0; i < 96; i++ {
+			p, err := os.StartProcess(sleep, []string{"sleep", "30"}, &os.ProcAttr{})
+			if err == nil {
+				started = append(started, p)
+			}
+		}
+		fmt.Printf("running=%d\n", len(started))
+		for _, p := range started {
+			p.Kill()
+			p.Wait()
+		}
+		return 0
 	case "vsock":
 		fd, err := unix.Socket(unix.AF_VSOCK, unix.SOCK_STREAM, 0)
 		if err == nil {
@@ -162,12 +187,17 @@ func attackMain(args []string) int {
 	return 2
 }
 
-// agentMain plays an agent that runs a sandboxed command and is then
-// killed: it prints the sandboxed command's start and blocks.
-func agentMain(args []string) int {
+// agentMain plays an agent that runs a command (sandboxed, or with the
+// sandbox off under the supervisor) and is then killed: it prints the
+// command's start and blocks.
+func agentMain(args []string, supervised bool) int {
 	exe, _ := os.Executable()
 	HelperPath = exe
-	c, err := Command(context.Background(), Policy{Enabled: true, Workspace: args[0]}, args[1:], os.Environ())
+	start, p := Command, Policy{Enabled: true, Workspace: args[0]}
+	if supervised {
+		start, p = Supervised, Policy{Workspace: args[0]}
+	}
+	c, err := start(context.Background(), p, args[1:], os.Environ())
 	if err != nil {
 		fmt.Println("ERR", err)
 		return 1
@@ -180,6 +210,29 @@ func agentMain(args []string) int {
 	fmt.Println("STARTED")
 	_ = c.Wait()
 	return 0
+}
+
+// startAgent starts this test binary as an agent (verb __agent or
+// __agent-off) and returns once it has started its command.
+func startAgent(t *testing.T, verb string, args ...string) *exec.Cmd {
+	t.Helper()
+	exe, _ := os.Executable()
+	agent := exec.Command(exe, append([]string{verb}, args...)...)
+	agent.Env = os.Environ()
+	out, err := agent.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := agent.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { agent.Process.Kill(); agent.Wait() })
+	buf := make([]byte, 64)
+	n, _ := out.Read(buf)
+	if !strings.Contains(string(buf[:n]), "STARTED") {
+		t.Fatalf("agent: %q", buf[:n])
+	}
+	return agent
 }
 
 // requireSandbox fails (never skips) when this machine cannot run the
@@ -257,4 +310,47 @@ func processAlive(pid int) bool {
 	// A zombie is not alive.
 	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
 	return len(f) > 0 && f[0] != "Z"
+}
+
+// nobodySpawnMain runs the spawn attack in a sandbox limited to 32
+// processes (run as uid 65534 by TestAsNobody).
+func nobodySpawnMain(args []string) int {
+	exe, _ := os.Executable()
+	HelperPath = exe
+	p := Policy{Enabled: true, Workspace: args[0], Limits: Limits{Processes: 32}}
+	return runToStdout(p, []string{exe, "__attack", "spawn"}, []string{"PATH=/usr/bin:/bin"})
+}
+
+// runToStdout runs argv under p with this process's stdout and stderr and
+// returns the exit code a test-binary verb reports.
+func runToStdout(p Policy, argv, env []string) int {
+	c, err := Command(context.Background(), p, argv, env)
+	if err != nil {
+		fmt.Println("ERR", err)
+		return 1
+	}
+	c.Stdout, c.Stderr = os.Stdout, os.Stderr
+	if err := c.Run(); err != nil {
+		fmt.Println("ERR", err)
+		return 1
+	}
+	return 0
+}
+
+// nobodySupervisedMain runs a shell script with the sandbox off under the
+// supervisor and prints DONE once Wait returned.
+func nobodySupervisedMain(args []string) int {
+	exe, _ := os.Executable()
+	HelperPath = exe
+	c, err := Supervised(context.Background(), Policy{Workspace: args[0]}, []string{"/bin/sh", "-c", args[1]}, []string{"PATH=/usr/bin:/bin"})
+	if err != nil {
+		fmt.Println("ERR", err)
+		return 1
+	}
+	if err := c.Run(); err != nil {
+		fmt.Println("ERR", err)
+		return 1
+	}
+	fmt.Println("DONE")
+	return 0
 }

@@ -113,6 +113,7 @@ type protectedPath struct {
 var protectedPaths = []protectedPath{
 	{rel: ".git/hooks", dir: true},
 	{rel: ".git/config"},
+	{rel: ".git/info", dir: true},
 	{rel: ".oceancode", dir: true},
 	{rel: ".mcp.json"},
 	{rel: ".bashrc", homeOnly: true},
@@ -125,6 +126,113 @@ var protectedPaths = []protectedPath{
 	{rel: ".zshenv", homeOnly: true},
 	{rel: ".zlogin", homeOnly: true},
 	{rel: ".gitconfig", homeOnly: true},
+}
+
+// gitDirProtected are read-only in every git directory in a writable root
+// (the workspace's, nested repositories', submodules' under .git/modules,
+// a linked worktree's): what names programs or changes how git reads the
+// work tree (hooks, config, info/attributes and info/exclude, alternates
+// under objects/info), and what holds the history as of the last pack
+// (objects/pack, packed-refs), so that removing .git cannot take it.
+// Loose objects, loose refs, logs, the index and HEAD stay writable:
+// git commit, checkout, branch, stash and merge work.
+var gitDirProtected = []string{"hooks", "config", "config.worktree", "info", "objects/info", "objects/pack", "packed-refs", "commondir", "gitdir"}
+
+// Bounds of the search for nested repositories and submodule git dirs at
+// each command's start (documented in docs/sandbox.md).
+const (
+	gitSearchDepth = 6    // directory levels below the workspace
+	gitSearchDirs  = 4096 // directories read at most
+)
+
+// gitSearchSkip are directory names not searched for nested repositories.
+var gitSearchSkip = map[string]bool{".git": true, "node_modules": true}
+
+// nestedGitPaths returns, relative to ws, the protected paths of every git
+// directory below it other than its own .git's top level: nested
+// repositories (a .git directory, or a .git file that is then protected
+// itself), the submodule git dirs under each .git/modules, and linked
+// worktrees' private dirs under .git/worktrees. All are optional: only what
+// exists is protected.
+func nestedGitPaths(ws string) []protectedPath {
+	var out []protectedPath
+	addGitDir := func(rel string, top bool) {
+		for _, e := range gitDirProtected {
+			if top && (e == "hooks" || e == "config" || e == "info") {
+				continue // in protectedPaths already
+			}
+			out = append(out, protectedPath{rel: rel + "/" + e, optional: true})
+		}
+		for _, sub := range gitDirsBelow(filepath.Join(ws, rel), "modules", "worktrees") {
+			for _, e := range gitDirProtected {
+				out = append(out, protectedPath{rel: rel + "/" + sub + "/" + e, optional: true})
+			}
+		}
+	}
+	if isDir(filepath.Join(ws, ".git")) {
+		addGitDir(".git", true)
+	}
+	type dir struct {
+		rel   string
+		depth int
+	}
+	queue := []dir{{"", 0}}
+	read := 0
+	for len(queue) > 0 && read < gitSearchDirs {
+		d := queue[0]
+		queue = queue[1:]
+		ents, err := os.ReadDir(filepath.Join(ws, d.rel))
+		read++
+		if err != nil {
+			continue
+		}
+		for _, e := range ents {
+			rel := filepath.Join(d.rel, e.Name())
+			switch {
+			case e.Name() == ".git" && d.rel != "":
+				if e.IsDir() {
+					addGitDir(rel, false)
+				} else if e.Type().IsRegular() {
+					out = append(out, protectedPath{rel: rel, optional: true})
+				}
+			case e.IsDir() && !gitSearchSkip[e.Name()] && d.depth+1 < gitSearchDepth:
+				queue = append(queue, dir{rel, d.depth + 1})
+			}
+		}
+	}
+	return out
+}
+
+// gitDirsBelow lists, relative to gitDir, the git directories under its
+// given subdirectories (a directory holding HEAD; submodule names may
+// nest, and a submodule's own modules are searched too).
+func gitDirsBelow(gitDir string, subdirs ...string) []string {
+	var out []string
+	queue := append([]string(nil), subdirs...)
+	for n := 0; len(queue) > 0 && n < gitSearchDirs; n++ {
+		rel := queue[0]
+		queue = queue[1:]
+		if strings.Count(rel, "/") > gitSearchDepth {
+			continue
+		}
+		ents, err := os.ReadDir(filepath.Join(gitDir, rel))
+		if err != nil {
+			continue
+		}
+		for _, e := range ents {
+			if !e.IsDir() {
+				continue
+			}
+			sub := rel + "/" + e.Name()
+			if _, err := os.Lstat(filepath.Join(gitDir, sub, "HEAD")); err == nil {
+				out = append(out, sub)
+				queue = append(queue, sub+"/modules")
+			} else {
+				queue = append(queue, sub)
+			}
+		}
+	}
+	return out
 }
 
 // placeholder is a missing protected path the runner creates (empty, on the
@@ -141,6 +249,27 @@ type plan struct {
 	placeholders []placeholder
 	helper       helperSpec
 	writable     []string
+	// heads are the HEAD files of the git dirs in the workspace as the
+	// command starts; the runner puts back any the command removed (see
+	// restoreHeads).
+	heads []gitHead
+}
+
+// gitHead is a git dir's HEAD file and its content.
+type gitHead struct {
+	path string
+	data []byte
+}
+
+// readHeads records the HEAD of each git dir (paths ending in "/HEAD").
+func readHeads(paths []string) []gitHead {
+	var out []gitHead
+	for _, p := range paths {
+		if b, err := os.ReadFile(p); err == nil && len(b) < 4096 {
+			out = append(out, gitHead{p, b})
+		}
+	}
+	return out
 }
 
 // BwrapArgs returns the bubblewrap options (everything before "--" and the
@@ -320,11 +449,19 @@ func buildPlan(p Policy, env Env) (*plan, error) {
 	// Protected paths inside the workspace-like writable roots, after the
 	// writable binds so they win.
 	seen := map[string]bool{}
+	var heads []string
 	for _, r := range roots {
 		for _, pp := range protectedFor(r.path, r.kind) {
 			protect(b, pl, r.path, pp, home, seen)
+			if g, ok := strings.CutSuffix(pp.rel, "/packed-refs"); ok || pp.rel == "packed-refs" {
+				if !ok {
+					g = "."
+				}
+				heads = append(heads, filepath.Join(r.path, g, "HEAD"))
+			}
 		}
 	}
+	pl.heads = readHeads(dedupe(heads))
 
 	// Deny roots: unreadable and unwritable, even inside the workspace.
 	var masks []string
@@ -401,8 +538,18 @@ func protectedFor(r string, kind rootKind) []protectedPath {
 	switch kind {
 	case gitCommonRoot:
 		list = []protectedPath{{rel: "hooks", dir: true}, {rel: "config"}}
+		for _, e := range gitDirProtected[2:] {
+			list = append(list, protectedPath{rel: e, optional: true})
+		}
+		for _, sub := range gitDirsBelow(r, "modules", "worktrees") {
+			for _, e := range gitDirProtected {
+				list = append(list, protectedPath{rel: sub + "/" + e, optional: true})
+			}
+		}
 	case gitPrivateRoot:
-		list = []protectedPath{{rel: "config"}, {rel: "config.worktree"}, {rel: "commondir"}, {rel: "gitdir"}, {rel: "hooks"}}
+		for _, e := range gitDirProtected {
+			list = append(list, protectedPath{rel: e})
+		}
 	default:
 		if fi, err := os.Lstat(filepath.Join(r, ".git")); err == nil && fi.Mode().IsRegular() {
 			list = append(list, protectedPath{rel: ".git"})
@@ -413,6 +560,9 @@ func protectedFor(r string, kind rootKind) []protectedPath {
 			}
 		} else {
 			list = protectedPaths
+		}
+		if kind == workspaceRoot {
+			list = append(list, nestedGitPaths(r)...)
 		}
 	}
 	if kind == gitPrivateRoot || kind == extraRoot {

@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -36,27 +37,148 @@ type Cmd struct {
 	once    sync.Once
 	release func()
 	cgroup  *pidsCgroup
+	// info is bubblewrap's --info-fd pipe (read end; infoW is the write
+	// end it inherits); initFD delivers a pidfd of the sandbox's PID 1
+	// (-1 when it could not be had).
+	info, infoW *os.File
+	initFD      chan int
+	// block is the write end of bubblewrap's --block-fd (cgroup v1): the
+	// namespace's PID 1 waits on it, mounts done, before it starts the
+	// command, until the runner has moved it into the pids cgroup.
+	block, blockR *os.File
+	cgroupErr     error
 }
 
 // Start starts the command (for a root agent, inside its pids cgroup).
 func (c *Cmd) Start() error {
 	var err error
-	if c.cgroup != nil {
-		err = c.cgroup.start(c.Cmd)
-	} else {
+	migrate := false
+	switch {
+	case c.cgroup == nil:
 		err = c.Cmd.Start()
+	case c.cgroup.v2fd < 0 && !c.cgroup.launcherReady():
+		// cgroup v1 before the launcher thread has joined (that join costs
+		// an RCU grace period, ~10 ms): start outside it and move the
+		// namespace's PID 1 in while bubblewrap sets up the mounts.
+		migrate = true
+		err = c.Cmd.Start()
+	default:
+		err = c.cgroup.start(c.Cmd)
+	}
+	for _, f := range []*os.File{c.infoW, c.blockR} {
+		if f != nil {
+			f.Close()
+		}
 	}
 	if err != nil {
 		c.Release()
+		return err
+	}
+	if c.info != nil {
+		c.initFD = make(chan int, 1)
+		go func() {
+			pid, fd := namespaceInit(c.info)
+			if c.block != nil {
+				if migrate && pid > 0 {
+					if err := c.cgroup.enter(pid); err != nil {
+						// Fail closed: the command never starts.
+						c.cgroupErr = err
+						if fd >= 0 {
+							_ = unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0)
+						}
+						_ = c.Process.Kill()
+					}
+				}
+				if c.cgroupErr == nil {
+					_, _ = c.block.Write([]byte{1})
+				}
+				c.block.Close()
+			}
+			c.initFD <- fd
+		}()
+	}
+	return nil
+}
+
+// Wait waits for the command and releases its sandbox resources. With the
+// sandbox on it returns only when every process of the sandbox is gone:
+// bubblewrap reports the command's status as soon as the command exits,
+// before its PID namespace is torn down, so Wait kills the namespace's
+// PID 1 and waits on a pidfd until it has exited, which the kernel lets
+// happen only after every other process in the namespace is reaped.
+func (c *Cmd) Wait() error {
+	err := c.Cmd.Wait()
+	c.awaitNamespace()
+	c.Release()
+	if c.cgroupErr != nil {
+		return c.cgroupErr
 	}
 	return err
 }
 
-// Wait waits for the command and releases its sandbox resources.
-func (c *Cmd) Wait() error {
-	err := c.Cmd.Wait()
-	c.Release()
-	return err
+// awaitNamespace kills the sandbox's PID 1 and waits until it is gone.
+func (c *Cmd) awaitNamespace() {
+	if c.initFD == nil {
+		return
+	}
+	fd := -1
+	select {
+	case fd = <-c.initFD:
+	case <-time.After(5 * time.Second):
+	}
+	c.initFD = nil
+	c.info.Close()
+	if fd < 0 {
+		return
+	}
+	defer unix.Close(fd)
+	_ = unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0)
+	pfd := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		n, err := unix.Poll(pfd, int(time.Until(deadline)/time.Millisecond)+1)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil || n > 0 {
+			return
+		}
+	}
+}
+
+// namespaceInit reads bubblewrap's info ({"child-pid": N, …}, written right
+// after it cloned the namespace's PID 1) and returns a pidfd of that
+// process, or -1. The pidfd is opened while bubblewrap, its parent, is
+// still alive (it cannot be reaped before bubblewrap reports the command's
+// exit); NSpid ending in 1 confirms it is a PID namespace's init. It
+// returns the process's pid too (0 when bubblewrap said none).
+func namespaceInit(info *os.File) (int, int) {
+	var v struct {
+		ChildPID int `json:"child-pid"`
+	}
+	if err := json.NewDecoder(info).Decode(&v); err != nil || v.ChildPID <= 0 {
+		// bubblewrap failed before it made the namespace: the next
+		// agent probes again rather than trust a cached success.
+		forgetProbe()
+		return 0, -1
+	}
+	fd, err := unix.PidfdOpen(v.ChildPID, 0)
+	if err != nil {
+		return v.ChildPID, -1
+	}
+	st, err := os.ReadFile("/proc/" + strconv.Itoa(v.ChildPID) + "/status")
+	if err == nil {
+		for _, line := range strings.Split(string(st), "\n") {
+			if rest, ok := strings.CutPrefix(line, "NSpid:"); ok {
+				f := strings.Fields(rest)
+				if len(f) >= 2 && f[len(f)-1] == "1" {
+					return v.ChildPID, fd
+				}
+			}
+		}
+	}
+	unix.Close(fd)
+	return v.ChildPID, -1
 }
 
 // Run starts the command and waits for it.
@@ -105,6 +227,11 @@ func helperPath() (string, error) {
 	if lean, ok := sibling.Find(self, HelperBinary); ok {
 		return lean, nil
 	}
+	if strings.HasSuffix(self, ".test") {
+		// A Go test binary that did not set HelperPath would run its
+		// whole test suite again as the "helper", recursively.
+		return "", fmt.Errorf("sandbox: locate helper executable: %s is a test binary: set sandbox.HelperPath and dispatch sandbox.HelperArg in TestMain", self)
+	}
 	return self, nil
 }
 
@@ -152,7 +279,33 @@ func Command(ctx context.Context, p Policy, argv []string, env []string) (*Cmd, 
 	if err != nil {
 		return nil, err
 	}
+	info, infoW, err := os.Pipe()
+	if err != nil {
+		releasePlaceholders(held)
+		return nil, fmt.Errorf("sandbox: info pipe: %w", err)
+	}
+	var cg *pidsCgroup
+	var cgWarning string
+	if n := p.EffectiveLimits().Processes; n > 0 && os.Geteuid() == 0 {
+		if cg, err = sharedPidsCgroup(n + pidsHeadroom); err != nil {
+			cgWarning = "process limit not enforced: " + err.Error()
+		}
+	}
+	var blockR, blockW *os.File
+	if cg != nil && cg.v2fd < 0 {
+		if blockR, blockW, err = os.Pipe(); err != nil {
+			releasePlaceholders(held)
+			info.Close()
+			infoW.Close()
+			return nil, fmt.Errorf("sandbox: block pipe: %w", err)
+		}
+	}
 	args := append([]string{}, pl.args...)
+	// --info-fd tells which process is the namespace's PID 1 (see Wait).
+	args = append(args, "--info-fd", "3")
+	if blockR != nil {
+		args = append(args, "--block-fd", "4")
+	}
 	args = append(args, "--", realPath(helper), HelperArg)
 	args = append(args, pl.helper.args()...)
 	args = append(args, argv...)
@@ -163,17 +316,22 @@ func Command(ctx context.Context, p Policy, argv []string, env []string) (*Cmd, 
 	// parent-death signal; the kernel-side one set between fork and exec
 	// closes it.
 	c.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	cmd := &Cmd{Cmd: c, Warnings: warnings}
-	if n := p.EffectiveLimits().Processes; n > 0 && os.Geteuid() == 0 {
-		cg, err := sharedPidsCgroup(n + pidsHeadroom)
-		if err != nil {
-			cmd.Warnings = append(cmd.Warnings, "process limit not enforced: "+err.Error())
-		} else {
-			cmd.cgroup = cg
-		}
+	c.ExtraFiles = []*os.File{infoW}
+	if blockR != nil {
+		c.ExtraFiles = append(c.ExtraFiles, blockR)
+	}
+	cmd := &Cmd{Cmd: c, Warnings: warnings, info: info, infoW: infoW, cgroup: cg, block: blockW, blockR: blockR}
+	if cgWarning != "" {
+		cmd.Warnings = append(cmd.Warnings, cgWarning)
 	}
 	cmd.release = func() {
+		restoreHeads(pl.heads)
 		releasePlaceholders(held)
+		for _, f := range []*os.File{info, infoW, blockR, blockW} {
+			if f != nil {
+				f.Close()
+			}
+		}
 	}
 	return cmd, nil
 }
@@ -276,6 +434,26 @@ func acquirePlaceholder(ph placeholder) (heldPlaceholder, error) {
 	return heldPlaceholder{}, fmt.Errorf("sandbox: placeholder %s keeps changing", ph.Path)
 }
 
+// restoreHeads puts back the HEAD and the refs directory of a git dir that
+// the command removed (rm -rf .git removes what it can, those among it, and
+// git then no longer takes the directory for a repository; the protected
+// packs and packed refs still hold the history). Only missing ones are
+// made, never through a link.
+func restoreHeads(heads []gitHead) {
+	for _, h := range heads {
+		_ = unix.Mkdir(filepath.Join(filepath.Dir(h.path), "refs"), 0o755)
+		if _, err := os.Lstat(h.path); !errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		fd, err := unix.Open(h.path, unix.O_CREAT|unix.O_EXCL|unix.O_WRONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
+		if err != nil {
+			continue
+		}
+		_, _ = unix.Write(fd, h.data)
+		unix.Close(fd)
+	}
+}
+
 func releasePlaceholders(held []heldPlaceholder) {
 	for _, h := range held {
 		if unix.Flock(h.fd, unix.LOCK_EX|unix.LOCK_NB) == nil {
@@ -303,6 +481,29 @@ type pidsCgroup struct {
 	dir  string
 	v2fd int         // v2: directory fd for CLONE_INTO_CGROUP; -1 for v1
 	reqs chan func() // v1: run on the launcher thread
+	// v1: closed once the launcher thread is in the cgroup (joinErr nil)
+	// or has failed to join. Until then commands start outside it and
+	// their namespace's PID 1 is moved in (enter) before it may go on.
+	joined  chan struct{}
+	joinErr error
+}
+
+// launcherReady says whether the v1 launcher thread is in the cgroup.
+func (cg *pidsCgroup) launcherReady() bool {
+	select {
+	case <-cg.joined:
+		return cg.joinErr == nil
+	default:
+		return false
+	}
+}
+
+// enter moves process pid (all its threads) into the v1 cgroup.
+func (cg *pidsCgroup) enter(pid int) error {
+	if err := os.WriteFile(filepath.Join(cg.dir, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0); err != nil {
+		return fmt.Errorf("sandbox: enter pids cgroup %s: %w", cg.dir, err)
+	}
+	return nil
 }
 
 var (
@@ -380,13 +581,10 @@ func sharedPidsCgroup(limit int) (*pidsCgroup, error) {
 		if err := mkCgroup(dir, limit); err != nil {
 			return nil, err
 		}
-		cg = &pidsCgroup{dir: dir, v2fd: -1, reqs: make(chan func())}
-		ready := make(chan error)
-		go cg.launcher(ready)
-		if err := <-ready; err != nil {
-			unix.Rmdir(dir)
-			return nil, err
-		}
+		// The launcher joins in the background: a one-shot agent never
+		// waits for it (see Cmd.Start).
+		cg = &pidsCgroup{dir: dir, v2fd: -1, reqs: make(chan func()), joined: make(chan struct{})}
+		go cg.launcher()
 	default:
 		return nil, errors.New("running as root (exempt from RLIMIT_NPROC) and no writable pids cgroup")
 	}
@@ -409,14 +607,15 @@ func mkCgroup(dir string, limit int) error {
 // unlocks it (the thread must not run other goroutines, and must not exit:
 // the children's parent-death signal is tied to the thread that forked
 // them).
-func (cg *pidsCgroup) launcher(ready chan<- error) {
+func (cg *pidsCgroup) launcher() {
 	runtime.LockOSThread()
 	tid := strconv.Itoa(unix.Gettid())
 	if err := os.WriteFile(filepath.Join(cg.dir, "tasks"), []byte(tid), 0); err != nil {
-		ready <- fmt.Errorf("enter pids cgroup: %w", err)
+		cg.joinErr = fmt.Errorf("enter pids cgroup: %w", err)
+		close(cg.joined)
 		select {} // this thread may be half-moved: keep it parked
 	}
-	ready <- nil
+	close(cg.joined)
 	for f := range cg.reqs {
 		f()
 	}

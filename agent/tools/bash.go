@@ -90,47 +90,40 @@ func (BashTool) Run(ctx context.Context, env *Env, input json.RawMessage) Result
 	if childEnv == nil {
 		childEnv = []string{} // never the agent's own environment
 	}
-	var cmd *exec.Cmd
-	var run *sandbox.Cmd
 	confined := env.Sandbox.Confined()
-	if confined {
-		p := env.Sandbox
-		if p.Workspace == "" {
-			p.Workspace = env.Boundary.ProjectRoot
-		}
-		p.Dir = env.cwd()
-		run, err = sandbox.Command(rctx, p, argv, childEnv)
-		if err != nil {
+	p := env.Sandbox
+	if p.Workspace == "" {
+		p.Workspace = env.Boundary.ProjectRoot
+	}
+	p.Dir = env.cwd()
+	// Sandbox off, the command runs under the supervisor, which ends its
+	// whole process tree when it returns and when the agent dies.
+	run, err := sandbox.Supervised(rctx, p, argv, childEnv)
+	if err != nil {
+		if confined {
 			return Result{IsError: true, Meta: map[string]any{"sandboxed": true},
 				Content: fmt.Sprintf("bash: not run: the sandbox is on and cannot confine this command (%v). Install or enable what it names (bubblewrap: apt install bubblewrap), or ask the user to turn the sandbox off.", err)}
 		}
-		cmd = run.Cmd
-	} else {
-		cmd = exec.CommandContext(rctx, argv[0], argv[1:]...)
-		cmd.Env = childEnv
-		cmd.Dir = env.cwd()
+		return errResult("bash: %v", err)
 	}
-	ownGroup(cmd)
-	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
-	cmd.WaitDelay = 2 * time.Second
+	cmd := run.Cmd
+	if confined {
+		ownGroup(cmd)
+		cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
+		cmd.WaitDelay = 2 * time.Second
+	}
 	cmd.Stdin = nil // /dev/null
 
 	pr, pw, err := os.Pipe()
 	if err != nil {
-		if run != nil {
-			run.Release()
-		}
+		run.Release()
 		return errResult("bash: %v", err)
 	}
 	defer pr.Close()
 	cmd.Stdout, cmd.Stderr = pw, pw
 	out := newHeadTail(env.outputLimit())
 	start := time.Now()
-	if run != nil {
-		err = run.Start()
-	} else {
-		err = cmd.Start()
-	}
+	err = run.Start()
 	pw.Close()
 	if err != nil {
 		return errResult("bash: start: %v", err)
@@ -147,11 +140,7 @@ func (BashTool) Run(ctx context.Context, env *Env, input json.RawMessage) Result
 			}
 		}
 	}()
-	if run != nil {
-		err = run.Wait()
-	} else {
-		err = cmd.Wait()
-	}
+	err = run.Wait()
 	elapsed := time.Since(start)
 	// Nothing outlives the call: background children go with the group.
 	killGroup(cmd.Process.Pid)
@@ -172,7 +161,7 @@ func (BashTool) Run(ctx context.Context, env *Env, input json.RawMessage) Result
 	if cut > 0 {
 		meta["truncated_bytes"] = cut
 	}
-	if run != nil && len(run.Warnings) > 0 {
+	if len(run.Warnings) > 0 {
 		meta["warnings"] = run.Warnings
 	}
 	var status []string

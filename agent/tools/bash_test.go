@@ -254,3 +254,53 @@ func TestBashRefusesUnconfinable(t *testing.T) {
 		t.Fatal("the command ran although it could not be confined")
 	}
 }
+
+// TestBashTreeGoneOnReturn: when the tool returns, none of the command's
+// processes is alive — background, setsid, nohup and double-forked ones —
+// with the sandbox off (the supervisor) and on (the PID namespace). No
+// grace period: checked at once.
+func TestBashTreeGoneOnReturn(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		env  func(*testing.T) *Env
+	}{
+		{"sandbox-off", func(t *testing.T) *Env { return testEnv(t) }},
+		{"sandbox-on", confinedEnv},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := tc.env(t)
+			cmd := "setsid sleep 83.1 > /dev/null 2>&1 & nohup sleep 83.2 > /dev/null 2>&1 & ( sleep 83.3 > /dev/null 2>&1 & ) ; echo bye"
+			for i := 0; i < 3; i++ {
+				r := mustOK(t, run(t, BashTool{}, env, obj{"command": cmd}))
+				if r.Content != "bye\n" {
+					t.Fatalf("output %q", r.Content)
+				}
+				if left := liveSleeps("83.1", "83.2", "83.3"); len(left) > 0 {
+					for _, p := range left {
+						syscallKill(p)
+					}
+					t.Fatalf("run %d: alive after the call returned: %v", i, left)
+				}
+			}
+		})
+	}
+}
+
+// liveSleeps lists the live (not zombie) `sleep ARG` processes on the host.
+func liveSleeps(args ...string) []int {
+	var out []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		for _, a := range args {
+			if string(cmdline) == "sleep\x00"+a+"\x00" && alive(pid) {
+				out = append(out, pid)
+			}
+		}
+	}
+	return out
+}

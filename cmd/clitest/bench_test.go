@@ -34,7 +34,7 @@ func built(b *testing.B) string {
 		if buildErr != nil {
 			return
 		}
-		for c, pkg := range map[string]string{"oceancode": "../oceancode", "oceancode-model": "../oceancode-model",
+		for c, pkg := range map[string]string{"oceancode": "../oceancode", "oceancode-model": "../oceancode-model", "oceancode-sandbox": "../oceancode-sandbox",
 			"oceanadmin": "../oceanadmin", "procstat": "../../internal/cmd/procstat"} {
 			cmd := exec.Command("go", "build", "-tags", hermetictest.BuildTag, "-trimpath", "-ldflags", "-s -w", "-o", filepath.Join(binDir, c), pkg)
 			cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // as make build

@@ -118,6 +118,12 @@ func runSandbox(ctx context.Context, app *App, o sandboxOptions, argv []string) 
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	// The probe result is kept in the state directory, and the once-per-
+	// process sandbox set-up overlaps with loading the configuration.
+	sandbox.SetProbeCacheDir(layers.StateDir(app.Getenv))
+	if o.mode != string(sandbox.ModeDangerFullAccess) {
+		sandbox.Prewarm(sandbox.Limits{})
+	}
 	cwd := app.Dir
 	var err error
 	if cwd == "" {

@@ -1,0 +1,43 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"testing"
+
+	"github.com/oceancode/oceancode/agent/sandbox"
+)
+
+// BenchmarkBashTrue is the bash tool's per-command cost in a session
+// (`true`, end to end: guard-free Run, child environment, output capture),
+// with the sandbox off (the supervisor) and on (workspace-write, network
+// off). OCEANCODE_HELPER=/path/to/oceancode-sandbox measures with the lean
+// production helper (make bench sets it); otherwise the test binary is the
+// helper. No timing is asserted.
+func BenchmarkBashTrue(b *testing.B) {
+	if h := os.Getenv("OCEANCODE_HELPER"); h != "" {
+		old := sandbox.HelperPath
+		sandbox.HelperPath = h
+		defer func() { sandbox.HelperPath = old }()
+	}
+	input := json.RawMessage(`{"command":"true"}`)
+	for _, mode := range []struct {
+		name   string
+		policy sandbox.Policy
+	}{
+		{"sandbox-off", sandbox.Policy{}},
+		{"sandbox-on", sandbox.Policy{Enabled: true}},
+	} {
+		b.Run(mode.name, func(b *testing.B) {
+			env := testEnv(b)
+			env.Sandbox = mode.policy
+			ctx := context.Background()
+			for b.Loop() {
+				if r := (BashTool{}).Run(ctx, env, input); r.IsError {
+					b.Fatal(r.Content)
+				}
+			}
+		})
+	}
+}
