@@ -222,7 +222,8 @@ func (w *walker) peel(a []word) peeled {
 			break
 		}
 		i, opts, assigns, unc := parseOpts(a, s)
-		if i >= len(a) {
+		split, hasSplit := envSplitString(name, opts, &unc)
+		if i >= len(a) && !hasSplit {
 			break // the wrapper runs nothing: it is the command (env, sudo -v)
 		}
 		stop := false
@@ -238,9 +239,6 @@ func (w *walker) peel(a []word) peeled {
 						p.cwd = r
 					}
 				}
-			case "env S", "env split-string":
-				// env -S splits its value into the command line.
-				p.uncertain = true
 			case "xargs I":
 				p.xargsRepl = o.val.val
 			case "xargs a", "xargs arg-file":
@@ -279,6 +277,10 @@ func (w *walker) peel(a []word) peeled {
 		p.layers = append(p.layers, joinText(a))
 		p.wrappers = append(p.wrappers, joinText(a[:i]))
 		a = a[i:]
+		if hasSplit {
+			// env -S: the split string is env's arguments again.
+			a = append(append([]word{{val: "env", text: "env", lit: true, known: true}}, split...), a...)
+		}
 	}
 	p.argv = a
 	return p
