@@ -124,3 +124,13 @@ func envEscape(c byte) (string, bool) {
 	}
 	return string(c), false // \c and unknown escapes
 }
+
+// envDash reports whether env's arguments hold a lone "-" (env - is env -i).
+func envDash(a []word) bool {
+	for _, x := range a {
+		if x.known && x.val == "-" {
+			return true
+		}
+	}
+	return false
+}

@@ -17,6 +17,7 @@ type peeled struct {
 	cwd       string   // env -C / sudo -D directory for this command
 	write     string   // a file a wrapper writes (time -o)
 	lookup    bool     // command -v: a lookup, not a run
+	clearsEnv bool     // env -i/-u/-, exec -c, command -p: the environment or PATH is not the child's
 }
 
 // wrapSpec describes a wrapper's options.
@@ -232,6 +233,8 @@ func (w *walker) peel(a []word) peeled {
 			case "sudo e", "sudo edit", "sudo l", "sudo list", "sudo v", "sudo validate", "sudo k", "sudo K",
 				"command v", "command V", "ionice p", "ionice P", "ionice u", "ionice pid", "ionice pgid", "ionice uid":
 				stop = true
+			case "env i", "env ignore-environment", "env u", "env unset", "exec c", "command p":
+				p.clearsEnv = true
 			case "env C", "env chdir", "sudo D", "sudo chdir":
 				if o.val.known {
 					w.pathArg(o.val.val, true)
@@ -258,6 +261,9 @@ func (w *walker) peel(a []word) peeled {
 		if stop {
 			p.lookup = name == "command"
 			break
+		}
+		if name == "env" && envDash(a[1:i]) {
+			p.clearsEnv = true
 		}
 		for _, j := range assigns {
 			n, _, _ := strings.Cut(a[j].val, "=")

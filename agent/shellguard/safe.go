@@ -125,6 +125,13 @@ func (w *walker) notSafe(argv []word, in segIn, p peeled, write string) (why str
 			return "runs a program by path", true
 		}
 		name = base(name)
+		if name == "git" {
+			// The bash tool neutralises git through PATH (docs/shellguard.md).
+			return "runs git by path, past the overrides that keep its configured programs from running", true
+		}
+	}
+	if p.clearsEnv && (name == "git" || name == "go") {
+		return "runs " + name + " with a cleared environment or PATH, past the overrides that keep its configured programs from running", true
 	}
 	spec, ok := safeList[name]
 	if !ok {
