@@ -55,7 +55,7 @@ func init() {
 		"x,line-regexp z,null-data s,no-messages v,invert-match V,version help m,max-count= b,byte-offset n,line-number line-buffered " +
 		"H,with-filename h,no-filename label= o,only-matching q,quiet,silent binary-files= a,text I d,directories= D,devices= " +
 		"r,recursive R,dereference-recursive include= exclude= exclude-from= exclude-dir= L,files-without-match l,files-with-matches " +
-		"c,count T,initial-tab Z,null B,before-context= A,after-context= C,context= group-separator= no-group-separator color?,colour? U,binary"
+		"c,count T,initial-tab Z,null B,before-context= A,after-context= C,context= group-separator= no-group-separator color,colour? U,binary"
 	for _, n := range []string{"grep", "egrep", "fgrep"} {
 		table(n, optStyle{abbrev: true, permute: true, numeric: true}, grep, nil)
 	}
@@ -110,8 +110,9 @@ func init() {
 	table("uniq", gnu, "c,count d,repeated D all-repeated? f,skip-fields= group? i,ignore-case s,skip-chars= u,unique z,zero-terminated w,check-chars="+gnuHV, nil)
 	table("date", gnu, "d,date= debug f,file= I,iso-8601? resolution R,rfc-email rfc-3339= r,reference= s,set=!s u,utc,universal"+gnuHV,
 		map[string]string{"s": "sets the clock"})
-	envTable = table("env", gnuStop, "i,ignore-environment 0,null u,unset= C,chdir= S,split-string= block-signal? default-signal? "+
-		"ignore-signal? list-signal-handling v,debug"+gnuHV, nil)
+	envTable = table("env", gnuStop, "i,ignore-environment 0,null u,unset= C,chdir= S,split-string=!x block-signal? default-signal? "+
+		"ignore-signal? list-signal-handling v,debug"+gnuHV,
+		map[string]string{"S": "runs the command its split string names"})
 	table("file", optStyle{abbrev: true, permute: true}, "help v,version m,magic-file= z,uncompress Z,uncompress-noreport b,brief c,checking-printout "+
 		"e,exclude= exclude-quiet= f,files-from= F,separator= i,mime apple extension mime-type mime-encoding k,keep-going l,list "+
 		"L,dereference h,no-dereference n,no-buffer N,no-pad 0,print0 p,preserve-date P,parameter= r,raw s,special-files "+

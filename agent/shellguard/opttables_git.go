@@ -30,7 +30,7 @@ const gitRevSpec = "" +
 	"n= max-count= skip= since= after= since-as-filter= until= before= max-age= min-age= author= committer= grep= grep-reflog= " +
 	"all-match invert-grep i,regexp-ignore-case basic-regexp E,extended-regexp F,fixed-strings P,perl-regexp remove-empty merges " +
 	"no-merges min-parents= max-parents= no-min-parents no-max-parents first-parent exclude-first-parent-only not all branches? " +
-	"tags? remotes? glob= exclude= reflog alternate-refs single-worktree ignore-missing bisect cherry-mark cherry-pick left-only " +
+	"tags? remotes? glob= exclude= reflog alternate-refs!x single-worktree ignore-missing bisect cherry-mark cherry-pick left-only " +
 	"right-only cherry g,walk-reflogs merge boundary simplify-by-decoration show-pulls full-history dense sparse simplify-merges " +
 	"ancestry-path? date-order author-date-order topo-order reverse no-walk? do-walk " +
 	// formatting
@@ -55,7 +55,8 @@ func gitTables1() {
 			"work-tree": "points git at another work tree", "bare": "points git at another repository",
 			"super-prefix": "is internal to git"})
 	gitLog = newTable("git log", gitRev, gitRevSpec, map[string]string{"ext-diff": "runs an external diff program",
-		"textconv": "runs textconv filters", "output": "writes a file"})
+		"textconv": "runs textconv filters", "output": "writes a file",
+		"alternate-refs": "runs core.alternateRefsCommand"})
 	for _, n := range []string{"log", "show", "whatchanged", "diff", "diff-tree", "diff-files", "diff-index", "rev-list"} {
 		t := *gitLog
 		t.name = "git " + n

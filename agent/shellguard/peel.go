@@ -93,6 +93,7 @@ func parseOpts(a []word, s *wrapSpec) (int, []opt, []int, bool) {
 		}
 		if strings.HasPrefix(v, "--") {
 			name, val, eq := strings.Cut(v[2:], "=")
+			name = longPrefix(s, name) // getopt_long: a unique prefix is the option
 			switch {
 			case contains(s.longArg, name):
 				if eq {
@@ -150,6 +151,30 @@ func parseOpts(a []word, s *wrapSpec) (int, []opt, []int, bool) {
 		i++
 	}
 	return i, opts, assigns, uncertain
+}
+
+// longPrefix resolves a unique prefix of one of s's long options (the
+// wrappers parse with getopt_long); an exact or unknown name is returned
+// unchanged, an ambiguous one as "" (unknown).
+func longPrefix(s *wrapSpec, n string) string {
+	if n == "" || contains(s.longArg, n) || contains(s.longBool, n) {
+		return n
+	}
+	found := ""
+	for _, l := range [2][]string{s.longArg, s.longBool} {
+		for _, x := range l {
+			if strings.HasPrefix(x, n) {
+				if found != "" {
+					return ""
+				}
+				found = x
+			}
+		}
+	}
+	if found == "" {
+		return n
+	}
+	return found
 }
 
 func contains(list []string, s string) bool {
@@ -233,7 +258,7 @@ func (w *walker) peel(a []word) peeled {
 			case "sudo e", "sudo edit", "sudo l", "sudo list", "sudo v", "sudo validate", "sudo k", "sudo K",
 				"command v", "command V", "ionice p", "ionice P", "ionice u", "ionice pid", "ionice pgid", "ionice uid":
 				stop = true
-			case "env i", "env ignore-environment", "env u", "env unset", "exec c", "command p":
+			case "env i", "env ignore-environment", "env u", "env unset", "env P", "exec c", "command p":
 				p.clearsEnv = true
 			case "env C", "env chdir", "sudo D", "sudo chdir":
 				if o.val.known {
