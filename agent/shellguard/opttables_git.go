@@ -20,7 +20,7 @@ const gitRevSpec = "" +
 	"ignore-blank-lines I= ignore-matching-lines= no-ignore-matching-lines indent-heuristic no-indent-heuristic patience " +
 	"histogram diff-algorithm= anchored= word-diff? word-diff-regex= color-words? color-moved? no-color-moved color-moved-ws= " +
 	"no-color-moved-ws relative? no-relative a,text no-text exit-code no-exit-code quiet no-quiet no-ext-diff no-textconv " +
-	"ignore-submodules? submodule? ita-invisible-in-index ita-visible-in-index pickaxe-all pickaxe-regex S= G= O= rotate-to= " +
+	"ignore-submodules?!x submodule?!x ita-invisible-in-index ita-visible-in-index pickaxe-all pickaxe-regex S= G= O= rotate-to= " +
 	"skip-to= find-object= diff-filter= R z l= " +
 	"ext-diff!x textconv!x output=!w " +
 	// diff's own
@@ -56,7 +56,9 @@ func gitTables1() {
 			"super-prefix": "is internal to git"})
 	gitLog = newTable("git log", gitRev, gitRevSpec, map[string]string{"ext-diff": "runs an external diff program",
 		"textconv": "runs textconv filters", "output": "writes a file",
-		"alternate-refs": "runs core.alternateRefsCommand"})
+		"alternate-refs":    "runs core.alternateRefsCommand",
+		"ignore-submodules": "runs git in submodules under their own configuration",
+		"submodule":         "runs git in submodules under their own configuration"})
 	for _, n := range []string{"log", "show", "whatchanged", "diff", "diff-tree", "diff-files", "diff-index", "rev-list"} {
 		t := *gitLog
 		t.name = "git " + n
@@ -66,7 +68,8 @@ func gitTables1() {
 	poNum := optStyle{abbrev: true, permute: true, gitNeg: true, endOpts: true, numeric: true}
 
 	po("status", "v,verbose s,short b,branch show-stash ahead-behind porcelain? long z,null u? untracked-files? ignored? "+
-		"ignore-submodules? column? no-renames renames M? find-renames?", nil)
+		"ignore-submodules?!x column? no-renames renames M? find-renames?",
+		map[string]string{"ignore-submodules": "runs git in submodules under their own configuration"})
 	blame := po("blame", "incremental b root show-stats progress score-debug f,show-name n,show-number p,porcelain line-porcelain c t l s "+
 		"e,show-email w ignore-rev= ignore-revs-file= color-lines color-by-age minimal S= contents= C? M? L= abbrev?", nil)
 	blame.next = gitLog

@@ -91,7 +91,7 @@ func slicesClone(s []string) []string { return append(make([]string, 0, len(s)+3
 // configuration that would outrank the overrides.
 var gitEnvRemoved = []string{
 	"GIT_EXTERNAL_DIFF", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_ASKPASS", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR",
-	"GIT_PROXY_COMMAND", "GIT_EXEC_PATH", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG", "GIT_CONFIG_COUNT",
+	"GIT_PROXY_COMMAND", "GIT_EXEC_PATH", "GIT_CONFIG", "GIT_CONFIG_COUNT",
 }
 
 // gitEnvSet are set in the environment.
@@ -123,7 +123,27 @@ var gitConfigOverrides = [][2]string{
 	{"protocol.http.allow", "never"},
 	{"protocol.https.allow", "never"},
 	{"protocol.ext.allow", "never"},
+	// Submodules: git status and diff look into a submodule with a child
+	// git (not the shim) under the submodule's own configuration. With
+	// these (and the shim's submodule.<name>.ignore=all) none is started.
+	{"diff.ignoreSubmodules", "all"},
+	{"diff.submodule", "short"},
+	{"status.submoduleSummary", "false"},
+	{"submodule.recurse", "false"},
 }
+
+// gitConfigParameters is gitConfigOverrides in GIT_CONFIG_PARAMETERS form
+// ('key'='value' ...; no value holds a quote).
+var gitConfigParameters = func() string {
+	var b strings.Builder
+	for i, kv := range gitConfigOverrides {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(shellQuote(kv[0]) + "=" + shellQuote(kv[1]))
+	}
+	return b.String()
+}()
 
 // gitSafeEnv applies the git overrides and puts the shim first on PATH.
 func gitSafeEnv(env []string) ([]string, error) {
@@ -155,6 +175,9 @@ func gitSafeEnv(env []string) ([]string, error) {
 		out = append(out, "GIT_CONFIG_KEY_"+n+"="+kv[0], "GIT_CONFIG_VALUE_"+n+"="+kv[1])
 	}
 	out = append(out, "GIT_CONFIG_COUNT="+strconv.Itoa(len(gitConfigOverrides)))
+	// GIT_CONFIG_PARAMETERS holds the same: unlike GIT_CONFIG_COUNT, git
+	// hands it on to the child gits it starts in submodules.
+	out = setEnv(out, "GIT_CONFIG_PARAMETERS", gitConfigParameters, false)
 	if path == "" {
 		path = dir
 	} else {
@@ -224,7 +247,10 @@ names() {
 		*) break ;;
 		esac
 	done
-	"$real" config --name-only --get-regexp '^(filter|diff|protocol)\.' 2>/dev/null
+	"$real" config --name-only --get-regexp '^(filter|diff|protocol|submodule)\.' 2>/dev/null
+	top=$("$real" rev-parse --show-toplevel 2>/dev/null) &&
+		[ -f "$top/.gitmodules" ] &&
+		"$real" config -f "$top/.gitmodules" --name-only --get-regexp '^submodule\.' 2>/dev/null
 }
 list=$(names "$@")
 oldifs=$IFS
@@ -237,6 +263,7 @@ for k in $list; do
 	diff.*.textconv) add "$k" cat ;;
 	diff.*.cachetextconv) add "$k" false ;;
 	protocol.*.allow) add "$k" never ;;
+	submodule.*.*) add "${k%.*}.ignore" all ;;
 	esac
 done
 IFS=$oldifs

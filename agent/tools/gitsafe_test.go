@@ -55,16 +55,32 @@ func hostileRepo(t *testing.T) (repo, nested, marker string) {
 	}
 	repo = filepath.Join(base, "repo")
 	nested = filepath.Join(repo, "nested")
-	for _, r := range []string{repo, nested} {
-		gitT(t, r, "init", "-q", r)
-		writeFile(t, filepath.Join(r, "f.txt"), "one\ntwo\n")
-		writeFile(t, filepath.Join(r, "g.txt"), "same\n")
-		writeFile(t, filepath.Join(r, ".gitattributes"), "* diff=evil filter=evil merge=evil\n")
-		gitT(t, r, "add", "f.txt", "g.txt", ".gitattributes")
-		gitT(t, r, "commit", "-qm", "one")
-		writeFile(t, filepath.Join(r, "f.txt"), "one\ntwo\nthree\n")
-		gitT(t, r, "stash", "-q")
-		gitT(t, r, "tag", "v1")
+	// A submodule: git status and diff look into it with a child git that
+	// the PATH shim does not start.
+	subsrc := filepath.Join(base, "subsrc")
+	gitT(t, subsrc, "init", "-q", subsrc)
+	writeFile(t, filepath.Join(subsrc, "f.txt"), "one\ntwo\n")
+	writeFile(t, filepath.Join(subsrc, "g.txt"), "same\n")
+	writeFile(t, filepath.Join(subsrc, ".gitattributes"), "* diff=evil filter=evil merge=evil\n")
+	gitT(t, subsrc, "add", "f.txt", "g.txt", ".gitattributes")
+	gitT(t, subsrc, "commit", "-qm", "one")
+	sub := filepath.Join(repo, "sub")
+	for _, r := range []string{repo, nested, sub} {
+		if r != sub {
+			gitT(t, r, "init", "-q", r)
+			writeFile(t, filepath.Join(r, "f.txt"), "one\ntwo\n")
+			writeFile(t, filepath.Join(r, "g.txt"), "same\n")
+			writeFile(t, filepath.Join(r, ".gitattributes"), "* diff=evil filter=evil merge=evil\n")
+			gitT(t, r, "add", "f.txt", "g.txt", ".gitattributes")
+			gitT(t, r, "commit", "-qm", "one")
+			if r == repo {
+				gitT(t, repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", subsrc, "sub")
+				gitT(t, repo, "commit", "-qm", "sub")
+			}
+			writeFile(t, filepath.Join(r, "f.txt"), "one\ntwo\nthree\n")
+			gitT(t, r, "stash", "-q")
+			gitT(t, r, "tag", "v1")
+		}
 		writeFile(t, filepath.Join(r, "f.txt"), "one\n2\n")
 		for _, kv := range [][2]string{
 			{"core.fsmonitor", mark + " fsmonitor"},
@@ -94,6 +110,10 @@ func hostileRepo(t *testing.T) (repo, nested, marker string) {
 			{"remote.origin.url", "ext::" + mark + " ext"},
 			{"remote.origin.uploadpack", mark + " uploadpack"},
 			{"status.showUntrackedFiles", "all"},
+			{"diff.submodule", "diff"},
+			{"status.submoduleSummary", "true"},
+			{"submodule.sub.ignore", "none"},
+			{"core.alternateRefsCommand", mark + " alternateRefs"},
 		} {
 			gitT(t, r, "config", kv[0], kv[1])
 		}
