@@ -94,6 +94,12 @@ func TestOptionClasses(t *testing.T) {
 			{"go list -json ./...", Safe, ""}, {"go list -m all", Safe, ""}, {"go version -m x", Safe, ""}, {"go doc -all fmt", Safe, ""},
 			{"go vet", Ask, ""}, {"go run .", Ask, ""}, {"go generate", Ask, ""}, {"go tool x", Ask, ""},
 		},
+		// options that run a helper program, whatever it is
+		"helper programs": {
+			{"diff -l a b", Ask, ""}, {"diff --pag a b", Ask, ""}, {"file -z x", Ask, ""}, {"file --uncompress x", Ask, ""},
+			{"fd -l x", Ask, ""}, {"fd --list-details x", Ask, ""}, {"yq -s . x", Ask, ""}, {"yq --split-exp .a x", Ask, ""},
+			{"yq --inplace .a x", Ask, ""}, {"yq --slurp . x", Safe, ""}, {"ag -z x", Ask, ""}, {"sort --compress-program=x y", Ask, ""},
+		},
 		// env -S / --split-string is a wrapper: what it runs is classified.
 		"env split string": {
 			{"env -S'git push --force origin HEAD:main'", Floor, ""}, {"env -S'git status'", Safe, ""},

@@ -78,11 +78,12 @@ func init() {
 	table("tr", gnu, "c,C,complement d,delete s,squeeze-repeats t,truncate-set1"+gnuHV, nil)
 	table("diff", optStyle{abbrev: true, permute: true, numeric: true}, "normal q,brief s,report-identical-files c,context? C= u,unified? U= e,ed n,rcs y,side-by-side "+
 		"W,width= left-column suppress-common-lines p,show-c-function F,show-function-line= label= t,expand-tabs T,initial-tab tabsize= "+
-		"suppress-blank-empty l,paginate r,recursive no-dereference N,new-file unidirectional-new-file ignore-file-name-case "+
+		"suppress-blank-empty l,paginate!x r,recursive no-dereference N,new-file unidirectional-new-file ignore-file-name-case "+
 		"no-ignore-file-name-case x,exclude= X,exclude-from= S,starting-file= from-file= to-file= i,ignore-case E,ignore-tab-expansion "+
 		"Z,ignore-trailing-space b,ignore-space-change w,ignore-all-space B,ignore-blank-lines I,ignore-matching-lines= a,text "+
 		"strip-trailing-cr D,ifdef= old-group-format= new-group-format= unchanged-group-format= changed-group-format= line-format= "+
-		"old-line-format= new-line-format= unchanged-line-format= d,minimal horizon-lines= speed-large-files color? palette= help v,version", map[string]string{})
+		"old-line-format= new-line-format= unchanged-line-format= d,minimal horizon-lines= speed-large-files color? palette= help v,version",
+		map[string]string{"l": "runs pr on the output"})
 	table("cmp", gnu, "b,print-bytes i,ignore-initial= l,verbose n,bytes= s,quiet,silent help v,version", nil)
 	table("comm", gnu, "1 2 3 check-order nocheck-order output-delimiter= total z,zero-terminated"+gnuHV, nil)
 	for _, n := range []string{"sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "md5sum"} {
@@ -113,10 +114,11 @@ func init() {
 	envTable = table("env", gnuStop, "i,ignore-environment 0,null u,unset= C,chdir= S,split-string=!x block-signal? default-signal? "+
 		"ignore-signal? list-signal-handling v,debug"+gnuHV,
 		map[string]string{"S": "runs the command its split string names"})
-	table("file", optStyle{abbrev: true, permute: true}, "help v,version m,magic-file= z,uncompress Z,uncompress-noreport b,brief c,checking-printout "+
+	table("file", optStyle{abbrev: true, permute: true}, "help v,version m,magic-file= z,uncompress!x Z,uncompress-noreport!x b,brief c,checking-printout "+
 		"e,exclude= exclude-quiet= f,files-from= F,separator= i,mime apple extension mime-type mime-encoding k,keep-going l,list "+
 		"L,dereference h,no-dereference n,no-buffer N,no-pad 0,print0 p,preserve-date P,parameter= r,raw s,special-files "+
-		"S,no-sandbox C,compile!w d,debug", map[string]string{"C": "compiles a magic file"})
+		"S,no-sandbox C,compile!w d,debug", map[string]string{"C": "compiles a magic file",
+		"z": "runs decompression programs", "Z": "runs decompression programs"})
 	table("hostname", gnu, "a,alias A,all-fqdns b,boot!s d,domain f,fqdn,long F,file=!s i,ip-address I,all-ip-addresses s,short y,yp,nis "+
 		"v,verbose h,help V,version", map[string]string{"b": "sets the hostname", "F": "sets the hostname"})
 	table("column", gnu, "t,table n,table-name= O,table-order= N,table-columns= l,table-columns-limit= E,table-noextreme= d,table-noheadings "+
@@ -142,8 +144,10 @@ func init() {
 	// yq (the Python jq wrapper): argparse abbreviates its own options and
 	// hands the rest to jq.
 	table("yq", optStyle{abbrev: true, permute: true}, "y,yaml-output,yml-output Y,yaml-roundtrip,yml-roundtrip yaml-output-grammar-version,yml-out-ver= "+
-		"w,width= indentless-lists,indentless i,in-place!w "+strings.Replace(jq, "h,help V,version", "h,help version", 1),
-		map[string]string{"i": "edits files in place"})
+		"w,width= indentless-lists,indentless i,in-place!w inplace!w split-exp=!w "+
+		strings.NewReplacer("h,help V,version", "h,help version", "s,slurp", "s!w slurp").Replace(jq),
+		map[string]string{"i": "edits files in place", "inplace": "edits files in place (mikefarah yq)",
+			"split-exp": "writes a file per document (mikefarah yq)", "s": "writes a file per document (mikefarah yq -s)"})
 	table("xxd", optStyle{single: true}, "a autoskip b bits C capitalize c= cols= E EBCDIC e g= groupsize= h help i include l= len= n= name= "+
 		"o= offset= p ps postscript plain r revert d s= seek= u uppercase v version R=", nil)
 	table("tree", exact, "a d l f x L= R!w P= I= gitignore gitfile= ignore-case matchdirs metafirst prune info infofile= noreport "+
@@ -168,11 +172,11 @@ func init() {
 		"hostname-bin": "runs a program to find the hostname"})
 	table("fd", exact, "H,hidden no-hidden I,no-ignore ignore no-ignore-vcs ignore-vcs no-require-git require-git no-ignore-parent "+
 		"no-global-ignore-file u,unrestricted s,case-sensitive i,ignore-case g,glob regex F,fixed-strings and= a,absolute-path relative-path "+
-		"l,list-details L,follow no-follow p,full-path 0,print0 d,max-depth,maxdepth= min-depth= exact-depth= E,exclude= prune "+
+		"l,list-details!x L,follow no-follow p,full-path 0,print0 d,max-depth,maxdepth= min-depth= exact-depth= E,exclude= prune "+
 		"t,type= e,extension= S,size= changed-within,change-newer-than,newer= changed-before,change-older-than,older= o,owner= format= "+
 		"x,exec=!x X,exec-batch=!x batch-size= ignore-file= c,color= hyperlink? j,threads= max-buffer-time= max-results= 1 q,quiet "+
 		"show-errors base-directory= path-separator= search-path= strip-cwd-prefix? one-file-system,mount,xdev h,help V,version",
-		map[string]string{"x": "runs a command for each file", "X": "runs a command for each file"})
+		map[string]string{"x": "runs a command for each file", "X": "runs a command for each file", "l": "runs ls on the results"})
 	table("ag", exact, "ackmate a,all-types A,after= B,before= break no-break c,count color no-color color-line-number= color-match= "+
 		"color-path= column C,context? D,debug depth= f,follow F,fixed-strings filename no-filename print0 "+
 		"l,files-with-matches L,files-without-matches g= G,file-search-regex= group no-group hidden H,heading no-heading i,ignore-case "+
