@@ -90,7 +90,7 @@ func (BashTool) Run(ctx context.Context, env *Env, input json.RawMessage) Result
 	if childEnv == nil {
 		childEnv = []string{} // never the agent's own environment
 	}
-	if childEnv, err = safeProgramEnv(in.Command, childEnv); err != nil {
+	if childEnv, err = safeProgramEnv(in.Command, childEnv, env.Sandbox.Confined()); err != nil {
 		return errResult("bash: not run: %v", err)
 	}
 	var cmd *exec.Cmd

@@ -41,8 +41,9 @@ var safeGuard = sync.OnceValues(func() (*shellguard.Classifier, error) {
 })
 
 // safeProgramEnv returns env for running command: with the overrides for
-// each program whose every segment in command is read-only.
-func safeProgramEnv(command string, env []string) ([]string, error) {
+// each program whose every segment in command is read-only. confined: the
+// command runs in the sandbox, which must see the git shim.
+func safeProgramEnv(command string, env []string, confined bool) ([]string, error) {
 	g, err := safeGuard()
 	if err != nil {
 		return nil, err
@@ -72,7 +73,7 @@ func safeProgramEnv(command string, env []string) ([]string, error) {
 	}
 	out := slicesClone(env)
 	if seen[0] && !unsafe[0] {
-		if out, err = gitSafeEnv(out); err != nil {
+		if out, err = gitSafeEnv(out, confined); err != nil {
 			return nil, err
 		}
 	}
@@ -146,7 +147,7 @@ var gitConfigParameters = func() string {
 }()
 
 // gitSafeEnv applies the git overrides and puts the shim first on PATH.
-func gitSafeEnv(env []string) ([]string, error) {
+func gitSafeEnv(env []string, confined bool) ([]string, error) {
 	path := envValue(env, "PATH")
 	real := lookPath("git", path)
 	if real == "" {
@@ -155,6 +156,11 @@ func gitSafeEnv(env []string) ([]string, error) {
 	dir, err := installGitShim(real)
 	if err != nil {
 		return nil, fmt.Errorf("neutralise git: %w", err)
+	}
+	if confined && hiddenInSandbox(dir, envValue(env, "TMPDIR")) {
+		// Past a shim it cannot see, git would find the real git on PATH
+		// with the repository's drivers: fail closed.
+		return nil, fmt.Errorf("neutralise git: the git shim %s is in a directory the sandbox replaces; set XDG_CACHE_HOME outside /tmp, /var/tmp, /run and TMPDIR", dir)
 	}
 	out := env[:0]
 	for _, kv := range env {
@@ -184,6 +190,26 @@ func gitSafeEnv(env []string) ([]string, error) {
 		path = dir + ":" + path
 	}
 	return setEnv(out, "PATH", path, false), nil
+}
+
+// hiddenInSandbox reports whether the sandbox mounts a private directory
+// over dir (agent/sandbox: /tmp, /var/tmp, /run, /var/run and TMPDIR).
+func hiddenInSandbox(dir, tmpdir string) bool {
+	if d, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = d
+	}
+	for _, m := range []string{"/tmp", "/var/tmp", "/run", "/var/run", tmpdir} {
+		if m == "" || !filepath.IsAbs(m) {
+			continue
+		}
+		if d, err := filepath.EvalSymlinks(m); err == nil {
+			m = d
+		}
+		if rel, err := filepath.Rel(m, dir); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+			return true
+		}
+	}
+	return false
 }
 
 // envValue is the value of k in env, or "".

@@ -265,7 +265,7 @@ func TestSafeProgramEnv(t *testing.T) {
 		{"git log | rg x && go env", true, true, true},
 	}
 	for _, tc := range tests {
-		got, err := safeProgramEnv(tc.cmd, base)
+		got, err := safeProgramEnv(tc.cmd, base, false)
 		if err != nil {
 			t.Fatalf("safeProgramEnv(%q): %v", tc.cmd, err)
 		}
@@ -283,5 +283,23 @@ func TestSafeProgramEnv(t *testing.T) {
 	}
 	if envValue(base, "GIT_EXTERNAL_DIFF") != "x" {
 		t.Error("safeProgramEnv changed its input")
+	}
+	// In the sandbox a shim under /tmp would be hidden: git is not run.
+	if _, err := safeProgramEnv("git status", base, true); err == nil || !strings.Contains(err.Error(), "sandbox replaces") {
+		t.Errorf("confined, shim under %s: err = %v, want the shim refused", os.Getenv("XDG_CACHE_HOME"), err)
+	}
+	if _, err := safeProgramEnv("ls", base, true); err != nil {
+		t.Errorf("confined, no git: %v", err)
+	}
+	for _, tc := range []struct {
+		dir, tmpdir string
+		want        bool
+	}{
+		{"/tmp/x/oc", "", true}, {"/var/tmp/oc", "", true}, {"/run/user/1/oc", "", true}, {"/home/u/.cache/oc", "", false},
+		{"/scratch/t/oc", "/scratch/t", true}, {"/tmpx/oc", "", false}, {"/home/u/.cache/oc", "rel", false},
+	} {
+		if got := hiddenInSandbox(tc.dir, tc.tmpdir); got != tc.want {
+			t.Errorf("hiddenInSandbox(%q, %q) = %v, want %v", tc.dir, tc.tmpdir, got, tc.want)
+		}
 	}
 }
