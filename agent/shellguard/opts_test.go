@@ -324,3 +324,41 @@ func TestUnknownOptionNeverSafe(t *testing.T) {
 	}
 	t.Logf("%d commands with unknown options checked", n)
 }
+
+// FuzzOptionParse: the option parser never panics on any arguments, stays
+// within them, and an unknown option placed first is never read-only.
+func FuzzOptionParse(f *testing.F) {
+	for _, s := range []string{"-uo FILE x", "--se=x", "-- -o", "--end-of-options --x", "-n5 --col x -", "--arg a b .",
+		"-Ofoo", "--no-ext-diff --no-t", "-C", "--", "-", "---x", "--=", "-=", "--no-", "-5 -nr", "x -o"} {
+		f.Add(s)
+	}
+	all := allTables()
+	f.Fuzz(func(t *testing.T, in string) {
+		if len(in) > 512 {
+			return
+		}
+		var a []word
+		a = append(a, word{val: "prog", text: "prog", lit: true, known: true})
+		for _, s := range strings.Fields(in) {
+			a = append(a, word{val: s, text: s, lit: true, known: true, glob: strings.ContainsAny(s, "*?[")})
+		}
+		for _, tb := range all {
+			r := tb.parse(a, 1)
+			if r.end < 0 || r.end > len(a) || r.operands > len(a) {
+				t.Fatalf("%s: parse(%q) = end %d, %d operands", tb.name, in, r.end, r.operands)
+			}
+			for k := 0; k < r.operands && k < len(r.first); k++ {
+				if r.first[k] < 1 || r.first[k] >= len(a) {
+					t.Fatalf("%s: parse(%q): operand index %d", tb.name, in, r.first[k])
+				}
+			}
+			u := append([]word{a[0], {val: "--zq-not-an-option", text: "--zq-not-an-option", lit: true, known: true}}, a[1:]...)
+			if tb.style.single {
+				u[1].val = "-zq-not-an-option"
+			}
+			if r := tb.parse(u, 1); r.why == "" {
+				t.Fatalf("%s: an unknown first option is read-only in %q", tb.name, in)
+			}
+		}
+	})
+}
