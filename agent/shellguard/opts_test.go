@@ -92,7 +92,7 @@ func TestOptionClasses(t *testing.T) {
 			{"go env -json GOPATH", Safe, ""}, {"go list -toolexec x ./...", Ask, ""}, {"go list -exec x ./...", Ask, ""},
 			{"go list -export ./...", Ask, ""}, {"go list -compiled ./...", Ask, ""}, {"go list -overlay=x ./...", Ask, ""},
 			{"go list -json ./...", Safe, ""}, {"go list -m all", Safe, ""}, {"go version -m x", Safe, ""}, {"go doc -all fmt", Safe, ""},
-			{"go vet", Ask, ""}, {"go run .", Ask, ""}, {"go generate", Ask, ""}, {"go tool x", Ask, ""},
+			{"go list -mod=mod ./...", Ask, ""}, {"go vet", Ask, ""}, {"go run .", Ask, ""}, {"go generate", Ask, ""}, {"go tool x", Ask, ""},
 		},
 		// options that run a helper program, whatever it is
 		"helper programs": {

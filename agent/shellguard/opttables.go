@@ -200,9 +200,9 @@ func init() {
 	goTables["env"] = newTable("go env", goFlags, "json changed w!w u!w C=", map[string]string{"w": "changes the Go environment", "u": "changes the Go environment"})
 	goTables["version"] = newTable("go version", goFlags, "m v json", nil)
 	goTables["doc"] = newTable("go doc", goFlags, "all c cmd short src u C=", nil)
-	goTables["list"] = newTable("go list", goFlags, "f= json? m u versions retracted deps test e find reuse= mod= modfile= tags= buildvcs? "+
+	goTables["list"] = newTable("go list", goFlags, "f= json? m u versions retracted deps test e find reuse= mod=!w modfile= tags= buildvcs? "+
 		"C= compiled!x export!x exec!x toolexec=!x overlay=!x pgo=!x", map[string]string{"compiled": "builds packages", "export": "builds packages",
-		"exec": "builds packages", "toolexec": "runs a program for each tool", "overlay": "builds packages", "pgo": "builds packages"})
+		"exec": "builds packages", "toolexec": "runs a program for each tool", "mod": "may update go.mod (-mod=mod)", "overlay": "builds packages", "pgo": "builds packages"})
 
 	gitTables1()
 }
