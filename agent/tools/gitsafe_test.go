@@ -42,9 +42,9 @@ func hostileRepo(t *testing.T) (repo, nested, marker string) {
 	marker = filepath.Join(base, "marker")
 	mark := filepath.Join(base, "mark")
 	// It reads stdin like a filter would, so git never sees a broken pipe,
-	// except as a long-running filter process, where git waits for its
-	// handshake: it exits at once.
-	writeExec(t, mark, "#!/bin/sh\necho \"$1\" >> '"+marker+"'\ncase $1 in process) exit 0 ;; esac\ncat >/dev/null 2>&1\nexit 0\n")
+	// except as a filter process or a transport, where git waits for its
+	// answer: it exits at once.
+	writeExec(t, mark, "#!/bin/sh\necho \"$1\" >> '"+marker+"'\ncase $1 in process|ext|uploadpack|sshCommand) exit 0 ;; esac\ncat >/dev/null 2>&1\nexit 0\n")
 	hooks := filepath.Join(base, "hooks")
 	for _, h := range []string{"post-index-change", "reference-transaction", "pre-commit", "post-checkout", "fsmonitor-watchman", "pre-auto-gc"} {
 		writeExec(t, filepath.Join(hooks, h), "#!/bin/sh\n'"+mark+"' hook-"+h+"\n")
@@ -302,4 +302,66 @@ func TestSafeProgramEnv(t *testing.T) {
 			t.Errorf("hiddenInSandbox(%q, %q) = %v, want %v", tc.dir, tc.tmpdir, got, tc.want)
 		}
 	}
+}
+
+// TestGitOverridesAblation: each override below is needed: without it (the
+// rest in place) the hostile repository's program runs.
+func TestGitOverridesAblation(t *testing.T) {
+	repo, _, marker := hostileRepo(t)
+	base, err := gitSafeEnv(childenv.Compose(os.Environ(), childenv.Config{}), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	realGit, err := exec.LookPath("git")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		cmd  string
+		drop []string // configuration overrides removed
+		set  []string // environment set instead
+	}{
+		{"git status", []string{"core.fsmonitor"}, nil},
+		{"git status", []string{"core.hooksPath"}, []string{"GIT_OPTIONAL_LOCKS=1"}},
+		// The shim neutralises the repository's protocol.<name>.allow too:
+		// the real git, past the shim, shows the environment's part.
+		{realGit + " remote show origin", []string{"protocol.allow", "protocol.ext.allow"}, nil},
+	} {
+		env := ablate(base, tc.drop)
+		for _, kv := range tc.set {
+			k, v, _ := strings.Cut(kv, "=")
+			env = setEnv(env, k, v, false)
+		}
+		os.Remove(marker)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		cmd := exec.CommandContext(ctx, "bash", "-c", tc.cmd)
+		cmd.Dir, cmd.Env, cmd.WaitDelay = repo, env, time.Second
+		out, _ := cmd.CombinedOutput()
+		cancel()
+		if _, err := os.Stat(marker); err != nil {
+			t.Errorf("%q without %v ran no configured program: the override is not shown to be needed\n%s", tc.cmd, tc.drop, out)
+		}
+	}
+}
+
+// ablate removes the configuration overrides named in drop from env (from
+// GIT_CONFIG_KEY_n/VALUE_n and GIT_CONFIG_PARAMETERS).
+func ablate(env, drop []string) []string {
+	gone := map[string]bool{}
+	for _, k := range drop {
+		gone[k] = true
+	}
+	out := slicesClone(env)
+	for i, kv := range out {
+		if k, v, ok := strings.Cut(kv, "="); ok && strings.HasPrefix(k, "GIT_CONFIG_KEY_") && gone[v] {
+			out[i] = k + "=oceancode.ablated"
+		}
+	}
+	var params []string
+	for _, kv := range gitConfigOverrides {
+		if !gone[kv[0]] {
+			params = append(params, shellQuote(kv[0])+"="+shellQuote(kv[1]))
+		}
+	}
+	return setEnv(out, "GIT_CONFIG_PARAMETERS", strings.Join(params, " "), false)
 }
