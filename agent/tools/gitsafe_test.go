@@ -326,6 +326,9 @@ func TestGitOverridesAblation(t *testing.T) {
 		// The shim neutralises the repository's protocol.<name>.allow too:
 		// the real git, past the shim, shows the environment's part.
 		{realGit + " remote show origin", []string{"protocol.allow", "protocol.ext.allow"}, nil},
+		// Past the shim the environment alone does not stop diff drivers,
+		// textconv or filters: the shim is needed.
+		{realGit + " diff", nil, nil}, {realGit + " log -p -1", nil, nil}, {realGit + " status", nil, nil},
 	} {
 		env := ablate(base, tc.drop)
 		for _, kv := range tc.set {
