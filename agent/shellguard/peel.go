@@ -17,6 +17,7 @@ type peeled struct {
 	cwd       string   // env -C / sudo -D directory for this command
 	write     string   // a file a wrapper writes (time -o)
 	lookup    bool     // command -v: a lookup, not a run
+	clearsEnv bool     // env -i/-u/-, exec -c, command -p: the environment or PATH is not the child's
 }
 
 // wrapSpec describes a wrapper's options.
@@ -92,6 +93,7 @@ func parseOpts(a []word, s *wrapSpec) (int, []opt, []int, bool) {
 		}
 		if strings.HasPrefix(v, "--") {
 			name, val, eq := strings.Cut(v[2:], "=")
+			name = longPrefix(s, name) // getopt_long: a unique prefix is the option
 			switch {
 			case contains(s.longArg, name):
 				if eq {
@@ -149,6 +151,30 @@ func parseOpts(a []word, s *wrapSpec) (int, []opt, []int, bool) {
 		i++
 	}
 	return i, opts, assigns, uncertain
+}
+
+// longPrefix resolves a unique prefix of one of s's long options (the
+// wrappers parse with getopt_long); an exact or unknown name is returned
+// unchanged, an ambiguous one as "" (unknown).
+func longPrefix(s *wrapSpec, n string) string {
+	if n == "" || contains(s.longArg, n) || contains(s.longBool, n) {
+		return n
+	}
+	found := ""
+	for _, l := range [2][]string{s.longArg, s.longBool} {
+		for _, x := range l {
+			if strings.HasPrefix(x, n) {
+				if found != "" {
+					return ""
+				}
+				found = x
+			}
+		}
+	}
+	if found == "" {
+		return n
+	}
+	return found
 }
 
 func contains(list []string, s string) bool {
@@ -222,7 +248,8 @@ func (w *walker) peel(a []word) peeled {
 			break
 		}
 		i, opts, assigns, unc := parseOpts(a, s)
-		if i >= len(a) {
+		split, hasSplit := envSplitString(name, opts, &unc)
+		if i >= len(a) && !hasSplit {
 			break // the wrapper runs nothing: it is the command (env, sudo -v)
 		}
 		stop := false
@@ -231,6 +258,8 @@ func (w *walker) peel(a []word) peeled {
 			case "sudo e", "sudo edit", "sudo l", "sudo list", "sudo v", "sudo validate", "sudo k", "sudo K",
 				"command v", "command V", "ionice p", "ionice P", "ionice u", "ionice pid", "ionice pgid", "ionice uid":
 				stop = true
+			case "env i", "env ignore-environment", "env u", "env unset", "env P", "exec c", "command p":
+				p.clearsEnv = true
 			case "env C", "env chdir", "sudo D", "sudo chdir":
 				if o.val.known {
 					w.pathArg(o.val.val, true)
@@ -238,9 +267,6 @@ func (w *walker) peel(a []word) peeled {
 						p.cwd = r
 					}
 				}
-			case "env S", "env split-string":
-				// env -S splits its value into the command line.
-				p.uncertain = true
 			case "xargs I":
 				p.xargsRepl = o.val.val
 			case "xargs a", "xargs arg-file":
@@ -261,6 +287,9 @@ func (w *walker) peel(a []word) peeled {
 			p.lookup = name == "command"
 			break
 		}
+		if name == "env" && envDash(a[1:i]) {
+			p.clearsEnv = true
+		}
 		for _, j := range assigns {
 			n, _, _ := strings.Cut(a[j].val, "=")
 			if dangerousEnv(n) && p.danger == "" {
@@ -279,6 +308,10 @@ func (w *walker) peel(a []word) peeled {
 		p.layers = append(p.layers, joinText(a))
 		p.wrappers = append(p.wrappers, joinText(a[:i]))
 		a = a[i:]
+		if hasSplit {
+			// env -S: the split string is env's arguments again.
+			a = append(append([]word{{val: "env", text: "env", lit: true, known: true}}, split...), a...)
+		}
 	}
 	p.argv = a
 	return p

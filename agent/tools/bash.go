@@ -90,6 +90,9 @@ func (BashTool) Run(ctx context.Context, env *Env, input json.RawMessage) Result
 	if childEnv == nil {
 		childEnv = []string{} // never the agent's own environment
 	}
+	if childEnv, err = safeProgramEnv(in.Command, childEnv, env.Sandbox.Confined()); err != nil {
+		return errResult("bash: not run: %v", err)
+	}
 	confined := env.Sandbox.Confined()
 	p := env.Sandbox
 	if p.Workspace == "" {

@@ -1,0 +1,455 @@
+package shellguard
+
+import (
+	"sort"
+	"strings"
+)
+
+// One option parser serves every safe-listed program. A program's options
+// are a declarative table (opttables.go): each option's short letters and
+// long names, whether it takes a value, and whether it only reads, writes or
+// runs something. The parser reads the arguments the way the program does
+// (GNU getopt_long, git's parse-options, Go's flag package, ...), so an
+// abbreviation, a bundle or an option after the operands cannot hide what an
+// option does. A command stays on the safe list only when every option it
+// carries is known and read-only.
+
+// optArg says whether an option takes a value.
+type optArg uint8
+
+const (
+	argNone optArg = iota
+	argReq         // a value: stuck (--o=v, -ov) or the next word (--o v, -o v)
+	argOpt         // an optional value, only stuck (--o=v, -ov)
+	argReq2        // two values in the next words (jq --arg NAME VALUE)
+)
+
+// optEffect is what an option does.
+type optEffect uint8
+
+const (
+	effRead  optEffect = iota
+	effWrite           // writes files or changes state
+	effExec            // runs a program
+)
+
+// Marks an option can set for the program's own check (optRes.marks).
+const (
+	markList    uint32 = 1 << iota // git branch/tag: list mode (a name is a pattern)
+	markRead                       // git config: a read action
+	markValue                      // the option's value is a path or state the check looks at
+	markSet                        // date -s, hostname -F: sets state
+	markNoIndex                    // git grep --no-index / diff --no-index
+)
+
+// optDef is one option of a table.
+type optDef struct {
+	shorts string
+	longs  []string
+	arg    optArg
+	eff    optEffect
+	why    string // for effWrite/effExec: what it does ("writes a file")
+	mark   uint32
+}
+
+// optStyle is how a program parses its arguments.
+type optStyle struct {
+	abbrev  bool // unique prefixes of long options are accepted (getopt_long, parse-options)
+	permute bool // options may follow operands (GNU getopt, parse-options)
+	// single: long options take one dash (find -name, go -json); no bundles.
+	single bool
+	// numeric: -NUM is an option (head -5, git log -3, grep -2).
+	numeric bool
+	// gitNeg: --no-NAME negates NAME and --NAME negates no-NAME (parse-options).
+	gitNeg bool
+	// endOpts: --end-of-options also ends options (git).
+	endOpts bool
+	// plusOperand: a word starting with '+' is an operand (date +FMT).
+	dashOperand bool // "-" alone is an operand (stdin)
+	// noBundle: short options cannot be bundled (-ab is not -a -b).
+	noBundle bool
+}
+
+// optTable is one program's (or git subcommand's) options.
+type optTable struct {
+	name  string
+	style optStyle
+	defs  []optDef
+	// danger: some option writes or runs: every argument must be literal and
+	// a glob must not be able to expand to an option.
+	danger bool
+	short  [128]int16 // letter -> defs index+1
+	long   map[string]int
+	names  []string // sorted long names, for prefix search
+	// next holds options the program hands on to another parser that
+	// matches exactly (git blame's revision options); tried when this
+	// table does not know a name.
+	next *optTable
+}
+
+// optRes is what parsing found.
+type optRes struct {
+	why      string // "" when every option is known and read-only
+	operands int
+	first    [4]int // indexes of the first operands
+	marks    uint32
+	end      int // index where parsing stopped (stop-at-first programs: the first operand)
+}
+
+// stop ends parsing at the first operand: the rest are operands.
+func (r *optRes) stop(i, n int) optRes {
+	r.end = i
+	for ; i < n; i++ {
+		r.operand(i)
+	}
+	return *r
+}
+
+func (r *optRes) operand(i int) {
+	if r.operands < len(r.first) {
+		r.first[r.operands] = i
+	}
+	r.operands++
+}
+
+// newTable builds a table from a compact spec: space-separated entries
+// "names[=|?][!w|!x|!s][@mark]"; names are comma-separated, one letter is a
+// short option, longer is a long one; '=' takes a value, '?' an optional
+// stuck value; !w writes, !x runs a program, !s changes system state; the
+// reason of a !-entry comes from whys (by its first name) or a default.
+func newTable(name string, style optStyle, spec string, whys map[string]string) *optTable {
+	t := &optTable{name: name, style: style, long: map[string]int{}}
+	for _, ent := range strings.Fields(spec) {
+		var d optDef
+		if i := strings.IndexByte(ent, '@'); i >= 0 {
+			for _, m := range ent[i+1:] {
+				switch m {
+				case 'L':
+					d.mark |= markList
+				case 'R':
+					d.mark |= markRead
+				case 'S':
+					d.mark |= markSet
+				case 'N':
+					d.mark |= markNoIndex
+				default:
+					panic("shellguard: table " + name + ": bad mark in " + ent)
+				}
+			}
+			ent = ent[:i]
+		}
+		if i := strings.IndexByte(ent, '!'); i >= 0 {
+			switch ent[i+1:] {
+			case "w":
+				d.eff, d.why = effWrite, "writes a file"
+			case "x":
+				d.eff, d.why = effExec, "runs a program"
+			case "s":
+				d.eff, d.why = effWrite, "changes state"
+			default:
+				panic("shellguard: table " + name + ": bad effect in " + ent)
+			}
+			ent = ent[:i]
+		}
+		switch {
+		case strings.HasSuffix(ent, "=2"):
+			d.arg, ent = argReq2, ent[:len(ent)-2]
+		case strings.HasSuffix(ent, "="):
+			d.arg, ent = argReq, ent[:len(ent)-1]
+		case strings.HasSuffix(ent, "?"):
+			d.arg, ent = argOpt, ent[:len(ent)-1]
+		}
+		names := strings.Split(ent, ",")
+		if w, ok := whys[names[0]]; ok {
+			d.why = w
+		}
+		for _, n := range names {
+			if len(n) == 1 && !style.single {
+				d.shorts += n
+			} else if n != "" {
+				d.longs = append(d.longs, n)
+			}
+		}
+		if d.eff != effRead {
+			t.danger = true
+		}
+		t.defs = append(t.defs, d)
+	}
+	for i, d := range t.defs {
+		for j := 0; j < len(d.shorts); j++ {
+			c := d.shorts[j]
+			if c >= 128 || t.short[c] != 0 {
+				panic("shellguard: table " + name + ": duplicate short option -" + string(c))
+			}
+			t.short[c] = int16(i + 1)
+		}
+		for _, l := range d.longs {
+			if _, dup := t.long[l]; dup {
+				panic("shellguard: table " + name + ": duplicate long option " + l)
+			}
+			t.long[l] = i
+			t.names = append(t.names, l)
+		}
+	}
+	sort.Strings(t.names)
+	return t
+}
+
+// lookupLong finds a long option by exact name or, with abbreviations, by a
+// unique prefix (prefixes of several names of one option are not ambiguous).
+func (t *optTable) lookupLong(n string) (int, bool) {
+	if i, ok := t.long[n]; ok {
+		return i, true
+	}
+	if !t.style.abbrev || n == "" {
+		return 0, false
+	}
+	k := sort.SearchStrings(t.names, n)
+	found := -1
+	for ; k < len(t.names) && strings.HasPrefix(t.names[k], n); k++ {
+		i := t.long[t.names[k]]
+		if found >= 0 && found != i {
+			return 0, false // ambiguous: the program refuses it
+		}
+		found = i
+	}
+	return found, found >= 0
+}
+
+// gitLong resolves a parse-options long option with its negations:
+// --no-NAME negates NAME and --NAME negates an option named no-NAME. An
+// abbreviation is taken only when every way of reading it (as a name or as
+// a negation) names the same option; otherwise git calls it ambiguous.
+func (t *optTable) gitLong(n string) (int, bool, bool) {
+	if i, ok := t.long[n]; ok {
+		return i, false, true
+	}
+	rest, isNo := strings.CutPrefix(n, "no-")
+	if isNo {
+		if i, ok := t.long[rest]; ok {
+			return i, true, true
+		}
+	}
+	if i, ok := t.long["no-"+n]; ok {
+		return i, true, true
+	}
+	if n == "" || strings.HasPrefix("no-", n) {
+		return 0, false, false // "--n", "--no": a prefix of every negation
+	}
+	found, neg := -1, false
+	try := func(pre string, negated bool) bool {
+		k := sort.SearchStrings(t.names, pre)
+		for ; k < len(t.names) && strings.HasPrefix(t.names[k], pre); k++ {
+			i := t.long[t.names[k]]
+			if found >= 0 && found != i {
+				return false
+			}
+			found, neg = i, negated
+		}
+		return true
+	}
+	if !try(n, false) || (isNo && !try(rest, true)) {
+		return 0, false, false
+	}
+	return found, neg, found >= 0
+}
+
+// findLong finds a long option here or in t.next (exact names only).
+func (t *optTable) findLong(n string) (d *optDef, neg, ok bool) {
+	var i int
+	if t.style.gitNeg {
+		i, neg, ok = t.gitLong(n)
+	} else {
+		i, ok = t.lookupLong(n)
+	}
+	if ok {
+		return &t.defs[i], neg, true
+	}
+	if t.next != nil {
+		if i, ok := t.next.long[n]; ok {
+			return &t.next.defs[i], false, true
+		}
+	}
+	return nil, false, false
+}
+
+func (t *optTable) findShort(c byte) *optDef {
+	if c >= 128 {
+		return nil
+	}
+	if i := t.short[c]; i != 0 {
+		return &t.defs[i-1]
+	}
+	if t.next != nil {
+		if i := t.next.short[c]; i != 0 {
+			return &t.next.defs[i-1]
+		}
+	}
+	return nil
+}
+
+// optNotSafe is the reason an option makes the command leave the safe list.
+func (t *optTable) optNotSafe(d *optDef, spelled string) string {
+	if len(spelled) > 2 && spelled[1] == '-' {
+		spelled, _, _ = strings.Cut(spelled, "=") // the option, not its value
+	}
+	return d.why + " (" + t.name + " " + spelled + " is not read-only)"
+}
+
+func (t *optTable) unknown(spelled string) string {
+	return "uses an option the guard does not know (" + t.name + " " + spelled + ")"
+}
+
+// mayBeOption reports whether a word the guard cannot see, or a glob, may
+// turn into an option at run time.
+func mayBeOption(a word) bool {
+	if !a.known {
+		return true
+	}
+	if a.glob && a.val != "" {
+		switch a.val[0] {
+		case '*', '?', '[', '-':
+			return true
+		}
+	}
+	return false
+}
+
+// parse reads a[from:] as the program's arguments. It stops at the first
+// operand when the program does (style.permute false) or at the end.
+func (t *optTable) parse(a []word, from int) optRes {
+	r := optRes{end: len(a)}
+	st := &t.style
+	for i := from; i < len(a); i++ {
+		x := a[i]
+		if mayBeOption(x) {
+			if t.danger {
+				if !x.known {
+					r.why = "has arguments that are not literal"
+				} else {
+					r.why = "has a glob that could expand to an option (" + t.name + " " + x.val + ")"
+				}
+				return r
+			}
+			// Nothing it could become writes or runs; as an operand it
+			// keeps a stop-at-first program's options where they are.
+			if !st.permute {
+				return r.stop(i, len(a))
+			}
+			r.operand(i)
+			continue
+		}
+		v := x.val
+		if v == "--" || (st.endOpts && v == "--end-of-options") {
+			if !st.permute {
+				return r.stop(i+1, len(a))
+			}
+			for j := i + 1; j < len(a); j++ {
+				r.operand(j)
+			}
+			return r
+		}
+		if len(v) < 2 || v[0] != '-' {
+			if !st.permute {
+				return r.stop(i, len(a))
+			}
+			r.operand(i)
+			continue
+		}
+		if st.numeric && isDigits(v[1:]) {
+			continue
+		}
+		if v[1] == '-' || st.single {
+			// A long option.
+			body := v[1:]
+			if v[1] == '-' {
+				body = v[2:]
+			}
+			n, _, eq := strings.Cut(body, "=")
+			d, neg, ok := t.findLong(n)
+			if !ok {
+				r.why = t.unknown(v)
+				return r
+			}
+			if d.eff != effRead && !neg {
+				r.why = t.optNotSafe(d, v)
+				return r
+			}
+			arg := d.arg
+			if neg {
+				arg = argNone
+			}
+			switch arg {
+			case argNone:
+				if eq && !st.single {
+					r.why = t.unknown(v) // the program refuses a value
+					return r
+				}
+			case argReq, argReq2:
+				need := 1
+				if arg == argReq2 {
+					need = 2
+				}
+				if eq {
+					need--
+				}
+				if i+need >= len(a) {
+					r.why = t.unknown(v) // a missing value: the program refuses it
+					return r
+				}
+				i += need
+			}
+			r.marks |= d.mark
+			continue
+		}
+		// A cluster of short options.
+		for j := 1; j < len(v); j++ {
+			c := v[j]
+			d := t.findShort(c)
+			if d == nil {
+				if st.numeric && c >= '0' && c <= '9' {
+					continue
+				}
+				r.why = t.unknown(v)
+				return r
+			}
+			if d.eff != effRead {
+				r.why = t.optNotSafe(d, v)
+				return r
+			}
+			r.marks |= d.mark
+			if d.arg == argNone {
+				if st.noBundle && len(v) > 2 {
+					r.why = t.unknown(v)
+					return r
+				}
+				continue
+			}
+			if (d.arg == argReq || d.arg == argReq2) && j == len(v)-1 {
+				need := 1
+				if d.arg == argReq2 {
+					need = 2
+				}
+				if i+need >= len(a) {
+					r.why = t.unknown(v)
+					return r
+				}
+				i += need
+			}
+			break // the rest of the cluster is the value
+		}
+	}
+	return r
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
