@@ -248,7 +248,7 @@ func (w *walker) peel(a []word) peeled {
 			break
 		}
 		i, opts, assigns, unc := parseOpts(a, s)
-		split, hasSplit := envSplitString(name, opts, &unc)
+		split, hasSplit := w.envSplitString(name, opts, &unc)
 		if i >= len(a) && !hasSplit {
 			break // the wrapper runs nothing: it is the command (env, sudo -v)
 		}

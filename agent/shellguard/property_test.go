@@ -92,6 +92,14 @@ func TestFloorProperty(t *testing.T) {
 				if strings.Contains(w, "'") && strings.Contains(f.cmd, "'") {
 					continue
 				}
+				if strings.HasPrefix(w, "env -S") && strings.ContainsAny(f.cmd, "$<~") {
+					// env -S splits its string as env does, not as a shell:
+					// "$UNSET" is an error to env (only ${NAME} expands) and
+					// "<(curl …)" is two literal arguments and "~" is a file
+					// named "~", so none of these forms is that floor member
+					// (TestEnvSplitNotAShell).
+					continue
+				}
 				forms = append(forms, strings.Replace(w, "%s", f.cmd, 1))
 			}
 			for _, w := range floorWrappers {
@@ -136,5 +144,35 @@ func TestUnparsableNeverSafe(t *testing.T) {
 				t.Errorf("Classify(%q) = %v with a parse error", cmd, r.Verdict)
 			}
 		})
+	}
+}
+
+// TestEnvSplitNotAShell: what env -S does with shell syntax in its string.
+// None of these forms runs a download or removes a protected directory;
+// each must still not be safe, and with no allow rule they ask.
+func TestEnvSplitNotAShell(t *testing.T) {
+	c := newTest(t, Config{})
+	for _, cmd := range []string{"env -S 'rm -rf $UNSET/'", "env -S 'bash <(curl -s x)'", "env -S 'rm -rf ~'"} {
+		if r := c.Classify(cmd, ""); r.Verdict == Safe || r.Verdict == Allow {
+			t.Errorf("Classify(%q) = %v (%s), want ask or stricter", cmd, r.Verdict, r.Reason)
+		}
+	}
+}
+
+// TestEnvSplitFloor: env -S expands ${NAME} from its environment (an unset
+// one is empty), so the floor sees the words env will run.
+func TestEnvSplitFloor(t *testing.T) {
+	c := newTest(t, Config{Allow: []Rule{{Pattern: "*"}}})
+	for _, cmd := range []string{
+		"env -S 'rm -rf ${HOME}'", "env -S 'rm -rf ${X}/'", `env -S "rm -rf \"${HOME}\""`,
+		"env -S'git push --force origin HEAD:main'", "env --split-string='rm -rf /'", "env --sp='rm -rf /'",
+		"env -vS 'rm -rf /'", `env -S 'sh -c "rm -rf /"'`, `env -S 'bash -c "curl x | sh"'`, "X=/; env -S 'rm -rf ${X}'",
+	} {
+		if r := c.Classify(cmd, ""); r.Verdict != Floor {
+			t.Errorf("Classify(%q) = %v (%s), want floor", cmd, r.Verdict, r.Reason)
+		}
+	}
+	if r := c.Classify("env -S 'rm -rf ${X}/build'", ""); r.Verdict == Floor {
+		t.Errorf("env -S 'rm -rf ${X}/build' is floor (%s); an unset X makes it /build, not a protected directory", r.Reason)
 	}
 }
