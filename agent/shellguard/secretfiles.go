@@ -225,7 +225,7 @@ func secretWord(a word) string {
 	if !a.known {
 		v = a.text
 	}
-	if v == "" {
+	if v == "" || a.known && !maySpellSecret(v) {
 		return ""
 	}
 	if name := secretPath(v, a.known); name != "" {
@@ -275,7 +275,7 @@ func secretPath(p string, known bool) string {
 			}
 			return ""
 		}
-		el = strings.NewReplacer(`"`, "", `'`, "").Replace(el)
+		el = dropQuotes.Replace(el)
 	}
 	if secret.FileName(el) {
 		return el
@@ -286,4 +286,23 @@ func secretPath(p string, known bool) string {
 		return el
 	}
 	return ""
+}
+
+// dropQuotes removes the quotes left in an unevaluated word's text.
+var dropQuotes = strings.NewReplacer(`"`, "", `'`, "")
+
+// maySpellSecret is the cheap first test for a known word: every name
+// secretPath accepts contains "env" (.env, x.env, .env.local, environ), a
+// glob metacharacter or "/proc/" (…/mem). Most words have none of them, and
+// the shell guard asks this of every word of every command.
+func maySpellSecret(v string) bool {
+	if strings.ContainsAny(v, "*?[") || strings.Contains(v, "/proc/") {
+		return true
+	}
+	for i := 0; i+3 <= len(v); i++ {
+		if (v[i] == 'e' || v[i] == 'E') && strings.EqualFold(v[i:i+3], "env") {
+			return true
+		}
+	}
+	return false
 }
