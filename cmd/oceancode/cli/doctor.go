@@ -95,7 +95,7 @@ func runDoctor(app *App, o doctorOptions) error {
 		}
 	}
 	switch res.Requirements.Status {
-	case "absent", "expired_warn", "last_known_good":
+	case "expired_warn", "last_known_good":
 		rep.Problems = append(rep.Problems, "requirements "+string(res.Requirements.Status)+": "+res.Requirements.Reason)
 	}
 
