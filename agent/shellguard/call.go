@@ -33,9 +33,19 @@ func (w *walker) call(s *syntax.Stmt, ce *syntax.CallExpr, x ctx, r stmtRedirs) 
 	for _, a := range ce.Assigns {
 		if a.Array != nil {
 			w.walkNodeSubsts(a.Array, x)
+			if a.Name != nil && len(ce.Args) == 0 {
+				if a.Append {
+					w.forgetArray(a.Name.Value)
+				} else {
+					w.assignArray(a.Name.Value, a.Array, x)
+				}
+			}
 		}
 		if a.Index != nil {
 			w.walkNodeSubsts(a.Index, x)
+			if a.Name != nil && len(ce.Args) == 0 {
+				w.forgetArray(a.Name.Value)
+			}
 		}
 		if a.Index != nil {
 			w.arithRisk(a.Index)
@@ -128,7 +138,13 @@ func (w *walker) simple(args []word, x ctx, in segIn, danger string) {
 				break
 			}
 			w.emitUnlessFloor(in, x, p)
-			w.code(w.wordCode(cw), inner(name+" -c"), false)
+			if rest := argv[sa.code+1:]; len(rest) > 0 {
+				saved := w.bindArgs(&rest[0], rest[1:])
+				w.code(w.wordCode(cw), inner(name+" -c"), false)
+				w.restoreArgs(saved)
+			} else {
+				w.code(w.wordCode(cw), inner(name+" -c"), false)
+			}
 			return
 		case sa.script > 0:
 			if argv[sa.script].dl {
@@ -213,8 +229,13 @@ func (w *walker) simple(args []word, x ctx, in segIn, danger string) {
 		}
 	}
 	w.emit(argv, x, in, p)
-	if lname == "cd" || lname == "pushd" || lname == "popd" {
+	switch {
+	case lname == "cd" || lname == "pushd" || lname == "popd":
 		w.chdir(argv)
+	case lname == "set":
+		w.setArgs(argv)
+	case w.fbody != nil && len(p.wrappers) == 0:
+		w.callFunc(name, argv, x)
 	}
 }
 

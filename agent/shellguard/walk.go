@@ -29,6 +29,8 @@ type walker struct {
 	exec     string          // an expansion of the current statement that can run commands (see flagExec)
 	execCode []string        // known values holding substitutions that such an expansion runs
 	funcs    map[string]bool // functions the command defines
+	fbody    map[string]fnDef
+	lists    map[string][]string // arrays assigned literal elements; "@" is the positional parameters (see args.go)
 	strs     []string        // arena for Segment.Argv and Segment.Redirects
 	words    []word          // stack of evaluated words (see evalWords)
 	top      Verdict         // the highest verdict of the segments so far
@@ -504,6 +506,10 @@ func (w *walker) funcDecl(s *syntax.Stmt, fd *syntax.FuncDecl, x ctx) {
 			w.funcs = map[string]bool{}
 		}
 		w.funcs[name] = true
+		if w.fbody == nil {
+			w.fbody = map[string]fnDef{}
+		}
+		w.fbody[name] = fnDef{body: fd.Body, src: w.src}
 	}
 	y := x
 	y.cond = true

@@ -28,6 +28,7 @@ type frag struct {
 	lit, known, glob  bool
 	proc, home, split bool
 	dl                bool // a variable that holds a download or decoder output
+	list              bool // "$@" or "${a[@]}": split into words even when quoted
 	altOK             bool
 	alt               string
 }
@@ -178,6 +179,7 @@ func joinFrag(a, b frag, only bool) frag {
 		dl:    a.dl || b.dl,
 		home:  a.home || (a.val == "" && b.home),
 		split: only && b.split,
+		list:  only && b.list,
 	}
 	if a.val == "" && a.text == "" {
 		r.val, r.text = b.val, b.text
@@ -238,10 +240,13 @@ func (w *walker) part(p syntax.WordPart, dq, start bool) []frag {
 			return []frag{{lit: true, known: true}}
 		}
 		f := fr[0]
-		f.glob, f.split = false, false
+		f.glob, f.split = false, f.list && len(p.Parts) == 1
 		return []frag{f}
 	case *syntax.ParamExp:
 		src := w.slice(p)
+		if f, ok := w.listParam(p, src); ok {
+			return []frag{f}
+		}
 		if p.Param != nil && !p.Excl && !p.Length && p.Index == nil && p.Slice == nil && p.Repl == nil && p.Exp == nil && p.Names == 0 {
 			switch name := p.Param.Value; name {
 			case "HOME":
