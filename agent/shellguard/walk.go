@@ -31,10 +31,10 @@ type walker struct {
 	funcs    map[string]bool // functions the command defines
 	fbody    map[string]fnDef
 	lists    map[string][]string // arrays assigned literal elements; "@" is the positional parameters (see args.go)
-	strs     []string        // arena for Segment.Argv and Segment.Redirects
-	words    []word          // stack of evaluated words (see evalWords)
-	top      Verdict         // the highest verdict of the segments so far
-	pending  lazyReason      // the reason finish writes (see walker.reason)
+	strs     []string            // arena for Segment.Argv and Segment.Redirects
+	words    []word              // stack of evaluated words (see evalWords)
+	top      Verdict             // the highest verdict of the segments so far
+	pending  lazyReason          // the reason finish writes (see walker.reason)
 
 	// Initial backing arrays: one allocation for a typical command.
 	segBuf  [4]Segment
