@@ -1,9 +1,11 @@
 package shellguard
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 
+	shpattern "mvdan.cc/sh/v3/pattern"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -206,4 +208,43 @@ func (w *walker) listParam(p *syntax.ParamExp, src string) (frag, bool) {
 		}
 	}
 	return frag{}, false
+}
+
+// trimParam evaluates ${NAME%pat}, ${NAME%%pat}, ${NAME#pat} and
+// ${NAME##pat} of a known value with a literal pattern, as bash does
+// (rm -rf ${HOME%/*} removes home's parent).
+func (w *walker) trimParam(p *syntax.ParamExp, val, src string) (frag, bool) {
+	if p.Exp.Word == nil {
+		return frag{val: val, text: src, known: true}, true
+	}
+	pat, ok := litValue(p.Exp.Word)
+	if !ok {
+		return frag{}, false
+	}
+	suffix := p.Exp.Op == syntax.RemSmallSuffix || p.Exp.Op == syntax.RemLargeSuffix
+	small := p.Exp.Op == syntax.RemSmallSuffix || p.Exp.Op == syntax.RemSmallPrefix
+	expr, err := shpattern.Regexp(pat, shpattern.EntireString)
+	if err != nil {
+		return frag{}, false
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return frag{}, false
+	}
+	n := len(val)
+	for k := 0; k <= n; k++ {
+		// k is the length of the part tried for removal: shortest first
+		// for % and #, longest first for %% and ##.
+		l := k
+		if !small {
+			l = n - k
+		}
+		if suffix && re.MatchString(val[n-l:]) {
+			return frag{val: val[:n-l], text: src, known: true}, true
+		}
+		if !suffix && re.MatchString(val[:l]) {
+			return frag{val: val[l:], text: src, known: true}, true
+		}
+	}
+	return frag{val: val, text: src, known: true}, true
 }

@@ -149,6 +149,8 @@ func (w *walker) simple(args []word, x ctx, in segIn, danger string) {
 		case sa.script > 0:
 			if argv[sa.script].dl {
 				in.shape, in.reason = ShapePipeToShell, "floor: "+quote(joinText(argv))+" runs a downloaded or decoded script"
+			} else if src, ok := w.fileCode(argv[sa.script], x); ok {
+				w.code(src, inner(name+" <(…)"), false)
 			}
 		default: // the program comes from stdin
 			if x.stdinDL {
@@ -176,8 +178,13 @@ func (w *walker) simple(args []word, x ctx, in segIn, danger string) {
 		}
 	case lname == "source" || lname == ".":
 		for _, a := range argv[1:] {
-			if a.dl || (x.stdinDL && (a.val == "/dev/stdin" || a.val == "-" || a.val == "/proc/self/fd/0" || a.val == "/dev/fd/0")) {
+			if a.dl || (x.stdinDL && stdinPath(a.val)) {
 				in.shape, in.reason = ShapePipeToShell, "floor: "+quote(joinText(argv))+" sources a download or decoded text"
+			}
+		}
+		if len(argv) > 1 && in.shape == "" {
+			if src, ok := w.fileCode(argv[1], x); ok {
+				w.code(src, inner(lname), true)
 			}
 		}
 	case isInterpreter(lname):
@@ -451,4 +458,26 @@ func (w *walker) chdir(argv []word) {
 	}
 	w.pathArg(target.val, true)
 	w.cwd = w.resolve(target.val)
+}
+
+// stdinPath: a path that names the command's standard input.
+func stdinPath(v string) bool {
+	return v == "/dev/stdin" || v == "-" || v == "/proc/self/fd/0" || v == "/dev/fd/0"
+}
+
+// fileCode is the script a shell or source reads from a file argument the
+// guard can see: a process substitution of static output (source <(echo
+// …)) or standard input holding static text (echo … | source /dev/stdin).
+func (w *walker) fileCode(a word, x ctx) (string, bool) {
+	if stdinPath(a.val) && a.known {
+		return x.stdin, x.hasStdin
+	}
+	if !a.proc || a.node == nil || len(a.node.Parts) != 1 {
+		return "", false
+	}
+	ps, ok := a.node.Parts[0].(*syntax.ProcSubst)
+	if !ok || ps.Op != syntax.CmdIn {
+		return "", false
+	}
+	return w.staticOutput(ps.Stmts)
 }

@@ -513,6 +513,8 @@ func filterOut(args []string, in string, hasIn bool) (string, bool) {
 			return "", false // printf -v assigns; other options are errors
 		}
 		return printfOut(ops[0], ops[1:])
+	case "which", "command", "type":
+		return lookupOut(name, ops)
 	case "cat", "rev":
 		for _, o := range ops {
 			if o != "-" {
@@ -590,7 +592,7 @@ func revLines(s string) string {
 // staticProgram reports whether filterOut may evaluate name.
 func staticProgram(name string) bool {
 	switch name {
-	case "echo", "printf", "cat", "rev", "base64", "gbase64", "base32", "basenc", "xxd", "gunzip", "zcat", "gzcat", "gzip", "pigz", "bunzip2", "bzcat", "bzip2":
+	case "echo", "printf", "cat", "rev", "which", "command", "type", "base64", "gbase64", "base32", "basenc", "xxd", "gunzip", "zcat", "gzcat", "gzip", "pigz", "bunzip2", "bzcat", "bzip2":
 		return true
 	}
 	return false
@@ -739,4 +741,29 @@ func hasGlobLit(wd *syntax.Word) bool {
 		}
 	}
 	return false
+}
+
+// lookupOut is what a command lookup prints for one literal name:
+// which NAME and type -P NAME print a path ($(which rm) -rf / runs rm),
+// command -v NAME prints NAME for a builtin or function and a path
+// otherwise; the guard prints /usr/bin/NAME, which classifies as NAME.
+// Other forms (several names, other options) are not evaluated.
+func lookupOut(name string, ops []string) (string, bool) {
+	switch {
+	case name == "which" && len(ops) == 1:
+	case name == "command" && len(ops) == 2 && ops[0] == "-v":
+		ops = ops[1:]
+	case name == "type" && len(ops) == 2 && (ops[0] == "-P" || ops[0] == "-p"):
+		ops = ops[1:]
+	default:
+		return "", false
+	}
+	n := ops[0]
+	if n == "" || strings.HasPrefix(n, "-") || strings.ContainsAny(n, " \t\n") {
+		return "", false
+	}
+	if strings.IndexByte(n, '/') >= 0 {
+		return n, true
+	}
+	return "/usr/bin/" + n, true
 }

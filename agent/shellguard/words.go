@@ -247,6 +247,20 @@ func (w *walker) part(p syntax.WordPart, dq, start bool) []frag {
 		if f, ok := w.listParam(p, src); ok {
 			return []frag{f}
 		}
+		if p.Exp != nil && p.Param != nil && !p.Excl && !p.Length && p.Index == nil && p.Slice == nil && p.Repl == nil && p.Names == 0 {
+			switch p.Exp.Op {
+			case syntax.RemSmallSuffix, syntax.RemLargeSuffix, syntax.RemSmallPrefix, syntax.RemLargePrefix:
+				v, ok := w.vars[p.Param.Value]
+				if p.Param.Value == "HOME" {
+					v, ok = w.c.home, true
+				}
+				if ok {
+					if f, ok := w.trimParam(p, v, src); ok {
+						return []frag{f}
+					}
+				}
+			}
+		}
 		if p.Param != nil && !p.Excl && !p.Length && p.Index == nil && p.Slice == nil && p.Repl == nil && p.Exp == nil && p.Names == 0 {
 			switch name := p.Param.Value; name {
 			case "HOME":
