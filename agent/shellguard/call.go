@@ -123,6 +123,23 @@ func (w *walker) simple(args []word, x ctx, in segIn, danger string) {
 		return y
 	}
 
+	if v, ok := w.aliases[name]; ok && !w.funcs[name] && len(p.wrappers) == 0 {
+		// An alias the command defined: bash expands it only on a later
+		// line and with shopt -s expand_aliases, the guard always does.
+		code := make([]string, 1, len(argv))
+		code[0] = v
+		for _, a := range argv[1:] {
+			code = append(code, w.wordCode(a))
+		}
+		delete(w.aliases, name) // bash does not expand an alias inside itself
+		w.code(strings.Join(code, " "), inner("alias "+name), true)
+		w.aliases[name] = v
+	}
+	if lname == "toybox" && len(argv) > 1 {
+		sub := append([]word(nil), argv[1:]...)
+		w.simple(sub, inner("toybox"), segIn{raw: joinText(sub), redirs: in.redirs, write: in.write, device: in.device}, "")
+	}
+
 	if in.net && (isShell(lname) || isInterpreter(lname)) {
 		in.shape, in.reason = ShapePipeToShell, "floor: "+quote(joinText(argv))+" runs a shell on a network connection"
 	}
@@ -212,8 +229,12 @@ func (w *walker) simple(args []word, x ctx, in segIn, danger string) {
 		}
 	case lname == "alias":
 		for _, a := range argv[1:] {
-			if _, v, ok := strings.Cut(a.val, "="); ok && a.known {
+			if n, v, ok := strings.Cut(a.val, "="); ok && a.known {
 				w.code(v, inner("alias"), false)
+				if w.aliases == nil {
+					w.aliases = map[string]string{}
+				}
+				w.aliases[n] = v
 			}
 		}
 	case lname == "find":
@@ -241,6 +262,8 @@ func (w *walker) simple(args []word, x ctx, in segIn, danger string) {
 		w.chdir(argv)
 	case lname == "set":
 		w.setArgs(argv)
+	case lname == "git":
+		w.noteGitConfig(argv, inner)
 	case w.fbody != nil && len(p.wrappers) == 0:
 		w.callFunc(name, argv, x)
 	}
@@ -480,4 +503,42 @@ func (w *walker) fileCode(a word, x ctx) (string, bool) {
 		return "", false
 	}
 	return w.staticOutput(ps.Stmts)
+}
+
+// noteGitConfig: git config NAME VALUE (git config set, --add, any scope)
+// changes what later git commands of the same command run, as -c does:
+// git config alias.p 'push -f'; git p is a force push. A shell alias
+// (alias.x='!…') is a script: it is classified where it is defined.
+func (w *walker) noteGitConfig(argv []word, inner func(string) ctx) {
+	i := gitSubcommand(argv)
+	if i <= 0 || argv[i].val != "config" {
+		return
+	}
+	var ops []word
+	for j := i + 1; j < len(argv); j++ {
+		v := argv[j].val
+		switch {
+		case !argv[j].known:
+			return
+		case v == "-f" || v == "--file" || v == "--blob" || v == "--type" || v == "--default" || v == "--comment" || v == "--value":
+			j++
+		case strings.HasPrefix(v, "-"):
+			if v == "--unset" || v == "--unset-all" || v == "--get" || v == "--get-all" || v == "--get-regexp" || v == "-l" || v == "--list" || v == "--remove-section" || v == "--rename-section" {
+				return
+			}
+		default:
+			ops = append(ops, argv[j])
+		}
+	}
+	if len(ops) == 3 && ops[0].val == "set" {
+		ops = ops[1:]
+	}
+	if len(ops) != 2 {
+		return
+	}
+	k, v := ops[0].val, ops[1].val
+	w.gitCfg = append(w.gitCfg, k+"="+v)
+	if strings.HasPrefix(strings.ToLower(k), "alias.") && strings.HasPrefix(v, "!") {
+		w.code(v[1:], inner("git alias "+k[len("alias."):]), false)
+	}
 }

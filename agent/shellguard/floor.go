@@ -31,6 +31,9 @@ func (w *walker) floor(argv []word, x ctx, p peeled, cwd string) (string, string
 		if n == "sudo" && hasOpt(argv, "si", "shell", "login") || n == "doas" && hasOpt(argv, "s") || n == "su" && !hasOpt(argv, "c", "command") {
 			return ShapePipeToShell, "runs a shell on a script piped from a download or decoder"
 		}
+		if (n == "deno" || n == "bun") && len(argv) > 2 && argv[1].val == "run" && hasWord(argv[2:], "-") {
+			return ShapePipeToShell, "runs a program piped from a download or decoder (" + n + " run -)"
+		}
 		if why := stdinCode(n, argv); why != "" {
 			return ShapePipeToShell, why
 		}
@@ -86,10 +89,10 @@ func (w *walker) floorCmd(argv []word, cwd string) (string, string) {
 			return ShapeRmRoot, why
 		}
 	case name == "git" || name == "git-push" || name == "git-send-pack":
-		if why := gitForcePush(argv); why != "" {
+		if why := gitForcePush(argv, w.gitCfg); why != "" {
 			return ShapeGitForcePush, why
 		}
-		if code := gitShellAlias(argv); code != "" && len(code) < 4096 {
+		if code := gitShellAlias(argv, w.gitCfg); code != "" && len(code) < 4096 {
 			// git -c alias.x='!git push -f' x: the alias is a script.
 			if r := w.c.Classify(code, cwd); r.Verdict == Floor {
 				for _, s := range r.Segments {
@@ -519,7 +522,7 @@ func (w *walker) protected(c string) bool {
 // history: -f/--force, --force-with-lease, --force-if-includes, --mirror,
 // --delete/-d, --prune, a +refspec, a :ref (delete) refspec, any
 // abbreviation git accepts, or -c remote.*.mirror / remote.*.push=+….
-func gitForcePush(argv []word) string {
+func gitForcePush(argv []word, extra []string) string {
 	i := 0
 	if n := strings.ToLower(cmdName(argv[0])); n == "git" {
 		i = gitSubcommand(argv)
@@ -529,7 +532,7 @@ func gitForcePush(argv []word) string {
 	}
 	sub := strings.TrimPrefix(strings.ToLower(cmdName(argv[i])), "git-")
 	args := argv[i+1:]
-	cfg := gitConfigs(argv[:max(i, 1)])
+	cfg := append(gitConfigs(argv[:max(i, 1)]), extra...)
 	for _, c := range cfg {
 		k, v, _ := strings.Cut(c, "=")
 		k = strings.ToLower(k)
@@ -1261,8 +1264,8 @@ func downloaderArgs(ws []*syntax.Word) bool {
 
 // gitShellAlias is the script of a -c alias.NAME=!script that git's
 // subcommand NAME runs, or "".
-func gitShellAlias(argv []word) string {
-	hasC := false
+func gitShellAlias(argv []word, extra []string) string {
+	hasC := len(extra) > 0
 	for _, a := range argv {
 		if a.val == "-c" {
 			hasC = true
@@ -1276,7 +1279,7 @@ func gitShellAlias(argv []word) string {
 	if i <= 0 || i >= len(argv) {
 		return ""
 	}
-	for _, c := range gitConfigs(argv[:i]) {
+	for _, c := range append(gitConfigs(argv[:i]), extra...) {
 		k, v, _ := strings.Cut(c, "=")
 		if strings.EqualFold(k, "alias."+argv[i].val) && strings.HasPrefix(v, "!") {
 			return v[1:]
@@ -1456,4 +1459,14 @@ func joinVals(a []word) string {
 		b.WriteString(x.val)
 	}
 	return b.String()
+}
+
+// hasWord reports a known word equal to v.
+func hasWord(a []word, v string) bool {
+	for _, x := range a {
+		if x.known && x.val == v {
+			return true
+		}
+	}
+	return false
 }

@@ -702,7 +702,7 @@ func decoderKind(argv []string) string {
 func (w *walker) staticArgs(ws []*syntax.Word) ([]string, bool) {
 	out := make([]string, 0, len(ws))
 	for _, wd := range ws {
-		if v, ok := litValue(wd); ok && !hasGlobLit(wd) {
+		if v, ok := litValue(wd); ok && !hasGlobLit(wd) && !tildeStart(wd) {
 			out = append(out, v)
 			continue
 		}
@@ -712,7 +712,7 @@ func (w *walker) staticArgs(ws []*syntax.Word) ([]string, bool) {
 				return nil, false
 			}
 			if f.split {
-				out = append(out, strings.Fields(f.val)...)
+				out = append(out, w.splitFields(f.val)...)
 				continue
 			}
 			out = append(out, f.val)
@@ -766,4 +766,10 @@ func lookupOut(name string, ops []string) (string, bool) {
 		return n, true
 	}
 	return "/usr/bin/" + n, true
+}
+
+// tildeStart: an unquoted ~ starts the word (echo ~ prints the home).
+func tildeStart(wd *syntax.Word) bool {
+	l, ok := wd.Parts[0].(*syntax.Lit)
+	return ok && strings.HasPrefix(l.Value, "~")
 }

@@ -108,7 +108,7 @@ func (w *walker) evalWord(out []word, wd *syntax.Word, x ctx, fields bool) []wor
 	fr := w.parts(wd.Parts, false, true, src)
 	for _, f := range fr {
 		if f.split && fields {
-			for _, v := range strings.Fields(f.val) {
+			for _, v := range w.splitFields(f.val) {
 				out = append(out, word{val: v, text: src, known: true, dl: dl, node: wd})
 			}
 			continue
@@ -595,4 +595,18 @@ func (w *walker) subIn(stmts []*syntax.Stmt, x ctx, stdinDL bool) bool {
 	w.stmts(stmts, sx)
 	w.cwd = cwd
 	return w.anyDL(start)
+}
+
+// splitFields splits an unquoted expansion's value as bash does: on
+// spaces, tabs and newlines, or on the characters of IFS when the command
+// assigned it a literal (IFS=,; X=rm,-rf,/; $X).
+func (w *walker) splitFields(v string) []string {
+	ifs, ok := w.vars["IFS"]
+	if !ok {
+		return strings.Fields(v)
+	}
+	if ifs == "" {
+		return []string{v}
+	}
+	return strings.FieldsFunc(v, func(r rune) bool { return strings.ContainsRune(ifs, r) })
 }
