@@ -30,8 +30,8 @@ type walker struct {
 	execCode []string        // known values holding substitutions that such an expansion runs
 	funcs    map[string]bool // functions the command defines
 	fbody    map[string]fnDef
-	aliases  map[string]string // aliases the command defines
-	gitCfg   []string // NAME=VALUE set by git config earlier in the command (see noteGitConfig)
+	aliases  map[string]string   // aliases the command defines
+	gitCfg   []string            // NAME=VALUE set by git config earlier in the command (see noteGitConfig)
 	lists    map[string][]string // arrays assigned literal elements; "@" is the positional parameters (see args.go)
 	strs     []string            // arena for Segment.Argv and Segment.Redirects
 	words    []word              // stack of evaluated words (see evalWords)
