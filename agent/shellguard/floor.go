@@ -38,6 +38,17 @@ func (w *walker) floor(argv []word, x ctx, p peeled, cwd string) (string, string
 			return ShapePipeToShell, why
 		}
 	}
+	if x.stdinTree != "" && n == "parallel" {
+		// find / | parallel rm -rf: parallel runs its command on each line.
+		for j := 1; j < len(argv); j++ {
+			switch strings.ToLower(cmdName(argv[j])) {
+			case "rm", "unlink", "shred", "rmdir", "mv":
+				return ShapeRmRoot, "removes what find lists under " + x.stdinTree + " (find | parallel " + argv[j].val + ")"
+			case "chmod", "chown", "chgrp", "setfacl", "chattr":
+				return ShapePermRoot, "changes everything find lists under " + x.stdinTree + " (find | parallel " + argv[j].val + ")"
+			}
+		}
+	}
 	if x.stdinTree != "" && p.xargs {
 		switch n {
 		case "rm", "unlink", "shred", "rmdir":
@@ -88,7 +99,9 @@ func (w *walker) floorCmd(argv []word, cwd string) (string, string) {
 		if why := w.rsyncDelete(argv, cwd); why != "" {
 			return ShapeRmRoot, why
 		}
-	case name == "git" || name == "git-push" || name == "git-send-pack":
+	case name == "gh" && len(argv) > 2 && argv[1].val == "repo" && argv[2].val == "sync" && hasOpt(argv[2:], "", "force"):
+		return ShapeGitForcePush, "force-pushes (gh repo sync --force hard-resets the destination branch)"
+	case name == "git" || name == "hub" || name == "git-push" || name == "git-send-pack":
 		if why := gitForcePush(argv, w.gitCfg); why != "" {
 			return ShapeGitForcePush, why
 		}
@@ -180,14 +193,29 @@ func (w *walker) floorCmd(argv []word, cwd string) (string, string) {
 		}
 	case name == "mv":
 		// Moving a protected directory away removes it from its place.
+		// With -t DIR (--target-directory) every operand is a source.
 		var ops []word
-		for _, a := range argv[1:] {
+		target := false
+		for j := 1; j < len(argv); j++ {
+			a := argv[j]
+			if a.known && (a.val == "-t" || longOpt(a.val, "target-directory") && len(a.val) > 3 && !strings.Contains(a.val, "=")) {
+				target = true
+				j++
+				continue
+			}
+			if a.known && (strings.HasPrefix(a.val, "--targ") && strings.Contains(a.val, "=") || strings.HasPrefix(a.val, "-t") && !strings.HasPrefix(a.val, "--")) {
+				target = true
+				continue
+			}
 			if !(a.known && strings.HasPrefix(a.val, "-") && len(a.val) > 1) {
 				ops = append(ops, a)
 			}
 		}
-		if len(ops) >= 2 {
-			for _, a := range ops[:len(ops)-1] {
+		if !target && len(ops) > 0 {
+			ops = ops[:len(ops)-1]
+		}
+		if len(ops) >= 1 {
+			for _, a := range ops {
 				if d := w.protectedTarget(a, cwd); d != "" {
 					return ShapeRmRoot, "moves away " + d
 				}
@@ -347,7 +375,7 @@ func (w *walker) findRoot(argv []word, cwd string) (string, string) {
 				continue
 			}
 			switch execName(argv[j+1:]) {
-			case "rm", "unlink", "shred", "rmdir", "srm", "wipe", "rsync":
+			case "rm", "unlink", "shred", "rmdir", "srm", "wipe", "rsync", "mv":
 				return ShapeRmRoot, "runs " + argv[j+1].text + " on everything it finds under " + d
 			case "chmod", "chown", "chgrp", "setfacl", "chattr":
 				return ShapePermRoot, "runs " + argv[j+1].text + " on everything it finds under " + d
@@ -524,7 +552,7 @@ func (w *walker) protected(c string) bool {
 // abbreviation git accepts, or -c remote.*.mirror / remote.*.push=+….
 func gitForcePush(argv []word, extra []string) string {
 	i := 0
-	if n := strings.ToLower(cmdName(argv[0])); n == "git" {
+	if n := strings.ToLower(cmdName(argv[0])); n == "git" || n == "hub" {
 		i = gitSubcommand(argv)
 		if i <= 0 || i >= len(argv) {
 			return ""
@@ -855,6 +883,21 @@ func (w *walker) deviceTool(name string, argv []word, cwd string) string {
 	case "hdparm":
 		if hasOpt(argv, "", "security-erase", "security-erase-enhanced", "trim-sector-ranges", "trim-sector-ranges-stdin", "write-sector", "make-bad-sector") {
 			return "erases or overwrites a disk (hdparm)"
+		}
+	case "pvcreate", "pvremove", "zpool", "mdadm", "wipe", "mkfs.zfs":
+		// Volume managers that label or wipe a device named on the
+		// command line (pvremove /dev/sda, zpool create tank /dev/sdb,
+		// mdadm --create … /dev/sdX, mdadm --zero-superblock /dev/sdX).
+		if name == "zpool" && (len(argv) < 2 || argv[1].val != "create" && argv[1].val != "labelclear" && argv[1].val != "add" && argv[1].val != "attach" && argv[1].val != "replace") {
+			return ""
+		}
+		if name == "mdadm" && !hasOpt(argv, "CG", "create", "zero-superblock", "grow", "build") {
+			return ""
+		}
+		for _, a := range operands() {
+			if t := dev(a); t != "" {
+				return "writes a volume label onto device " + t + " (" + name + ")"
+			}
 		}
 	}
 	return ""

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"path"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -475,7 +476,11 @@ func (w *walker) stageOut(s *syntax.Stmt, in string, hasIn bool) (string, bool) 
 		if len(c.Assigns) > 0 || len(c.Args) == 0 {
 			return "", false
 		}
-		if n, ok := litValue(c.Args[0]); !ok || !staticProgram(n) {
+		n, ok := litValue(c.Args[0])
+		if ok && (n == "pwd" || n == "dirname") {
+			return w.pathOut(c.Args)
+		}
+		if !ok || !staticProgram(n) {
 			return "", false
 		}
 		args, ok := w.staticArgs(c.Args)
@@ -506,10 +511,11 @@ func filterOut(args []string, in string, hasIn bool) (string, bool) {
 		if len(ops) == 0 {
 			return "", false
 		}
-		if ops[0] == "--" {
+		dd := ops[0] == "--"
+		if dd {
 			ops = ops[1:]
 		}
-		if len(ops) == 0 || strings.HasPrefix(ops[0], "-") {
+		if len(ops) == 0 || !dd && strings.HasPrefix(ops[0], "-") {
 			return "", false // printf -v assigns; other options are errors
 		}
 		return printfOut(ops[0], ops[1:])
@@ -772,4 +778,28 @@ func lookupOut(name string, ops []string) (string, bool) {
 func tildeStart(wd *syntax.Word) bool {
 	l, ok := wd.Parts[0].(*syntax.Lit)
 	return ok && strings.HasPrefix(l.Value, "~")
+}
+
+// pathOut is the output of pwd (the known current directory) and of
+// dirname of known words: rm -rf $(dirname $HOME), rm -rf "$(pwd)/..".
+func (w *walker) pathOut(ws []*syntax.Word) (string, bool) {
+	args, ok := w.staticArgs(ws)
+	if !ok {
+		return "", false
+	}
+	if args[0] == "pwd" {
+		if len(args) > 2 || w.cwd == "" || len(args) == 2 && args[1] != "-L" && args[1] != "-P" {
+			return "", false
+		}
+		return w.cwd + "\n", true
+	}
+	var b strings.Builder
+	for _, a := range args[1:] {
+		if a == "" || strings.HasPrefix(a, "-") {
+			return "", false
+		}
+		b.WriteString(path.Dir(a))
+		b.WriteByte('\n')
+	}
+	return b.String(), len(args) > 1
 }
