@@ -123,11 +123,18 @@ func (w *walker) setArgs(argv []word) {
 // arguments bound to $1…, as bash runs it.
 func (w *walker) callFunc(name string, argv []word, x ctx) bool {
 	d, ok := w.fbody[name]
-	if !ok || d.body == nil || w.depth >= maxDepth {
+	if !ok || d.body == nil || w.depth >= maxDepth || w.active[name] {
 		return false
 	}
+	if w.active == nil {
+		w.active = map[string]bool{}
+	}
+	w.active[name] = true
+	defer delete(w.active, name)
 	w.depth++
 	saved := w.bindArgs(nil, argv[1:])
+	fn, hadFn := w.vars["FUNCNAME"]
+	w.vars["FUNCNAME"] = name
 	old, cwd := w.src, w.cwd
 	w.src = d.src
 	y := x
@@ -136,6 +143,11 @@ func (w *walker) callFunc(name string, argv []word, x ctx) bool {
 	w.stmt(d.body, y)
 	w.src, w.cwd = old, cwd
 	w.restoreArgs(saved)
+	if hadFn {
+		w.vars["FUNCNAME"] = fn
+	} else {
+		delete(w.vars, "FUNCNAME")
+	}
 	w.depth--
 	return true
 }

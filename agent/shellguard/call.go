@@ -94,6 +94,9 @@ func (w *walker) call(s *syntax.Stmt, ce *syntax.CallExpr, x ctx, r stmtRedirs) 
 // simple peels wrappers off one command and classifies it, recursing into
 // the scripts it runs (bash -c, eval, here-docs fed to a shell, find -exec).
 func (w *walker) simple(args []word, x ctx, in segIn, danger string) {
+	if w.stdinDL {
+		x.stdinDL = true // exec < <(curl …) made the shell's stdin a download
+	}
 	p := w.peel(args)
 	if p.danger == "" {
 		p.danger = danger
@@ -150,21 +153,27 @@ func (w *walker) simple(args []word, x ctx, in segIn, danger string) {
 		switch {
 		case sa.code > 0:
 			cw := argv[sa.code]
+			if p.xargs && x.stdinDL {
+				in.shape, in.reason = ShapePipeToShell, "floor: "+quote(joinText(argv))+" runs code xargs reads from a download or decoder"
+				break
+			}
 			if cw.dl {
 				in.shape, in.reason = ShapePipeToShell, "floor: "+quote(joinText(argv))+" runs a downloaded or decoded script"
 				break
 			}
 			w.emitUnlessFloor(in, x, p)
+			y := inner(name + " -c")
+			y.stdinDL, y.stdin, y.hasStdin = x.stdinDL, x.stdin, x.hasStdin // the script's stdin is the shell's
 			if rest := argv[sa.code+1:]; len(rest) > 0 {
 				saved := w.bindArgs(&rest[0], rest[1:])
-				w.code(w.wordCode(cw), inner(name+" -c"), false)
+				w.code(w.wordCode(cw), y, false)
 				w.restoreArgs(saved)
 			} else {
-				w.code(w.wordCode(cw), inner(name+" -c"), false)
+				w.code(w.wordCode(cw), y, false)
 			}
 			return
 		case sa.script > 0:
-			if argv[sa.script].dl {
+			if argv[sa.script].dl || x.stdinDL && stdinPath(argv[sa.script].val) {
 				in.shape, in.reason = ShapePipeToShell, "floor: "+quote(joinText(argv))+" runs a downloaded or decoded script"
 			} else if src, ok := w.fileCode(argv[sa.script], x); ok {
 				w.code(src, inner(name+" <(…)"), false)
@@ -190,7 +199,9 @@ func (w *walker) simple(args []word, x ctx, in segIn, danger string) {
 		}
 		if in.shape == "" && len(code) > 0 {
 			w.emitUnlessFloor(in, x, p)
-			w.code(strings.Join(code, " "), inner("eval"), true)
+			y := inner("eval")
+			y.stdinDL, y.stdin, y.hasStdin = x.stdinDL, x.stdin, x.hasStdin
+			w.code(strings.Join(code, " "), y, true)
 			return
 		}
 	case lname == "source" || lname == ".":
@@ -262,8 +273,18 @@ func (w *walker) simple(args []word, x ctx, in segIn, danger string) {
 		w.chdir(argv)
 	case lname == "set":
 		w.setArgs(argv)
+	case lname == "exec" && len(argv) == 1 && x.stdinDL:
+		w.stdinDL = true
+	case lname == "ssh" || lname == "autossh":
+		w.sshCommand(argv, inner)
+	case lname == "parallel" && x.stdinDL && !hasCommandWord(argv[1:]):
+		w.emit(argv, x, segIn{raw: in.raw, shape: ShapePipeToShell, reason: "floor: " + quote(joinText(argv)) + " runs the lines of a download or decoder output as commands"}, p)
 	case lname == "git":
 		w.noteGitConfig(argv, inner)
+	case w.active[name] && x.forks && len(p.wrappers) == 0:
+		// A function reached again from its own body in a pipe or the
+		// background, here through eval or a nested script: a fork bomb.
+		w.emit(argv, x, segIn{raw: in.raw, shape: ShapeForkBomb, reason: "floor: function " + quote(name) + " calls itself in a pipe or in the background (a fork bomb)"}, p)
 	case w.fbody != nil && len(p.wrappers) == 0:
 		w.callFunc(name, argv, x)
 	}
@@ -541,4 +562,49 @@ func (w *walker) noteGitConfig(argv []word, inner func(string) ctx) {
 	if strings.HasPrefix(strings.ToLower(k), "alias.") && strings.HasPrefix(v, "!") {
 		w.code(v[1:], inner("git alias "+k[len("alias."):]), false)
 	}
+}
+
+// hasCommandWord: an argument that is not an option (parallel's command).
+func hasCommandWord(a []word) bool {
+	for _, x := range a {
+		if !x.known || !strings.HasPrefix(x.val, "-") {
+			return true
+		}
+	}
+	return false
+}
+
+// sshOptsWithValue are ssh's options that take a value.
+const sshOptsWithValue = "BbcDEeFIiJLlmOoPpQRSWw"
+
+// sshCommand classifies the command ssh runs on the remote host: the floor
+// there is the floor (ssh host 'rm -rf /').
+func (w *walker) sshCommand(argv []word, inner func(string) ctx) {
+	i := 1
+	for i < len(argv) {
+		v := argv[i].val
+		if !argv[i].known {
+			return
+		}
+		if v == "--" {
+			i++
+			break
+		}
+		if !strings.HasPrefix(v, "-") || v == "-" {
+			break
+		}
+		if len(v) == 2 && strings.IndexByte(sshOptsWithValue, v[1]) >= 0 {
+			i++
+		}
+		i++
+	}
+	i++ // the host
+	if i >= len(argv) {
+		return
+	}
+	code := make([]string, 0, len(argv)-i)
+	for _, a := range argv[i:] {
+		code = append(code, w.wordCode(a))
+	}
+	w.code(strings.Join(code, " "), inner("ssh "+argv[i-1].val), false)
 }

@@ -31,6 +31,8 @@ type walker struct {
 	funcs    map[string]bool // functions the command defines
 	fbody    map[string]fnDef
 	aliases  map[string]string   // aliases the command defines
+	stdinDL  bool                // exec < <(curl …): the shell's own stdin is a download
+	active   map[string]bool     // functions being walked (see callFunc)
 	gitCfg   []string            // NAME=VALUE set by git config earlier in the command (see noteGitConfig)
 	lists    map[string][]string // arrays assigned literal elements; "@" is the positional parameters (see args.go)
 	strs     []string            // arena for Segment.Argv and Segment.Redirects
@@ -73,6 +75,7 @@ type ctx struct {
 	stdin     string   // static stdin text (echo x |, here-doc), for xargs and shells
 	hasStdin  bool
 	cond      bool   // inside a conditional or loop
+	forks     bool   // a stage of a pipeline or a background job: runs in a new process
 	danger    string // a dangerous assignment on an enclosing wrapper (BASH_ENV=x bash -c ...)
 }
 
@@ -212,6 +215,9 @@ func (w *walker) stmt(s *syntax.Stmt, x ctx) {
 	}
 	saved := w.exec
 	w.exec = ""
+	if s.Background {
+		x.forks = true
+	}
 	w.stmt1(s, x)
 	if w.exec != "" {
 		// An expansion in a compound command's own words (for items, case
@@ -445,6 +451,7 @@ func (w *walker) pipeline(b *syntax.BinaryCmd, x ctx) {
 			w.bashSyntax("time with no command before a pipe")
 		}
 		xi := x
+		xi.forks = true
 		xi.stdinDL = dl
 		xi.stdin, xi.hasStdin = stdin, has
 		xi.stdinTree = tree

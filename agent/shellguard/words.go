@@ -540,7 +540,8 @@ func (w *walker) nestedPart(p syntax.WordPart, x ctx) bool {
 	case *syntax.Lit, *syntax.SglQuoted, *syntax.ExtGlob:
 		return false
 	case *syntax.CmdSubst:
-		return w.sub(p.Stmts, x)
+		// $(cat) reads the command's stdin: curl x | bash -c "$(cat)".
+		return w.subIn(p.Stmts, x, x.stdinDL)
 	case *syntax.ProcSubst:
 		if p.Op == syntax.CmdOut && x.outDL {
 			return w.subIn(p.Stmts, x, true)
@@ -594,7 +595,8 @@ func (w *walker) subIn(stmts []*syntax.Stmt, x ctx, stdinDL bool) bool {
 	sx := ctx{wrappers: x.wrappers, layers: x.layers, stdinDL: stdinDL}
 	w.stmts(stmts, sx)
 	w.cwd = cwd
-	return w.anyDL(start)
+	// A substitution that reads a download on stdin may print it.
+	return w.anyDL(start) || stdinDL
 }
 
 // splitFields splits an unquoted expansion's value as bash does: on
