@@ -1415,6 +1415,9 @@ func (w *walker) interpreterFloor(argv []word, cwd string) (string, string) {
 			continue
 		}
 		code := a.val
+		if fetchesAndRuns(code) {
+			return ShapePipeToShell, "downloads code and runs it (a network fetch inside exec/eval)"
+		}
 		for _, call := range []string{"system", "popen", "subprocess.run", "subprocess.call", "subprocess.check_call",
 			"subprocess.check_output", "subprocess.Popen", "getoutput", "getstatusoutput", "execSync", "exec", "spawnSync", "shell_exec", "passthru", "qx", "`"} {
 			for _, lit := range callStrings(code, call) {
@@ -1508,6 +1511,34 @@ func joinVals(a []word) string {
 func hasWord(a []word, v string) bool {
 	for _, x := range a {
 		if x.known && x.val == v {
+			return true
+		}
+	}
+	return false
+}
+
+// fetchMarkers are the one-liner ways interpreters fetch a URL; runMarkers
+// the ways they run text as code. Code that does both downloads and runs
+// (python -c 'exec(urlopen(…).read())', perl -e 'eval get(…)').
+var fetchMarkers = []string{"urlopen", "urllib", "requests.get", "http.client", "httpx.", "LWP::", "get(\"http", "get('http",
+	"open-uri", "URI.open", "URI.parse", "Net::HTTP", "https.get", "http.get", "fetch(", "axios", "file_get_contents(\"http", "file_get_contents('http",
+	"curl_exec", "Invoke-WebRequest", "DownloadString", "iwr ", "irm ", "wget", "curl "}
+
+var runMarkers = []string{"exec(", "eval)", "exec ", "eval(", "eval ", "system(", "system ", "Function(", "popen", "subprocess", "child_process", "execSync", "spawn", "`", "iex", "Invoke-Expression", "instance_eval", "load("}
+
+func fetchesAndRuns(code string) bool {
+	fetch := false
+	for _, m := range fetchMarkers {
+		if strings.Contains(code, m) {
+			fetch = true
+			break
+		}
+	}
+	if !fetch {
+		return false
+	}
+	for _, m := range runMarkers {
+		if strings.Contains(code, m) {
 			return true
 		}
 	}
