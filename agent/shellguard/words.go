@@ -256,7 +256,22 @@ func (w *walker) part(p syntax.WordPart, dq, start bool) []frag {
 				}
 				if ok {
 					if f, ok := w.trimParam(p, v, src); ok {
+						f.split = !dq
 						return []frag{f}
+					}
+				}
+			case syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AlternateUnset, syntax.AlternateUnsetOrNull:
+				// A variable the command set to a non-empty literal:
+				// ${X:-d} and ${X-d} are its value, ${X:+a} and ${X+a} are a.
+				if v, ok := w.vars[p.Param.Value]; ok && v != "" {
+					if p.Exp.Op == syntax.DefaultUnset || p.Exp.Op == syntax.DefaultUnsetOrNull {
+						return []frag{{val: v, text: src, known: true, split: !dq}}
+					}
+					if p.Exp.Word == nil {
+						return []frag{{text: src, known: true, split: !dq}}
+					}
+					if fr := w.parts(p.Exp.Word.Parts, dq, false, ""); len(fr) == 1 && fr[0].known {
+						return []frag{{val: fr[0].val, text: src, known: true, split: !dq}}
 					}
 				}
 			}
