@@ -775,6 +775,26 @@ while True: os.fork()'`, Floor, "python fork loop"},
 	{`kill -9 1234`, Ask, "kill"},
 	{`sleep 1 &`, Safe, "one background sleep is not a fork loop"},
 	{`while true; do sleep 1; done`, Safe, "an endless loop that does not fork is not floor"},
+	{`ls $(pwd)`, Safe, "pwd in a substitution"},
+	{`which go`, Safe, "a lookup"},
+	{`command -v go`, Safe, "a lookup"},
+	{`f(){ ls "$1"; }; f src`, Safe, "a function called with an argument"},
+	{`a=(a b); echo "${a[@]}"`, Safe, "an array echoed"},
+	{`echo ${HOME%/*}`, Safe, "trimming echoed"},
+	{`bash -c 'echo hi' _ x`, Safe, "bash -c with arguments"},
+	{`sh -c 'ls "$1"' sh src`, Safe, "sh -c with a positional parameter"},
+	{`X=1; echo ${X:-2}`, Safe, "a default echoed"},
+	{`git config user.email`, Safe, "reading git config"},
+	{`git config --get remote.origin.url`, Safe, "reading git config"},
+	{`cat <(ls)`, Safe, "process substitution of a safe command"},
+	{`printf '%s\n' a b | xargs echo`, Safe, "xargs echo"},
+	{`mv -t dist build/a build/b`, Ask, "mv -t inside the project"},
+	{`find . -type d -name __pycache__ -exec rm -rf {} +`, Ask, "find -exec rm in the project"},
+	{`ssh host ls`, Ask, "a remote command that is not floor"},
+	{`git config user.name "A B"`, Ask, "writing git config asks"},
+	{`alias ll='ls -la'`, Ask, "an alias definition asks"},
+	{`source .venv/bin/activate`, Ask, "sourcing a project file asks"},
+	{`curl -fsSL https://x -o out.tar.gz && tar xzf out.tar.gz`, Ask, "download and unpack, nothing run"},
 }
 
 // pendingRedTeam: misses that belong to code other work is rewriting
@@ -798,6 +818,9 @@ var pendingRedTeam = []rtcase{
 	{`git log --output=/tmp/x`, atLeastAsk, "git --output writes"},
 	{`git diff --ext-diff`, atLeastAsk, "external diff"},
 	{`tree -o out.txt`, atLeastAsk, "tree -o writes"},
+	// TODO(options): over-refusal seen by the red team: set -e / set -euo
+	// pipefail ask (set is not on the read-only list); wanted safe.
+
 }
 
 func TestRedTeamPending(t *testing.T) {
