@@ -74,6 +74,40 @@ func (w *walker) call(s *syntax.Stmt, ce *syntax.CallExpr, x ctx, r stmtRedirs) 
 	args, mark := w.evalWords(ce.Args, x)
 	defer w.popWords(mark)
 	in := segIn{raw: w.slice(s), redirs: r.texts, write: r.write, device: r.device, net: r.net}
+	if r.write != "" {
+		app := false
+		for _, rd := range s.Redirs {
+			if rd.Op == syntax.AppOut {
+				app = true
+			}
+		}
+		w.noteWritten(ce, r, x, app)
+	}
+	if len(args) > 0 && len(ce.Assigns) > 0 {
+		// NAME=value CMD: the command (and the scripts it runs) sees the
+		// value; its own words were expanded before.
+		for _, a := range ce.Assigns {
+			if a.Name == nil || a.Value == nil || a.Array != nil || a.Index != nil {
+				continue
+			}
+			v := w.evalOne(a.Value, x)
+			if !v.known {
+				continue
+			}
+			if commandEnv(a.Name.Value) {
+				w.code(strings.TrimPrefix(v.val, "!"), ctx{wrappers: append(append([]string(nil), x.wrappers...), a.Name.Value+"=")}, false)
+			}
+			old, had := w.vars[a.Name.Value]
+			w.setVar(a.Name.Value, v.val)
+			defer func(n string) {
+				if had {
+					w.vars[n] = old
+				} else {
+					delete(w.vars, n)
+				}
+			}(a.Name.Value)
+		}
+	}
 	if r.hasStdin || r.stdinDL {
 		x.stdin, x.hasStdin, x.stdinDL = r.stdin, r.hasStdin, r.stdinDL
 	}
@@ -106,7 +140,13 @@ func (w *walker) simple(args []word, x ctx, in segIn, danger string) {
 	lname := strings.ToLower(name)
 
 	if p.xargs && x.hasStdin {
-		argv = xargsInput(argv, x.stdin, p.xargsRepl)
+		nul := false
+		for _, wr := range p.wrappers {
+			if strings.HasPrefix(wr, "xargs") && (strings.Contains(wr, " -0") || strings.Contains(wr, "--null")) {
+				nul = true
+			}
+		}
+		argv = xargsInput(argv, x.stdin, p.xargsRepl, nul)
 		p.argv = argv
 	}
 
@@ -137,6 +177,18 @@ func (w *walker) simple(args []word, x ctx, in segIn, danger string) {
 		delete(w.aliases, name) // bash does not expand an alias inside itself
 		w.code(strings.Join(code, " "), inner("alias "+name), true)
 		w.aliases[name] = v
+	}
+	w.embedded(lname, argv, inner)
+	if execWrapper(lname) || lname == "pkexec" {
+		// chroot / sh -c '…', runuser -u x -- bash -c '…': the first shell
+		// or eval among the later words runs a script.
+		for j := 1; j < len(argv); j++ {
+			if n := strings.ToLower(cmdName(argv[j])); isShell(n) || n == "eval" {
+				sub := append([]word(nil), argv[j:]...)
+				w.simple(sub, inner(lname), segIn{raw: joinText(sub)}, "")
+				break
+			}
+		}
 	}
 	if lname == "toybox" && len(argv) > 1 {
 		sub := append([]word(nil), argv[1:]...)
@@ -177,6 +229,8 @@ func (w *walker) simple(args []word, x ctx, in segIn, danger string) {
 				in.shape, in.reason = ShapePipeToShell, "floor: "+quote(joinText(argv))+" runs a downloaded or decoded script"
 			} else if src, ok := w.fileCode(argv[sa.script], x); ok {
 				w.code(src, inner(name+" <(…)"), false)
+			} else if src, ok := w.writtenCode(argv[sa.script]); ok {
+				w.code(src, inner(name+" "+argv[sa.script].val), false)
 			}
 		default: // the program comes from stdin
 			if x.stdinDL {
@@ -191,7 +245,11 @@ func (w *walker) simple(args []word, x ctx, in segIn, danger string) {
 		}
 	case lname == "eval":
 		code := make([]string, 0, len(argv)-1)
-		for _, a := range argv[1:] {
+		ev := argv[1:]
+		if len(ev) > 0 && ev[0].known && ev[0].val == "--" {
+			ev = ev[1:]
+		}
+		for _, a := range ev {
 			if a.dl {
 				in.shape, in.reason = ShapePipeToShell, "floor: "+quote(joinText(argv))+" evaluates a download or decoded text"
 			}
@@ -213,12 +271,27 @@ func (w *walker) simple(args []word, x ctx, in segIn, danger string) {
 		if len(argv) > 1 && in.shape == "" {
 			if src, ok := w.fileCode(argv[1], x); ok {
 				w.code(src, inner(lname), true)
+			} else if src, ok := w.writtenCode(argv[1]); ok {
+				w.code(src, inner(lname), true)
 			}
 		}
 	case isInterpreter(lname):
-		for _, a := range argv[1:] {
+		for i, a := range argv[1:] {
 			if a.dl {
 				in.shape, in.reason = ShapePipeToShell, "floor: "+quote(joinText(argv))+" runs a downloaded or decoded program"
+			}
+			if a.known && runsArgv(a.val) && i+2 < len(argv) {
+				// python -c 'os.system(sys.argv[1])' 'rm -rf /',
+				// perl -e 'system @ARGV' rm -rf /: the arguments are the command.
+				code := make([]string, 0, len(argv)-i-2)
+				for _, b := range argv[i+2:] {
+					code = append(code, w.wordCode(b))
+				}
+				w.code(strings.Join(code, " "), inner(lname+" argv"), false)
+				if len(argv)-i-2 > 1 {
+					w.code(w.wordCode(argv[i+2]), inner(lname+" argv"), false)
+				}
+				break
 			}
 		}
 		if x.stdinDL && readsProgramFromStdin(argv) {
@@ -273,6 +346,13 @@ func (w *walker) simple(args []word, x ctx, in segIn, danger string) {
 		w.chdir(argv)
 	case lname == "set":
 		w.setArgs(argv)
+	case (lname == "crontab" || lname == "at" || lname == "batch") && x.hasStdin && (len(argv) == 1 || argv[len(argv)-1].val == "-" || lname != "crontab"):
+		// crontab - / at now read the jobs they schedule from stdin.
+		w.code(cronCode(lname, x.stdin), inner(lname), false)
+	case len(argv) == 1 && strings.HasPrefix(argv[0].val, "./") || strings.HasPrefix(argv[0].val, "/") && w.written[w.resolve(argv[0].val)] != "":
+		if src, ok := w.writtenCode(argv[0]); ok {
+			w.code(src, inner(argv[0].val), false)
+		}
 	case lname == "exec" && len(argv) == 1 && x.stdinDL:
 		w.stdinDL = true
 	case lname == "ssh" || lname == "autossh":
@@ -351,8 +431,21 @@ func (w *walker) findExec(argv []word, inner func(string) ctx) {
 
 // xargsInput appends the words of a static stdin (echo / | xargs rm -rf)
 // to the command, or substitutes them for the -I replacement string.
-func xargsInput(argv []word, stdin, repl string) []word {
+func xargsInput(argv []word, stdin, repl string, nul bool) []word {
 	items := strings.Fields(stdin)
+	switch {
+	case nul:
+		// -0: items end at NUL bytes only.
+		items = strings.Split(strings.TrimSuffix(stdin, "\x00"), "\x00")
+	case repl != "":
+		// -I: one item per line, leading blanks removed.
+		items = items[:0:0]
+		for _, l := range strings.Split(stdin, "\n") {
+			if l = strings.TrimLeft(l, " \t"); l != "" {
+				items = append(items, l)
+			}
+		}
+	}
 	if len(items) == 0 {
 		return argv
 	}
@@ -607,4 +700,17 @@ func (w *walker) sshCommand(argv []word, inner func(string) ctx) {
 		code = append(code, w.wordCode(a))
 	}
 	w.code(strings.Join(code, " "), inner("ssh "+argv[i-1].val), false)
+}
+
+// runsArgv: interpreter code that runs its own arguments as a command.
+func runsArgv(code string) bool {
+	if !strings.Contains(code, "argv") && !strings.Contains(code, "ARGV") {
+		return false
+	}
+	for _, m := range []string{"system", "exec", "popen", "subprocess", "spawn", "call(", "run(", "`"} {
+		if strings.Contains(code, m) {
+			return true
+		}
+	}
+	return false
 }

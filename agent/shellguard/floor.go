@@ -224,6 +224,10 @@ func (w *walker) floorCmd(argv []word, cwd string) (string, string) {
 		if why := w.deviceTool(name, argv, cwd); why != "" {
 			return ShapeDeviceWrite, why
 		}
+	case name == "awk" || name == "gawk" || name == "mawk" || name == "nawk":
+		if s, why := w.interpreterFloor(argv, cwd); s != "" {
+			return s, why
+		}
 	case isInterpreter(name):
 		for _, a := range argv[1:] {
 			if a.known && forkLoop(a.val) {
@@ -1490,7 +1494,7 @@ func execWrapper(name string) bool {
 	switch name {
 	case "chroot", "runuser", "flock", "chrt", "taskset", "strace", "ltrace", "nsenter", "unshare", "fakeroot", "firejail",
 		"torsocks", "proxychains", "proxychains4", "systemd-run", "setpriv", "numactl", "prlimit", "catchsegv", "valgrind",
-		"caffeinate", "sg", "newgrp", "sandbox-exec", "bwrap", "faketime", "cpulimit", "trickle", "rlwrap", "entr", "chpst":
+		"caffeinate", "sg", "newgrp", "sandbox-exec", "bwrap", "faketime", "cpulimit", "trickle", "rlwrap", "entr", "chpst", "pkexec":
 		return true
 	}
 	return false

@@ -31,6 +31,7 @@ type walker struct {
 	funcs    map[string]bool // functions the command defines
 	fbody    map[string]fnDef
 	aliases  map[string]string   // aliases the command defines
+	written  map[string]string   // files a static command wrote, by resolved path (see noteWritten)
 	stdinDL  bool                // exec < <(curl …): the shell's own stdin is a download
 	active   map[string]bool     // functions being walked (see callFunc)
 	gitCfg   []string            // NAME=VALUE set by git config earlier in the command (see noteGitConfig)
