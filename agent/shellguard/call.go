@@ -30,6 +30,7 @@ func (w *walker) call(s *syntax.Stmt, ce *syntax.CallExpr, x ctx, r stmtRedirs) 
 		}
 	}
 	danger := ""
+	var prefix []prefixVar // NAME=value CMD with a known value
 	for _, a := range ce.Assigns {
 		if a.Array != nil {
 			w.walkNodeSubsts(a.Array, x)
@@ -57,6 +58,9 @@ func (w *walker) call(s *syntax.Stmt, ce *syntax.CallExpr, x ctx, r stmtRedirs) 
 		if a.Name == nil {
 			continue
 		}
+		if len(ce.Args) > 0 && len(v) == 1 && v[0].known && a.Array == nil && a.Index == nil {
+			prefix = append(prefix, prefixVar{a.Name.Value, v[0].val})
+		}
 		if dangerousEnv(a.Name.Value) && danger == "" {
 			danger = a.Name.Value
 		}
@@ -83,29 +87,22 @@ func (w *walker) call(s *syntax.Stmt, ce *syntax.CallExpr, x ctx, r stmtRedirs) 
 		}
 		w.noteWritten(ce, r, x, app)
 	}
-	if len(args) > 0 && len(ce.Assigns) > 0 {
+	if len(args) > 0 && len(prefix) > 0 {
 		// NAME=value CMD: the command (and the scripts it runs) sees the
 		// value; its own words were expanded before.
-		for _, a := range ce.Assigns {
-			if a.Name == nil || a.Value == nil || a.Array != nil || a.Index != nil {
-				continue
+		for _, pv := range prefix {
+			if commandEnv(pv.name) {
+				w.code(strings.TrimPrefix(pv.val, "!"), ctx{wrappers: append(append([]string(nil), x.wrappers...), pv.name+"=")}, false)
 			}
-			v := w.evalOne(a.Value, x)
-			if !v.known {
-				continue
-			}
-			if commandEnv(a.Name.Value) {
-				w.code(strings.TrimPrefix(v.val, "!"), ctx{wrappers: append(append([]string(nil), x.wrappers...), a.Name.Value+"=")}, false)
-			}
-			old, had := w.vars[a.Name.Value]
-			w.setVar(a.Name.Value, v.val)
+			old, had := w.vars[pv.name]
+			w.setVar(pv.name, pv.val)
 			defer func(n string) {
 				if had {
 					w.vars[n] = old
 				} else {
 					delete(w.vars, n)
 				}
-			}(a.Name.Value)
+			}(pv.name)
 		}
 	}
 	if r.hasStdin || r.stdinDL {
@@ -714,3 +711,6 @@ func runsArgv(code string) bool {
 	}
 	return false
 }
+
+// prefixVar is a NAME=value before a command, with a known value.
+type prefixVar struct{ name, val string }
