@@ -19,6 +19,15 @@ func (w *walker) floor(argv []word, x ctx, p peeled, cwd string) (string, string
 	if s, why := w.floorCmd(argv, cwd); s != "" {
 		return s, why
 	}
+	if a := argv[0]; !a.known && a.altOK && a.alt != "" && a.alt != anyValue && !strings.Contains(a.alt, " ") {
+		// ${X:-rm} -rf /: the command name when the parameter is unset.
+		alt := make([]word, len(argv))
+		copy(alt, argv)
+		alt[0] = word{val: a.alt, text: a.text, known: true}
+		if s, why := w.floorCmd(alt, cwd); s != "" {
+			return s, why
+		}
+	}
 	n := strings.ToLower(cmdName(argv[0]))
 	runner := isShell(n) || isInterpreter(n) || n == "eval" || n == "source" || n == "."
 	if x.stdinDL {

@@ -477,7 +477,7 @@ func (w *walker) stageOut(s *syntax.Stmt, in string, hasIn bool) (string, bool) 
 			return "", false
 		}
 		n, ok := litValue(c.Args[0])
-		if ok && (n == "pwd" || n == "dirname") {
+		if ok && (n == "pwd" || n == "dirname" || n == "realpath" || n == "readlink") {
 			return w.pathOut(c.Args)
 		}
 		if !ok || !staticProgram(n) {
@@ -793,13 +793,27 @@ func (w *walker) pathOut(ws []*syntax.Word) (string, bool) {
 		}
 		return w.cwd + "\n", true
 	}
+	ops := args[1:]
+	if args[0] == "readlink" {
+		// readlink -f/-e/-m canonicalises; the guard does it lexically.
+		if len(ops) < 2 || ops[0] != "-f" && ops[0] != "-e" && ops[0] != "-m" {
+			return "", false
+		}
+		ops = ops[1:]
+	}
 	var b strings.Builder
-	for _, a := range args[1:] {
+	for _, a := range ops {
 		if a == "" || strings.HasPrefix(a, "-") {
 			return "", false
 		}
-		b.WriteString(path.Dir(a))
+		if args[0] == "dirname" {
+			b.WriteString(path.Dir(a))
+		} else if p := w.resolve(a); p != "" {
+			b.WriteString(p) // realpath, readlink -f: lexically cleaned absolute path
+		} else {
+			return "", false
+		}
 		b.WriteByte('\n')
 	}
-	return b.String(), len(args) > 1
+	return b.String(), len(ops) > 0
 }

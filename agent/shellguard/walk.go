@@ -31,6 +31,7 @@ type walker struct {
 	funcs    map[string]bool // functions the command defines
 	fbody    map[string]fnDef
 	aliases  map[string]string   // aliases the command defines
+	globVar  string              // a for variable iterating over a glob (see forClause)
 	written  map[string]string   // files a static command wrote, by resolved path (see noteWritten)
 	stdinDL  bool                // exec < <(curl …): the shell's own stdin is a download
 	active   map[string]bool     // functions being walked (see callFunc)
@@ -388,14 +389,23 @@ func (w *walker) forClause(c *syntax.ForClause, x ctx) {
 		return
 	}
 	// Walk the body once per literal value so $name is seen with each.
+	oldGlob := w.globVar
 	for _, it := range items {
 		if it.known {
 			w.setVar(name, it.val)
 		} else {
 			w.unsetVar(name)
 		}
+		// for d in /*: each value is one match of the glob; the body is
+		// walked once with the pattern standing for them.
+		if it.glob {
+			w.globVar = name
+		} else if w.globVar == name {
+			w.globVar = ""
+		}
 		w.stmts(c.Do, y)
 	}
+	w.globVar = oldGlob
 	w.unsetVar(name)
 }
 

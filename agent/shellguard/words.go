@@ -29,6 +29,7 @@ type frag struct {
 	proc, home, split bool
 	dl                bool // a variable that holds a download or decoder output
 	list              bool // "$@" or "${a[@]}": split into words even when quoted
+	gv                bool // the value of a for variable over a glob: each value is a match, quoted or not
 	altOK             bool
 	alt               string
 }
@@ -180,6 +181,7 @@ func joinFrag(a, b frag, only bool) frag {
 		home:  a.home || (a.val == "" && b.home),
 		split: only && b.split,
 		list:  only && b.list,
+		gv:    a.gv || b.gv,
 	}
 	if a.val == "" && a.text == "" {
 		r.val, r.text = b.val, b.text
@@ -240,7 +242,7 @@ func (w *walker) part(p syntax.WordPart, dq, start bool) []frag {
 			return []frag{{lit: true, known: true}}
 		}
 		f := fr[0]
-		f.glob, f.split = false, f.list && len(p.Parts) == 1
+		f.glob, f.split = f.gv, f.list && len(p.Parts) == 1
 		return []frag{f}
 	case *syntax.ParamExp:
 		src := w.slice(p)
@@ -253,6 +255,8 @@ func (w *walker) part(p syntax.WordPart, dq, start bool) []frag {
 				v, ok := w.vars[p.Param.Value]
 				if p.Param.Value == "HOME" {
 					v, ok = w.c.home, true
+				} else if p.Param.Value == "PWD" && w.cwd != "" {
+					v, ok = w.cwd, true
 				}
 				if ok {
 					if f, ok := w.trimParam(p, v, src); ok {
@@ -286,7 +290,8 @@ func (w *walker) part(p syntax.WordPart, dq, start bool) []frag {
 				}
 			default:
 				if v, ok := w.vars[name]; ok {
-					return []frag{{val: v, text: src, known: true, split: !dq}}
+					g := w.globVar == name && name != ""
+					return []frag{{val: v, text: src, known: true, split: !dq, glob: g, gv: g}}
 				}
 			}
 		}
