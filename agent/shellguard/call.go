@@ -30,12 +30,23 @@ func (w *walker) call(s *syntax.Stmt, ce *syntax.CallExpr, x ctx, r stmtRedirs) 
 		}
 	}
 	danger := ""
+	var prefix []prefixVar // NAME=value CMD with a known value
 	for _, a := range ce.Assigns {
 		if a.Array != nil {
 			w.walkNodeSubsts(a.Array, x)
+			if a.Name != nil && len(ce.Args) == 0 {
+				if a.Append {
+					w.forgetArray(a.Name.Value)
+				} else {
+					w.assignArray(a.Name.Value, a.Array, x)
+				}
+			}
 		}
 		if a.Index != nil {
 			w.walkNodeSubsts(a.Index, x)
+			if a.Name != nil && len(ce.Args) == 0 {
+				w.forgetArray(a.Name.Value)
+			}
 		}
 		if a.Index != nil {
 			w.arithRisk(a.Index)
@@ -46,6 +57,9 @@ func (w *walker) call(s *syntax.Stmt, ce *syntax.CallExpr, x ctx, r stmtRedirs) 
 		}
 		if a.Name == nil {
 			continue
+		}
+		if len(ce.Args) > 0 && len(v) == 1 && v[0].known && a.Array == nil && a.Index == nil {
+			prefix = append(prefix, prefixVar{a.Name.Value, v[0].val})
 		}
 		if dangerousEnv(a.Name.Value) && danger == "" {
 			danger = a.Name.Value
@@ -64,6 +78,33 @@ func (w *walker) call(s *syntax.Stmt, ce *syntax.CallExpr, x ctx, r stmtRedirs) 
 	args, mark := w.evalWords(ce.Args, x)
 	defer w.popWords(mark)
 	in := segIn{raw: w.slice(s), redirs: r.texts, write: r.write, device: r.device, net: r.net}
+	if r.write != "" {
+		app := false
+		for _, rd := range s.Redirs {
+			if rd.Op == syntax.AppOut {
+				app = true
+			}
+		}
+		w.noteWritten(ce, r, x, app)
+	}
+	if len(args) > 0 && len(prefix) > 0 {
+		// NAME=value CMD: the command (and the scripts it runs) sees the
+		// value; its own words were expanded before.
+		for _, pv := range prefix {
+			if commandEnv(pv.name) {
+				w.code(strings.TrimPrefix(pv.val, "!"), ctx{wrappers: append(append([]string(nil), x.wrappers...), pv.name+"=")}, false)
+			}
+			old, had := w.vars[pv.name]
+			w.setVar(pv.name, pv.val)
+			defer func(n string) {
+				if had {
+					w.vars[n] = old
+				} else {
+					delete(w.vars, n)
+				}
+			}(pv.name)
+		}
+	}
 	if r.hasStdin || r.stdinDL {
 		x.stdin, x.hasStdin, x.stdinDL = r.stdin, r.hasStdin, r.stdinDL
 	}
@@ -84,6 +125,9 @@ func (w *walker) call(s *syntax.Stmt, ce *syntax.CallExpr, x ctx, r stmtRedirs) 
 // simple peels wrappers off one command and classifies it, recursing into
 // the scripts it runs (bash -c, eval, here-docs fed to a shell, find -exec).
 func (w *walker) simple(args []word, x ctx, in segIn, danger string) {
+	if w.stdinDL {
+		x.stdinDL = true // exec < <(curl …) made the shell's stdin a download
+	}
 	p := w.peel(args)
 	if p.danger == "" {
 		p.danger = danger
@@ -93,7 +137,13 @@ func (w *walker) simple(args []word, x ctx, in segIn, danger string) {
 	lname := strings.ToLower(name)
 
 	if p.xargs && x.hasStdin {
-		argv = xargsInput(argv, x.stdin, p.xargsRepl)
+		nul := false
+		for _, wr := range p.wrappers {
+			if strings.HasPrefix(wr, "xargs") && (strings.Contains(wr, " -0") || strings.Contains(wr, "--null")) {
+				nul = true
+			}
+		}
+		argv = xargsInput(argv, x.stdin, p.xargsRepl, nul)
 		p.argv = argv
 	}
 
@@ -113,6 +163,35 @@ func (w *walker) simple(args []word, x ctx, in segIn, danger string) {
 		return y
 	}
 
+	if v, ok := w.aliases[name]; ok && !w.funcs[name] && len(p.wrappers) == 0 {
+		// An alias the command defined: bash expands it only on a later
+		// line and with shopt -s expand_aliases, the guard always does.
+		code := make([]string, 1, len(argv))
+		code[0] = v
+		for _, a := range argv[1:] {
+			code = append(code, w.wordCode(a))
+		}
+		delete(w.aliases, name) // bash does not expand an alias inside itself
+		w.code(strings.Join(code, " "), inner("alias "+name), true)
+		w.aliases[name] = v
+	}
+	w.embedded(lname, argv, inner)
+	if execWrapper(lname) || lname == "pkexec" {
+		// chroot / sh -c '…', runuser -u x -- bash -c '…': the first shell
+		// or eval among the later words runs a script.
+		for j := 1; j < len(argv); j++ {
+			if n := strings.ToLower(cmdName(argv[j])); isShell(n) || n == "eval" {
+				sub := append([]word(nil), argv[j:]...)
+				w.simple(sub, inner(lname), segIn{raw: joinText(sub)}, "")
+				break
+			}
+		}
+	}
+	if lname == "toybox" && len(argv) > 1 {
+		sub := append([]word(nil), argv[1:]...)
+		w.simple(sub, inner("toybox"), segIn{raw: joinText(sub), redirs: in.redirs, write: in.write, device: in.device}, "")
+	}
+
 	if in.net && (isShell(lname) || isInterpreter(lname)) {
 		in.shape, in.reason = ShapePipeToShell, "floor: "+quote(joinText(argv))+" runs a shell on a network connection"
 	}
@@ -123,17 +202,33 @@ func (w *walker) simple(args []word, x ctx, in segIn, danger string) {
 		switch {
 		case sa.code > 0:
 			cw := argv[sa.code]
+			if p.xargs && x.stdinDL {
+				in.shape, in.reason = ShapePipeToShell, "floor: "+quote(joinText(argv))+" runs code xargs reads from a download or decoder"
+				break
+			}
 			if cw.dl {
 				in.shape, in.reason = ShapePipeToShell, "floor: "+quote(joinText(argv))+" runs a downloaded or decoded script"
 				break
 			}
 			w.emitUnlessFloor(in, x, p)
 			w.secretShellArgs(argv[sa.code+1:], in.raw) // secretfiles.go
-			w.code(w.wordCode(cw), inner(name+" -c"), false)
+			y := inner(name + " -c")
+			y.stdinDL, y.stdin, y.hasStdin = x.stdinDL, x.stdin, x.hasStdin // the script's stdin is the shell's
+			if rest := argv[sa.code+1:]; len(rest) > 0 {
+				saved := w.bindArgs(&rest[0], rest[1:])
+				w.code(w.wordCode(cw), y, false)
+				w.restoreArgs(saved)
+			} else {
+				w.code(w.wordCode(cw), y, false)
+			}
 			return
 		case sa.script > 0:
-			if argv[sa.script].dl {
+			if argv[sa.script].dl || x.stdinDL && stdinPath(argv[sa.script].val) {
 				in.shape, in.reason = ShapePipeToShell, "floor: "+quote(joinText(argv))+" runs a downloaded or decoded script"
+			} else if src, ok := w.fileCode(argv[sa.script], x); ok {
+				w.code(src, inner(name+" <(…)"), false)
+			} else if src, ok := w.writtenCode(argv[sa.script]); ok {
+				w.code(src, inner(name+" "+argv[sa.script].val), false)
 			}
 		default: // the program comes from stdin
 			if x.stdinDL {
@@ -148,7 +243,11 @@ func (w *walker) simple(args []word, x ctx, in segIn, danger string) {
 		}
 	case lname == "eval":
 		code := make([]string, 0, len(argv)-1)
-		for _, a := range argv[1:] {
+		ev := argv[1:]
+		if len(ev) > 0 && ev[0].known && ev[0].val == "--" {
+			ev = ev[1:]
+		}
+		for _, a := range ev {
 			if a.dl {
 				in.shape, in.reason = ShapePipeToShell, "floor: "+quote(joinText(argv))+" evaluates a download or decoded text"
 			}
@@ -156,19 +255,41 @@ func (w *walker) simple(args []word, x ctx, in segIn, danger string) {
 		}
 		if in.shape == "" && len(code) > 0 {
 			w.emitUnlessFloor(in, x, p)
-			w.code(strings.Join(code, " "), inner("eval"), true)
+			y := inner("eval")
+			y.stdinDL, y.stdin, y.hasStdin = x.stdinDL, x.stdin, x.hasStdin
+			w.code(strings.Join(code, " "), y, true)
 			return
 		}
 	case lname == "source" || lname == ".":
 		for _, a := range argv[1:] {
-			if a.dl || (x.stdinDL && (a.val == "/dev/stdin" || a.val == "-" || a.val == "/proc/self/fd/0" || a.val == "/dev/fd/0")) {
+			if a.dl || (x.stdinDL && stdinPath(a.val)) {
 				in.shape, in.reason = ShapePipeToShell, "floor: "+quote(joinText(argv))+" sources a download or decoded text"
 			}
 		}
+		if len(argv) > 1 && in.shape == "" {
+			if src, ok := w.fileCode(argv[1], x); ok {
+				w.code(src, inner(lname), true)
+			} else if src, ok := w.writtenCode(argv[1]); ok {
+				w.code(src, inner(lname), true)
+			}
+		}
 	case isInterpreter(lname):
-		for _, a := range argv[1:] {
+		for i, a := range argv[1:] {
 			if a.dl {
 				in.shape, in.reason = ShapePipeToShell, "floor: "+quote(joinText(argv))+" runs a downloaded or decoded program"
+			}
+			if a.known && runsArgv(a.val) && i+2 < len(argv) {
+				// python -c 'os.system(sys.argv[1])' 'rm -rf /',
+				// perl -e 'system @ARGV' rm -rf /: the arguments are the command.
+				code := make([]string, 0, len(argv)-i-2)
+				for _, b := range argv[i+2:] {
+					code = append(code, w.wordCode(b))
+				}
+				w.code(strings.Join(code, " "), inner(lname+" argv"), false)
+				if len(argv)-i-2 > 1 {
+					w.code(w.wordCode(argv[i+2]), inner(lname+" argv"), false)
+				}
+				break
 			}
 		}
 		if x.stdinDL && readsProgramFromStdin(argv) {
@@ -190,8 +311,12 @@ func (w *walker) simple(args []word, x ctx, in segIn, danger string) {
 		}
 	case lname == "alias":
 		for _, a := range argv[1:] {
-			if _, v, ok := strings.Cut(a.val, "="); ok && a.known {
+			if n, v, ok := strings.Cut(a.val, "="); ok && a.known {
 				w.code(v, inner("alias"), false)
+				if w.aliases == nil {
+					w.aliases = map[string]string{}
+				}
+				w.aliases[n] = v
 			}
 		}
 	case lname == "find":
@@ -214,8 +339,32 @@ func (w *walker) simple(args []word, x ctx, in segIn, danger string) {
 		}
 	}
 	w.emit(argv, x, in, p)
-	if lname == "cd" || lname == "pushd" || lname == "popd" {
+	switch {
+	case lname == "cd" || lname == "pushd" || lname == "popd":
 		w.chdir(argv)
+	case lname == "set":
+		w.setArgs(argv)
+	case (lname == "crontab" || lname == "at" || lname == "batch") && x.hasStdin && (len(argv) == 1 || argv[len(argv)-1].val == "-" || lname != "crontab"):
+		// crontab - / at now read the jobs they schedule from stdin.
+		w.code(cronCode(lname, x.stdin), inner(lname), false)
+	case len(argv) == 1 && strings.HasPrefix(argv[0].val, "./") || strings.HasPrefix(argv[0].val, "/") && w.written[w.resolve(argv[0].val)] != "":
+		if src, ok := w.writtenCode(argv[0]); ok {
+			w.code(src, inner(argv[0].val), false)
+		}
+	case lname == "exec" && len(argv) == 1 && x.stdinDL:
+		w.stdinDL = true
+	case lname == "ssh" || lname == "autossh":
+		w.sshCommand(argv, inner)
+	case lname == "parallel" && x.stdinDL && !hasCommandWord(argv[1:]):
+		w.emit(argv, x, segIn{raw: in.raw, shape: ShapePipeToShell, reason: "floor: " + quote(joinText(argv)) + " runs the lines of a download or decoder output as commands"}, p)
+	case lname == "git":
+		w.noteGitConfig(argv, inner)
+	case w.active[name] && x.forks && len(p.wrappers) == 0:
+		// A function reached again from its own body in a pipe or the
+		// background, here through eval or a nested script: a fork bomb.
+		w.emit(argv, x, segIn{raw: in.raw, shape: ShapeForkBomb, reason: "floor: function " + quote(name) + " calls itself in a pipe or in the background (a fork bomb)"}, p)
+	case w.fbody != nil && len(p.wrappers) == 0:
+		w.callFunc(name, argv, x)
 	}
 }
 
@@ -280,8 +429,21 @@ func (w *walker) findExec(argv []word, inner func(string) ctx) {
 
 // xargsInput appends the words of a static stdin (echo / | xargs rm -rf)
 // to the command, or substitutes them for the -I replacement string.
-func xargsInput(argv []word, stdin, repl string) []word {
+func xargsInput(argv []word, stdin, repl string, nul bool) []word {
 	items := strings.Fields(stdin)
+	switch {
+	case nul:
+		// -0: items end at NUL bytes only.
+		items = strings.Split(strings.TrimSuffix(stdin, "\x00"), "\x00")
+	case repl != "":
+		// -I: one item per line, leading blanks removed.
+		items = items[:0:0]
+		for _, l := range strings.Split(stdin, "\n") {
+			if l = strings.TrimLeft(l, " \t"); l != "" {
+				items = append(items, l)
+			}
+		}
+	}
 	if len(items) == 0 {
 		return argv
 	}
@@ -432,3 +594,124 @@ func (w *walker) chdir(argv []word) {
 	w.pathArg(target.val, true)
 	w.cwd = w.resolve(target.val)
 }
+
+// stdinPath: a path that names the command's standard input.
+func stdinPath(v string) bool {
+	return v == "/dev/stdin" || v == "-" || v == "/proc/self/fd/0" || v == "/dev/fd/0"
+}
+
+// fileCode is the script a shell or source reads from a file argument the
+// guard can see: a process substitution of static output (source <(echo
+// …)) or standard input holding static text (echo … | source /dev/stdin).
+func (w *walker) fileCode(a word, x ctx) (string, bool) {
+	if stdinPath(a.val) && a.known {
+		return x.stdin, x.hasStdin
+	}
+	if !a.proc || a.node == nil || len(a.node.Parts) != 1 {
+		return "", false
+	}
+	ps, ok := a.node.Parts[0].(*syntax.ProcSubst)
+	if !ok || ps.Op != syntax.CmdIn {
+		return "", false
+	}
+	return w.staticOutput(ps.Stmts)
+}
+
+// noteGitConfig: git config NAME VALUE (git config set, --add, any scope)
+// changes what later git commands of the same command run, as -c does:
+// git config alias.p 'push -f'; git p is a force push. A shell alias
+// (alias.x='!…') is a script: it is classified where it is defined.
+func (w *walker) noteGitConfig(argv []word, inner func(string) ctx) {
+	i := gitSubcommand(argv)
+	if i <= 0 || argv[i].val != "config" {
+		return
+	}
+	var ops []word
+	for j := i + 1; j < len(argv); j++ {
+		v := argv[j].val
+		switch {
+		case !argv[j].known:
+			return
+		case v == "-f" || v == "--file" || v == "--blob" || v == "--type" || v == "--default" || v == "--comment" || v == "--value":
+			j++
+		case strings.HasPrefix(v, "-"):
+			if v == "--unset" || v == "--unset-all" || v == "--get" || v == "--get-all" || v == "--get-regexp" || v == "-l" || v == "--list" || v == "--remove-section" || v == "--rename-section" {
+				return
+			}
+		default:
+			ops = append(ops, argv[j])
+		}
+	}
+	if len(ops) == 3 && ops[0].val == "set" {
+		ops = ops[1:]
+	}
+	if len(ops) != 2 {
+		return
+	}
+	k, v := ops[0].val, ops[1].val
+	w.gitCfg = append(w.gitCfg, k+"="+v)
+	if strings.HasPrefix(strings.ToLower(k), "alias.") && strings.HasPrefix(v, "!") {
+		w.code(v[1:], inner("git alias "+k[len("alias."):]), false)
+	}
+}
+
+// hasCommandWord: an argument that is not an option (parallel's command).
+func hasCommandWord(a []word) bool {
+	for _, x := range a {
+		if !x.known || !strings.HasPrefix(x.val, "-") {
+			return true
+		}
+	}
+	return false
+}
+
+// sshOptsWithValue are ssh's options that take a value.
+const sshOptsWithValue = "BbcDEeFIiJLlmOoPpQRSWw"
+
+// sshCommand classifies the command ssh runs on the remote host: the floor
+// there is the floor (ssh host 'rm -rf /').
+func (w *walker) sshCommand(argv []word, inner func(string) ctx) {
+	i := 1
+	for i < len(argv) {
+		v := argv[i].val
+		if !argv[i].known {
+			return
+		}
+		if v == "--" {
+			i++
+			break
+		}
+		if !strings.HasPrefix(v, "-") || v == "-" {
+			break
+		}
+		if len(v) == 2 && strings.IndexByte(sshOptsWithValue, v[1]) >= 0 {
+			i++
+		}
+		i++
+	}
+	i++ // the host
+	if i >= len(argv) {
+		return
+	}
+	code := make([]string, 0, len(argv)-i)
+	for _, a := range argv[i:] {
+		code = append(code, w.wordCode(a))
+	}
+	w.code(strings.Join(code, " "), inner("ssh "+argv[i-1].val), false)
+}
+
+// runsArgv: interpreter code that runs its own arguments as a command.
+func runsArgv(code string) bool {
+	if !strings.Contains(code, "argv") && !strings.Contains(code, "ARGV") {
+		return false
+	}
+	for _, m := range []string{"system", "exec", "popen", "subprocess", "spawn", "call(", "run(", "`"} {
+		if strings.Contains(code, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// prefixVar is a NAME=value before a command, with a known value.
+type prefixVar struct{ name, val string }

@@ -18,9 +18,12 @@
 //  3. Evaluate each word statically, exactly as bash does (static.go):
 //     quotes and backslashes removed, $'…' decoded, brace expansion, ~ and
 //     $HOME, variables assigned earlier in the command (X=/; rm -rf $X,
-//     printf -v, read <<<), for-loop values, and substitutions of echo,
-//     printf and literal decoders ($(printf '\x72m'), $(echo … | base64
-//     -d)). Anything else is "not literal"; for the floor an unknown
+//     printf -v, read <<<), for-loop values, arrays, positional parameters
+//     of functions, bash -c and set -- (args.go), ${X%pat} trimming, and
+//     substitutions of echo, printf, which, pwd, dirname and literal
+//     decoders ($(printf '\x72m'), $(echo … | base64 -d)). Functions the
+//     command defines are walked again at each call with its arguments,
+//     and aliases it defines are expanded. Anything else is "not literal"; for the floor an unknown
 //     parameter is also tried unset or at its default (rm -rf ${X:-/}).
 //     Expansions that run commands (${x@P}, arithmetic on unknown values,
 //     subscripted names) make the statement ask (exec.go).

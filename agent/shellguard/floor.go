@@ -19,6 +19,15 @@ func (w *walker) floor(argv []word, x ctx, p peeled, cwd string) (string, string
 	if s, why := w.floorCmd(argv, cwd); s != "" {
 		return s, why
 	}
+	if a := argv[0]; !a.known && a.altOK && a.alt != "" && a.alt != anyValue && !strings.Contains(a.alt, " ") {
+		// ${X:-rm} -rf /: the command name when the parameter is unset.
+		alt := make([]word, len(argv))
+		copy(alt, argv)
+		alt[0] = word{val: a.alt, text: a.text, known: true}
+		if s, why := w.floorCmd(alt, cwd); s != "" {
+			return s, why
+		}
+	}
 	n := strings.ToLower(cmdName(argv[0]))
 	runner := isShell(n) || isInterpreter(n) || n == "eval" || n == "source" || n == "."
 	if x.stdinDL {
@@ -31,8 +40,22 @@ func (w *walker) floor(argv []word, x ctx, p peeled, cwd string) (string, string
 		if n == "sudo" && hasOpt(argv, "si", "shell", "login") || n == "doas" && hasOpt(argv, "s") || n == "su" && !hasOpt(argv, "c", "command") {
 			return ShapePipeToShell, "runs a shell on a script piped from a download or decoder"
 		}
+		if (n == "deno" || n == "bun") && len(argv) > 2 && argv[1].val == "run" && hasWord(argv[2:], "-") {
+			return ShapePipeToShell, "runs a program piped from a download or decoder (" + n + " run -)"
+		}
 		if why := stdinCode(n, argv); why != "" {
 			return ShapePipeToShell, why
+		}
+	}
+	if x.stdinTree != "" && n == "parallel" {
+		// find / | parallel rm -rf: parallel runs its command on each line.
+		for j := 1; j < len(argv); j++ {
+			switch strings.ToLower(cmdName(argv[j])) {
+			case "rm", "unlink", "shred", "rmdir", "mv":
+				return ShapeRmRoot, "removes what find lists under " + x.stdinTree + " (find | parallel " + argv[j].val + ")"
+			case "chmod", "chown", "chgrp", "setfacl", "chattr":
+				return ShapePermRoot, "changes everything find lists under " + x.stdinTree + " (find | parallel " + argv[j].val + ")"
+			}
 		}
 	}
 	if x.stdinTree != "" && p.xargs {
@@ -85,11 +108,13 @@ func (w *walker) floorCmd(argv []word, cwd string) (string, string) {
 		if why := w.rsyncDelete(argv, cwd); why != "" {
 			return ShapeRmRoot, why
 		}
-	case name == "git" || name == "git-push" || name == "git-send-pack":
-		if why := gitForcePush(argv); why != "" {
+	case name == "gh" && len(argv) > 2 && argv[1].val == "repo" && argv[2].val == "sync" && hasOpt(argv[2:], "", "force"):
+		return ShapeGitForcePush, "force-pushes (gh repo sync --force hard-resets the destination branch)"
+	case name == "git" || name == "hub" || name == "git-push" || name == "git-send-pack":
+		if why := gitForcePush(argv, w.gitCfg); why != "" {
 			return ShapeGitForcePush, why
 		}
-		if code := gitShellAlias(argv); code != "" && len(code) < 4096 {
+		if code := gitShellAlias(argv, w.gitCfg); code != "" && len(code) < 4096 {
 			// git -c alias.x='!git push -f' x: the alias is a script.
 			if r := w.c.Classify(code, cwd); r.Verdict == Floor {
 				for _, s := range r.Segments {
@@ -177,14 +202,29 @@ func (w *walker) floorCmd(argv []word, cwd string) (string, string) {
 		}
 	case name == "mv":
 		// Moving a protected directory away removes it from its place.
+		// With -t DIR (--target-directory) every operand is a source.
 		var ops []word
-		for _, a := range argv[1:] {
+		target := false
+		for j := 1; j < len(argv); j++ {
+			a := argv[j]
+			if a.known && (a.val == "-t" || longOpt(a.val, "target-directory") && len(a.val) > 3 && !strings.Contains(a.val, "=")) {
+				target = true
+				j++
+				continue
+			}
+			if a.known && (strings.HasPrefix(a.val, "--targ") && strings.Contains(a.val, "=") || strings.HasPrefix(a.val, "-t") && !strings.HasPrefix(a.val, "--")) {
+				target = true
+				continue
+			}
 			if !(a.known && strings.HasPrefix(a.val, "-") && len(a.val) > 1) {
 				ops = append(ops, a)
 			}
 		}
-		if len(ops) >= 2 {
-			for _, a := range ops[:len(ops)-1] {
+		if !target && len(ops) > 0 {
+			ops = ops[:len(ops)-1]
+		}
+		if len(ops) >= 1 {
+			for _, a := range ops {
 				if d := w.protectedTarget(a, cwd); d != "" {
 					return ShapeRmRoot, "moves away " + d
 				}
@@ -192,6 +232,10 @@ func (w *walker) floorCmd(argv []word, cwd string) (string, string) {
 		}
 		if why := w.deviceTool(name, argv, cwd); why != "" {
 			return ShapeDeviceWrite, why
+		}
+	case name == "awk" || name == "gawk" || name == "mawk" || name == "nawk":
+		if s, why := w.interpreterFloor(argv, cwd); s != "" {
+			return s, why
 		}
 	case isInterpreter(name):
 		for _, a := range argv[1:] {
@@ -344,7 +388,7 @@ func (w *walker) findRoot(argv []word, cwd string) (string, string) {
 				continue
 			}
 			switch execName(argv[j+1:]) {
-			case "rm", "unlink", "shred", "rmdir", "srm", "wipe", "rsync":
+			case "rm", "unlink", "shred", "rmdir", "srm", "wipe", "rsync", "mv":
 				return ShapeRmRoot, "runs " + argv[j+1].text + " on everything it finds under " + d
 			case "chmod", "chown", "chgrp", "setfacl", "chattr":
 				return ShapePermRoot, "runs " + argv[j+1].text + " on everything it finds under " + d
@@ -519,9 +563,9 @@ func (w *walker) protected(c string) bool {
 // history: -f/--force, --force-with-lease, --force-if-includes, --mirror,
 // --delete/-d, --prune, a +refspec, a :ref (delete) refspec, any
 // abbreviation git accepts, or -c remote.*.mirror / remote.*.push=+….
-func gitForcePush(argv []word) string {
+func gitForcePush(argv []word, extra []string) string {
 	i := 0
-	if n := strings.ToLower(cmdName(argv[0])); n == "git" {
+	if n := strings.ToLower(cmdName(argv[0])); n == "git" || n == "hub" {
 		i = gitSubcommand(argv)
 		if i <= 0 || i >= len(argv) {
 			return ""
@@ -529,7 +573,7 @@ func gitForcePush(argv []word) string {
 	}
 	sub := strings.TrimPrefix(strings.ToLower(cmdName(argv[i])), "git-")
 	args := argv[i+1:]
-	cfg := gitConfigs(argv[:max(i, 1)])
+	cfg := append(gitConfigs(argv[:max(i, 1)]), extra...)
 	for _, c := range cfg {
 		k, v, _ := strings.Cut(c, "=")
 		k = strings.ToLower(k)
@@ -852,6 +896,21 @@ func (w *walker) deviceTool(name string, argv []word, cwd string) string {
 	case "hdparm":
 		if hasOpt(argv, "", "security-erase", "security-erase-enhanced", "trim-sector-ranges", "trim-sector-ranges-stdin", "write-sector", "make-bad-sector") {
 			return "erases or overwrites a disk (hdparm)"
+		}
+	case "pvcreate", "pvremove", "zpool", "mdadm", "wipe", "mkfs.zfs":
+		// Volume managers that label or wipe a device named on the
+		// command line (pvremove /dev/sda, zpool create tank /dev/sdb,
+		// mdadm --create … /dev/sdX, mdadm --zero-superblock /dev/sdX).
+		if name == "zpool" && (len(argv) < 2 || argv[1].val != "create" && argv[1].val != "labelclear" && argv[1].val != "add" && argv[1].val != "attach" && argv[1].val != "replace") {
+			return ""
+		}
+		if name == "mdadm" && !hasOpt(argv, "CG", "create", "zero-superblock", "grow", "build") {
+			return ""
+		}
+		for _, a := range operands() {
+			if t := dev(a); t != "" {
+				return "writes a volume label onto device " + t + " (" + name + ")"
+			}
 		}
 	}
 	return ""
@@ -1261,8 +1320,8 @@ func downloaderArgs(ws []*syntax.Word) bool {
 
 // gitShellAlias is the script of a -c alias.NAME=!script that git's
 // subcommand NAME runs, or "".
-func gitShellAlias(argv []word) string {
-	hasC := false
+func gitShellAlias(argv []word, extra []string) string {
+	hasC := len(extra) > 0
 	for _, a := range argv {
 		if a.val == "-c" {
 			hasC = true
@@ -1276,7 +1335,7 @@ func gitShellAlias(argv []word) string {
 	if i <= 0 || i >= len(argv) {
 		return ""
 	}
-	for _, c := range gitConfigs(argv[:i]) {
+	for _, c := range append(gitConfigs(argv[:i]), extra...) {
 		k, v, _ := strings.Cut(c, "=")
 		if strings.EqualFold(k, "alias."+argv[i].val) && strings.HasPrefix(v, "!") {
 			return v[1:]
@@ -1369,6 +1428,9 @@ func (w *walker) interpreterFloor(argv []word, cwd string) (string, string) {
 			continue
 		}
 		code := a.val
+		if fetchesAndRuns(code) {
+			return ShapePipeToShell, "downloads code and runs it (a network fetch inside exec/eval)"
+		}
 		for _, call := range []string{"system", "popen", "subprocess.run", "subprocess.call", "subprocess.check_call",
 			"subprocess.check_output", "subprocess.Popen", "getoutput", "getstatusoutput", "execSync", "exec", "spawnSync", "shell_exec", "passthru", "qx", "`"} {
 			for _, lit := range callStrings(code, call) {
@@ -1441,7 +1503,7 @@ func execWrapper(name string) bool {
 	switch name {
 	case "chroot", "runuser", "flock", "chrt", "taskset", "strace", "ltrace", "nsenter", "unshare", "fakeroot", "firejail",
 		"torsocks", "proxychains", "proxychains4", "systemd-run", "setpriv", "numactl", "prlimit", "catchsegv", "valgrind",
-		"caffeinate", "sg", "newgrp", "sandbox-exec", "bwrap", "faketime", "cpulimit", "trickle", "rlwrap", "entr", "chpst":
+		"caffeinate", "sg", "newgrp", "sandbox-exec", "bwrap", "faketime", "cpulimit", "trickle", "rlwrap", "entr", "chpst", "pkexec":
 		return true
 	}
 	return false
@@ -1456,4 +1518,42 @@ func joinVals(a []word) string {
 		b.WriteString(x.val)
 	}
 	return b.String()
+}
+
+// hasWord reports a known word equal to v.
+func hasWord(a []word, v string) bool {
+	for _, x := range a {
+		if x.known && x.val == v {
+			return true
+		}
+	}
+	return false
+}
+
+// fetchMarkers are the one-liner ways interpreters fetch a URL; runMarkers
+// the ways they run text as code. Code that does both downloads and runs
+// (python -c 'exec(urlopen(…).read())', perl -e 'eval get(…)').
+var fetchMarkers = []string{"urlopen", "urllib", "requests.get", "http.client", "httpx.", "LWP::", "get(\"http", "get('http",
+	"open-uri", "URI.open", "URI.parse", "Net::HTTP", "https.get", "http.get", "fetch(", "axios", "file_get_contents(\"http", "file_get_contents('http",
+	"curl_exec", "Invoke-WebRequest", "DownloadString", "iwr ", "irm ", "wget", "curl "}
+
+var runMarkers = []string{"exec(", "eval)", "exec ", "eval(", "eval ", "system(", "system ", "Function(", "popen", "subprocess", "child_process", "execSync", "spawn", "`", "iex", "Invoke-Expression", "instance_eval", "load("}
+
+func fetchesAndRuns(code string) bool {
+	fetch := false
+	for _, m := range fetchMarkers {
+		if strings.Contains(code, m) {
+			fetch = true
+			break
+		}
+	}
+	if !fetch {
+		return false
+	}
+	for _, m := range runMarkers {
+		if strings.Contains(code, m) {
+			return true
+		}
+	}
+	return false
 }

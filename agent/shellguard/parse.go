@@ -116,6 +116,34 @@ func (w *walker) recover(src string, x ctx) {
 		break
 	}
 	w.rawScan(rest, x)
+	w.suffixes(rest, x)
+}
+
+// suffixes walks the longest statement list that parses after a separator of
+// unparsable text (done; :(){ :|:& };: and fi; cat x > /dev/sda): the raw
+// scan sees only command words, the parsed suffix shows function
+// definitions and redirections too. Bash itself runs none of it when the
+// whole input is rejected, but a command whose first part is broken is
+// never read as harmless for the rest.
+func (w *walker) suffixes(rest string, x ctx) {
+	for n, c := range rawCuts(rest) {
+		if n >= maxRecoverTries {
+			return
+		}
+		tail := rest[c+1:]
+		if strings.TrimSpace(tail) == "" {
+			return
+		}
+		f, err := parse(tail)
+		if err != nil || len(f.Stmts) == 0 {
+			continue
+		}
+		old := w.src
+		w.src = tail
+		w.stmts(f.Stmts, x)
+		w.src = old
+		return
+	}
 }
 
 // rawCuts returns the offsets of top-level command separators (; & | and

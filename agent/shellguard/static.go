@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"path"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -475,7 +476,11 @@ func (w *walker) stageOut(s *syntax.Stmt, in string, hasIn bool) (string, bool) 
 		if len(c.Assigns) > 0 || len(c.Args) == 0 {
 			return "", false
 		}
-		if n, ok := litValue(c.Args[0]); !ok || !staticProgram(n) {
+		n, ok := litValue(c.Args[0])
+		if ok && (n == "pwd" || n == "dirname" || n == "realpath" || n == "readlink") {
+			return w.pathOut(c.Args)
+		}
+		if !ok || !staticProgram(n) {
 			return "", false
 		}
 		args, ok := w.staticArgs(c.Args)
@@ -506,13 +511,16 @@ func filterOut(args []string, in string, hasIn bool) (string, bool) {
 		if len(ops) == 0 {
 			return "", false
 		}
-		if ops[0] == "--" {
+		dd := ops[0] == "--"
+		if dd {
 			ops = ops[1:]
 		}
-		if len(ops) == 0 || strings.HasPrefix(ops[0], "-") {
+		if len(ops) == 0 || !dd && strings.HasPrefix(ops[0], "-") {
 			return "", false // printf -v assigns; other options are errors
 		}
 		return printfOut(ops[0], ops[1:])
+	case "which", "command", "type":
+		return lookupOut(name, ops)
 	case "cat", "rev":
 		for _, o := range ops {
 			if o != "-" {
@@ -590,7 +598,7 @@ func revLines(s string) string {
 // staticProgram reports whether filterOut may evaluate name.
 func staticProgram(name string) bool {
 	switch name {
-	case "echo", "printf", "cat", "rev", "base64", "gbase64", "base32", "basenc", "xxd", "gunzip", "zcat", "gzcat", "gzip", "pigz", "bunzip2", "bzcat", "bzip2":
+	case "echo", "printf", "cat", "rev", "which", "command", "type", "base64", "gbase64", "base32", "basenc", "xxd", "gunzip", "zcat", "gzcat", "gzip", "pigz", "bunzip2", "bzcat", "bzip2":
 		return true
 	}
 	return false
@@ -700,7 +708,7 @@ func decoderKind(argv []string) string {
 func (w *walker) staticArgs(ws []*syntax.Word) ([]string, bool) {
 	out := make([]string, 0, len(ws))
 	for _, wd := range ws {
-		if v, ok := litValue(wd); ok && !hasGlobLit(wd) {
+		if v, ok := litValue(wd); ok && !hasGlobLit(wd) && !tildeStart(wd) {
 			out = append(out, v)
 			continue
 		}
@@ -710,7 +718,7 @@ func (w *walker) staticArgs(ws []*syntax.Word) ([]string, bool) {
 				return nil, false
 			}
 			if f.split {
-				out = append(out, strings.Fields(f.val)...)
+				out = append(out, w.splitFields(f.val)...)
 				continue
 			}
 			out = append(out, f.val)
@@ -739,4 +747,73 @@ func hasGlobLit(wd *syntax.Word) bool {
 		}
 	}
 	return false
+}
+
+// lookupOut is what a command lookup prints for one literal name:
+// which NAME and type -P NAME print a path ($(which rm) -rf / runs rm),
+// command -v NAME prints NAME for a builtin or function and a path
+// otherwise; the guard prints /usr/bin/NAME, which classifies as NAME.
+// Other forms (several names, other options) are not evaluated.
+func lookupOut(name string, ops []string) (string, bool) {
+	switch {
+	case name == "which" && len(ops) == 1:
+	case name == "command" && len(ops) == 2 && ops[0] == "-v":
+		ops = ops[1:]
+	case name == "type" && len(ops) == 2 && (ops[0] == "-P" || ops[0] == "-p"):
+		ops = ops[1:]
+	default:
+		return "", false
+	}
+	n := ops[0]
+	if n == "" || strings.HasPrefix(n, "-") || strings.ContainsAny(n, " \t\n") {
+		return "", false
+	}
+	if strings.IndexByte(n, '/') >= 0 {
+		return n, true
+	}
+	return "/usr/bin/" + n, true
+}
+
+// tildeStart: an unquoted ~ starts the word (echo ~ prints the home).
+func tildeStart(wd *syntax.Word) bool {
+	l, ok := wd.Parts[0].(*syntax.Lit)
+	return ok && strings.HasPrefix(l.Value, "~")
+}
+
+// pathOut is the output of pwd (the known current directory) and of
+// dirname of known words: rm -rf $(dirname $HOME), rm -rf "$(pwd)/..".
+func (w *walker) pathOut(ws []*syntax.Word) (string, bool) {
+	args, ok := w.staticArgs(ws)
+	if !ok {
+		return "", false
+	}
+	if args[0] == "pwd" {
+		if len(args) > 2 || w.cwd == "" || len(args) == 2 && args[1] != "-L" && args[1] != "-P" {
+			return "", false
+		}
+		return w.cwd + "\n", true
+	}
+	ops := args[1:]
+	if args[0] == "readlink" {
+		// readlink -f/-e/-m canonicalises; the guard does it lexically.
+		if len(ops) < 2 || ops[0] != "-f" && ops[0] != "-e" && ops[0] != "-m" {
+			return "", false
+		}
+		ops = ops[1:]
+	}
+	var b strings.Builder
+	for _, a := range ops {
+		if a == "" || strings.HasPrefix(a, "-") {
+			return "", false
+		}
+		if args[0] == "dirname" {
+			b.WriteString(path.Dir(a))
+		} else if p := w.resolve(a); p != "" {
+			b.WriteString(p) // realpath, readlink -f: lexically cleaned absolute path
+		} else {
+			return "", false
+		}
+		b.WriteByte('\n')
+	}
+	return b.String(), len(ops) > 0
 }

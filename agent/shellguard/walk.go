@@ -29,10 +29,18 @@ type walker struct {
 	exec     string          // an expansion of the current statement that can run commands (see flagExec)
 	execCode []string        // known values holding substitutions that such an expansion runs
 	funcs    map[string]bool // functions the command defines
-	strs     []string        // arena for Segment.Argv and Segment.Redirects
-	words    []word          // stack of evaluated words (see evalWords)
-	top      Verdict         // the highest verdict of the segments so far
-	pending  lazyReason      // the reason finish writes (see walker.reason)
+	fbody    map[string]fnDef
+	aliases  map[string]string   // aliases the command defines
+	globVar  string              // a for variable iterating over a glob (see forClause)
+	written  map[string]string   // files a static command wrote, by resolved path (see noteWritten)
+	stdinDL  bool                // exec < <(curl …): the shell's own stdin is a download
+	active   map[string]bool     // functions being walked (see callFunc)
+	gitCfg   []string            // NAME=VALUE set by git config earlier in the command (see noteGitConfig)
+	lists    map[string][]string // arrays assigned literal elements; "@" is the positional parameters (see args.go)
+	strs     []string            // arena for Segment.Argv and Segment.Redirects
+	words    []word              // stack of evaluated words (see evalWords)
+	top      Verdict             // the highest verdict of the segments so far
+	pending  lazyReason          // the reason finish writes (see walker.reason)
 
 	// Initial backing arrays: one allocation for a typical command.
 	segBuf  [4]Segment
@@ -69,6 +77,7 @@ type ctx struct {
 	stdin     string   // static stdin text (echo x |, here-doc), for xargs and shells
 	hasStdin  bool
 	cond      bool   // inside a conditional or loop
+	forks     bool   // a stage of a pipeline or a background job: runs in a new process
 	danger    string // a dangerous assignment on an enclosing wrapper (BASH_ENV=x bash -c ...)
 }
 
@@ -209,6 +218,9 @@ func (w *walker) stmt(s *syntax.Stmt, x ctx) {
 	}
 	saved := w.exec
 	w.exec = ""
+	if s.Background {
+		x.forks = true
+	}
 	w.stmt1(s, x)
 	if w.exec != "" {
 		// An expansion in a compound command's own words (for items, case
@@ -378,14 +390,23 @@ func (w *walker) forClause(c *syntax.ForClause, x ctx) {
 		return
 	}
 	// Walk the body once per literal value so $name is seen with each.
+	oldGlob := w.globVar
 	for _, it := range items {
 		if it.known {
 			w.setVar(name, it.val)
 		} else {
 			w.unsetVar(name)
 		}
+		// for d in /*: each value is one match of the glob; the body is
+		// walked once with the pattern standing for them.
+		if it.glob {
+			w.globVar = name
+		} else if w.globVar == name {
+			w.globVar = ""
+		}
 		w.stmts(c.Do, y)
 	}
+	w.globVar = oldGlob
 	w.unsetVar(name)
 }
 
@@ -442,6 +463,7 @@ func (w *walker) pipeline(b *syntax.BinaryCmd, x ctx) {
 			w.bashSyntax("time with no command before a pipe")
 		}
 		xi := x
+		xi.forks = true
 		xi.stdinDL = dl
 		xi.stdin, xi.hasStdin = stdin, has
 		xi.stdinTree = tree
@@ -505,6 +527,10 @@ func (w *walker) funcDecl(s *syntax.Stmt, fd *syntax.FuncDecl, x ctx) {
 			w.funcs = map[string]bool{}
 		}
 		w.funcs[name] = true
+		if w.fbody == nil {
+			w.fbody = map[string]fnDef{}
+		}
+		w.fbody[name] = fnDef{body: fd.Body, src: w.src}
 	}
 	y := x
 	y.cond = true

@@ -28,6 +28,8 @@ type frag struct {
 	lit, known, glob  bool
 	proc, home, split bool
 	dl                bool // a variable that holds a download or decoder output
+	list              bool // "$@" or "${a[@]}": split into words even when quoted
+	gv                bool // the value of a for variable over a glob: each value is a match, quoted or not
 	altOK             bool
 	alt               string
 }
@@ -107,7 +109,7 @@ func (w *walker) evalWord(out []word, wd *syntax.Word, x ctx, fields bool) []wor
 	fr := w.parts(wd.Parts, false, true, src)
 	for _, f := range fr {
 		if f.split && fields {
-			for _, v := range strings.Fields(f.val) {
+			for _, v := range w.splitFields(f.val) {
 				out = append(out, word{val: v, text: src, known: true, dl: dl, node: wd})
 			}
 			continue
@@ -178,6 +180,8 @@ func joinFrag(a, b frag, only bool) frag {
 		dl:    a.dl || b.dl,
 		home:  a.home || (a.val == "" && b.home),
 		split: only && b.split,
+		list:  only && b.list,
+		gv:    a.gv || b.gv,
 	}
 	if a.val == "" && a.text == "" {
 		r.val, r.text = b.val, b.text
@@ -238,10 +242,44 @@ func (w *walker) part(p syntax.WordPart, dq, start bool) []frag {
 			return []frag{{lit: true, known: true}}
 		}
 		f := fr[0]
-		f.glob, f.split = false, false
+		f.glob, f.split = f.gv, f.list && len(p.Parts) == 1
 		return []frag{f}
 	case *syntax.ParamExp:
 		src := w.slice(p)
+		if f, ok := w.listParam(p, src); ok {
+			return []frag{f}
+		}
+		if p.Exp != nil && p.Param != nil && !p.Excl && !p.Length && p.Index == nil && p.Slice == nil && p.Repl == nil && p.Names == 0 {
+			switch p.Exp.Op {
+			case syntax.RemSmallSuffix, syntax.RemLargeSuffix, syntax.RemSmallPrefix, syntax.RemLargePrefix:
+				v, ok := w.vars[p.Param.Value]
+				if p.Param.Value == "HOME" {
+					v, ok = w.c.home, true
+				} else if p.Param.Value == "PWD" && w.cwd != "" {
+					v, ok = w.cwd, true
+				}
+				if ok {
+					if f, ok := w.trimParam(p, v, src); ok {
+						f.split = !dq
+						return []frag{f}
+					}
+				}
+			case syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AlternateUnset, syntax.AlternateUnsetOrNull:
+				// A variable the command set to a non-empty literal:
+				// ${X:-d} and ${X-d} are its value, ${X:+a} and ${X+a} are a.
+				if v, ok := w.vars[p.Param.Value]; ok && v != "" {
+					if p.Exp.Op == syntax.DefaultUnset || p.Exp.Op == syntax.DefaultUnsetOrNull {
+						return []frag{{val: v, text: src, known: true, split: !dq}}
+					}
+					if p.Exp.Word == nil {
+						return []frag{{text: src, known: true, split: !dq}}
+					}
+					if fr := w.parts(p.Exp.Word.Parts, dq, false, ""); len(fr) == 1 && fr[0].known {
+						return []frag{{val: fr[0].val, text: src, known: true, split: !dq}}
+					}
+				}
+			}
+		}
 		if p.Param != nil && !p.Excl && !p.Length && p.Index == nil && p.Slice == nil && p.Repl == nil && p.Exp == nil && p.Names == 0 {
 			switch name := p.Param.Value; name {
 			case "HOME":
@@ -252,7 +290,8 @@ func (w *walker) part(p syntax.WordPart, dq, start bool) []frag {
 				}
 			default:
 				if v, ok := w.vars[name]; ok {
-					return []frag{{val: v, text: src, known: true, split: !dq}}
+					g := w.globVar == name && name != ""
+					return []frag{{val: v, text: src, known: true, split: !dq, glob: g, gv: g}}
 				}
 			}
 		}
@@ -521,7 +560,8 @@ func (w *walker) nestedPart(p syntax.WordPart, x ctx) bool {
 	case *syntax.Lit, *syntax.SglQuoted, *syntax.ExtGlob:
 		return false
 	case *syntax.CmdSubst:
-		return w.sub(p.Stmts, x)
+		// $(cat) reads the command's stdin: curl x | bash -c "$(cat)".
+		return w.subIn(p.Stmts, x, x.stdinDL)
 	case *syntax.ProcSubst:
 		if p.Op == syntax.CmdOut && x.outDL {
 			return w.subIn(p.Stmts, x, true)
@@ -575,5 +615,20 @@ func (w *walker) subIn(stmts []*syntax.Stmt, x ctx, stdinDL bool) bool {
 	sx := ctx{wrappers: x.wrappers, layers: x.layers, stdinDL: stdinDL}
 	w.stmts(stmts, sx)
 	w.cwd = cwd
-	return w.anyDL(start)
+	// A substitution that reads a download on stdin may print it.
+	return w.anyDL(start) || stdinDL
+}
+
+// splitFields splits an unquoted expansion's value as bash does: on
+// spaces, tabs and newlines, or on the characters of IFS when the command
+// assigned it a literal (IFS=,; X=rm,-rf,/; $X).
+func (w *walker) splitFields(v string) []string {
+	ifs, ok := w.vars["IFS"]
+	if !ok {
+		return strings.Fields(v)
+	}
+	if ifs == "" {
+		return []string{v}
+	}
+	return strings.FieldsFunc(v, func(r rune) bool { return strings.ContainsRune(ifs, r) })
 }
