@@ -46,7 +46,7 @@ var (
 	findTable *optTable
 )
 
-func init() {
+func initOptTables() {
 	table("cat", gnu, "A,show-all b,number-nonblank e E,show-ends n,number s,squeeze-blank t T,show-tabs u v,show-nonprinting"+gnuHV, nil)
 	table("head", optStyle{abbrev: true, permute: true, numeric: true}, "c,bytes= n,lines= q,quiet,silent v,verbose z,zero-terminated"+gnuHV, nil)
 	table("tail", optStyle{abbrev: true, permute: true, numeric: true}, "c,bytes= f follow? F n,lines= max-unchanged-stats= pid= q,quiet,silent retry s,sleep-interval= v,verbose z,zero-terminated"+gnuHV, nil)

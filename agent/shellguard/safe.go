@@ -17,7 +17,7 @@ type safeSpec struct {
 
 var safeList map[string]safeSpec
 
-func init() {
+func initSafeList() {
 	safeList = map[string]safeSpec{}
 	// Commands whose arguments are all operands (no options to parse).
 	for _, n := range strings.Fields(`echo true false : test [`) {
@@ -265,7 +265,7 @@ func goReason(sub string) string {
 // once instead of on every call.
 var goReasons = map[string]string{}
 
-func init() {
+func initGoReasons() {
 	for _, sub := range strings.Fields("build test run install get mod work generate vet fmt fix clean tool bug telemetry") {
 		goReasons[sub] = goReason(sub)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Verdict is the classifier's decision for a segment or a whole command.
@@ -153,9 +154,24 @@ const homeSentinel = "/~"
 // ErrBadPattern is wrapped by New for a pattern or safe-list entry it cannot use.
 var ErrBadPattern = errors.New("bad pattern")
 
+// tablesOnce builds the option tables and the safe list on the first New:
+// they are about 0.8 MB and 1.8 ms of work that a process which never
+// classifies a command (oceancode --version, inspect) should not pay at
+// start-up.
+var tablesOnce sync.Once
+
+func loadTables() {
+	tablesOnce.Do(func() {
+		initOptTables()
+		initSafeList()
+		initGoReasons()
+	})
+}
+
 // New builds a Classifier from c, compiling its patterns. A bad pattern or
 // safe-list entry is an error naming it.
 func New(c Config) (*Classifier, error) {
+	loadTables()
 	cl := &Classifier{root: cleanAbs(c.ProjectRoot), home: cleanAbs(c.Home)}
 	if cl.home == "" {
 		cl.home = homeSentinel
