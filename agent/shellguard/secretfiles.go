@@ -296,12 +296,18 @@ var dropQuotes = strings.NewReplacer(`"`, "", `'`, "")
 // glob metacharacter or "/proc/" (…/mem). Most words have none of them, and
 // the shell guard asks this of every word of every command.
 func maySpellSecret(v string) bool {
-	if strings.ContainsAny(v, "*?[") || strings.Contains(v, "/proc/") {
-		return true
-	}
-	for i := 0; i+3 <= len(v); i++ {
-		if (v[i] == 'e' || v[i] == 'E') && strings.EqualFold(v[i:i+3], "env") {
+	for i := 0; i < len(v); i++ {
+		switch v[i] {
+		case '*', '?', '[':
 			return true
+		case 'e', 'E':
+			if i+3 <= len(v) && strings.EqualFold(v[i:i+3], "env") {
+				return true
+			}
+		case '/':
+			if strings.HasPrefix(v[i:], "/proc/") {
+				return true
+			}
 		}
 	}
 	return false
