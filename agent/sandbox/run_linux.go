@@ -42,26 +42,23 @@ type Cmd struct {
 	// (-1 when it could not be had).
 	info, infoW *os.File
 	initFD      chan int
-	// block is the write end of bubblewrap's --block-fd (cgroup v1): the
-	// namespace's PID 1 waits on it, mounts done, before it starts the
-	// command, until the runner has moved it into the pids cgroup.
+	// block is the write end of bubblewrap's --block-fd (cgroup v1, only
+	// when the launcher thread has not joined: migrate): the namespace's
+	// PID 1 waits on it, mounts done, before it starts the command, until
+	// the runner has moved it into the pids cgroup.
 	block, blockR *os.File
+	migrate       bool
 	cgroupErr     error
 }
 
 // Start starts the command (for a root agent, inside its pids cgroup).
 func (c *Cmd) Start() error {
 	var err error
-	migrate := false
 	switch {
-	case c.cgroup == nil:
-		err = c.Cmd.Start()
-	case c.cgroup.v2fd < 0 && !c.cgroup.awaitLauncher(launcherWait):
-		// cgroup v1, and the launcher thread has not joined (a kernel
-		// whose self-join still takes the threadgroup lock, an RCU grace
-		// period) or could not: start outside the cgroup and move the
-		// namespace's PID 1 in while bubblewrap sets up the mounts.
-		migrate = true
+	case c.cgroup == nil, c.migrate:
+		// No cgroup, or cgroup v1 without the launcher thread (see
+		// Command): start outside it; the namespace's PID 1 is moved in
+		// below while bubblewrap sets up the mounts.
 		err = c.Cmd.Start()
 	default:
 		err = c.cgroup.start(c.Cmd)
@@ -80,7 +77,7 @@ func (c *Cmd) Start() error {
 		go func() {
 			pid, fd := namespaceInit(c.info)
 			if c.block != nil {
-				if migrate && pid > 0 {
+				if pid > 0 {
 					if err := c.cgroup.enter(pid); err != nil {
 						// Fail closed: the command never starts.
 						c.cgroupErr = err
@@ -292,8 +289,13 @@ func Command(ctx context.Context, p Policy, argv []string, env []string) (*Cmd, 
 			cgWarning = "process limit not enforced: " + err.Error()
 		}
 	}
+	// cgroup v1: commands start from the launcher thread, inside the
+	// cgroup, once it has joined (at once, normally: see launcher). Else
+	// (a kernel where the join is slow, or it failed) the namespace's PID 1
+	// is moved in, held on --block-fd until it is.
+	migrate := cg != nil && cg.v2fd < 0 && !cg.awaitLauncher(launcherWait)
 	var blockR, blockW *os.File
-	if cg != nil && cg.v2fd < 0 {
+	if migrate {
 		if blockR, blockW, err = os.Pipe(); err != nil {
 			releasePlaceholders(held)
 			info.Close()
@@ -321,7 +323,7 @@ func Command(ctx context.Context, p Policy, argv []string, env []string) (*Cmd, 
 	if blockR != nil {
 		c.ExtraFiles = append(c.ExtraFiles, blockR)
 	}
-	cmd := &Cmd{Cmd: c, Warnings: warnings, info: info, infoW: infoW, cgroup: cg, block: blockW, blockR: blockR}
+	cmd := &Cmd{Cmd: c, Warnings: warnings, info: info, infoW: infoW, cgroup: cg, block: blockW, blockR: blockR, migrate: migrate}
 	if cgWarning != "" {
 		cmd.Warnings = append(cmd.Warnings, cgWarning)
 	}
