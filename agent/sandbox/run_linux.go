@@ -495,7 +495,7 @@ type pidsCgroup struct {
 // join before it takes the migration path instead. The join is a thread
 // moving itself (tasks ← "0"), which the kernel does without the global
 // threadgroup lock: tens of microseconds.
-var launcherWait = 5 * time.Millisecond
+var launcherWait = 2 * time.Millisecond
 
 // awaitLauncher waits up to d for the v1 launcher thread and says whether
 // it is in the cgroup.
