@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/oceancode/oceancode/internal/hermetictest"
 )
 
@@ -425,17 +427,31 @@ func TestProcessLimitBounds(t *testing.T) {
 	f := newFixture(t)
 	p := f.policy(ModeWorkspaceWrite)
 	p.Limits.Processes = 32
-	// As root on cgroup v1 the first command starts before the launcher
-	// thread has joined the cgroup (its PID 1 is moved in); the second,
-	// from the launcher.
-	for _, path := range []string{"first", "after the launcher joined"} {
-		if path != "first" && os.Geteuid() == 0 {
+	// As root on cgroup v1 both paths: the first command with a cgroup
+	// whose launcher thread never joins (as on a kernel where the join
+	// is slow), so its namespace's PID 1 is moved in; the second from the
+	// launcher thread, which has joined by then.
+	limit := p.Limits.Processes + pidsHeadroom
+	for _, path := range []string{"migrated", "launcher"} {
+		if os.Geteuid() == 0 && pidsCgroupKind() == "v1" {
 			cgroupMu.Lock()
-			cg := cgroups[p.Limits.Processes+pidsHeadroom]
-			cgroupMu.Unlock()
-			if cg != nil && cg.joined != nil {
-				<-cg.joined
+			if path == "migrated" {
+				dir := filepath.Join("/sys/fs/cgroup/pids", fmt.Sprintf("oceancode-sandbox-%d-%d-stalled", os.Getpid(), limit))
+				if err := mkCgroup(dir, limit); err != nil {
+					cgroupMu.Unlock()
+					t.Fatal(err)
+				}
+				stalled := &pidsCgroup{dir: dir, v2fd: -1, joined: make(chan struct{})}
+				cgroups[limit] = stalled
+				t.Cleanup(func() {
+					for i := 0; i < 50 && unix.Rmdir(dir) != nil; i++ {
+						time.Sleep(20 * time.Millisecond)
+					}
+				})
+			} else {
+				delete(cgroups, limit)
 			}
+			cgroupMu.Unlock()
 		}
 		r := runArgv(t, p, []string{f.attack, "__attack", "spawn"})
 		m := regexp.MustCompile(`running=(\d+)`).FindStringSubmatch(r.out)
@@ -444,6 +460,16 @@ func TestProcessLimitBounds(t *testing.T) {
 		}
 		if n, _ := strconv.Atoi(m[1]); n >= 96 || n > p.Limits.Processes+pidsHeadroom {
 			t.Errorf("%s: %d of 96 processes ran under a limit of %d", path, n, p.Limits.Processes)
+		}
+		if path == "launcher" && os.Geteuid() == 0 && pidsCgroupKind() == "v1" {
+			cgroupMu.Lock()
+			cg := cgroups[limit]
+			cgroupMu.Unlock()
+			if cg == nil {
+				t.Error("launcher: no cgroup")
+			} else if !cg.awaitLauncher(0) {
+				t.Errorf("launcher: the launcher thread is not in the cgroup (%v)", cg.joinErr)
+			}
 		}
 	}
 }

@@ -42,25 +42,23 @@ type Cmd struct {
 	// (-1 when it could not be had).
 	info, infoW *os.File
 	initFD      chan int
-	// block is the write end of bubblewrap's --block-fd (cgroup v1): the
-	// namespace's PID 1 waits on it, mounts done, before it starts the
-	// command, until the runner has moved it into the pids cgroup.
+	// block is the write end of bubblewrap's --block-fd (cgroup v1, only
+	// when the launcher thread has not joined: migrate): the namespace's
+	// PID 1 waits on it, mounts done, before it starts the command, until
+	// the runner has moved it into the pids cgroup.
 	block, blockR *os.File
+	migrate       bool
 	cgroupErr     error
 }
 
 // Start starts the command (for a root agent, inside its pids cgroup).
 func (c *Cmd) Start() error {
 	var err error
-	migrate := false
 	switch {
-	case c.cgroup == nil:
-		err = c.Cmd.Start()
-	case c.cgroup.v2fd < 0 && !c.cgroup.launcherReady():
-		// cgroup v1 before the launcher thread has joined (that join costs
-		// an RCU grace period, ~10 ms): start outside it and move the
-		// namespace's PID 1 in while bubblewrap sets up the mounts.
-		migrate = true
+	case c.cgroup == nil, c.migrate:
+		// No cgroup, or cgroup v1 without the launcher thread (see
+		// Command): start outside it; the namespace's PID 1 is moved in
+		// below while bubblewrap sets up the mounts.
 		err = c.Cmd.Start()
 	default:
 		err = c.cgroup.start(c.Cmd)
@@ -79,7 +77,7 @@ func (c *Cmd) Start() error {
 		go func() {
 			pid, fd := namespaceInit(c.info)
 			if c.block != nil {
-				if migrate && pid > 0 {
+				if pid > 0 {
 					if err := c.cgroup.enter(pid); err != nil {
 						// Fail closed: the command never starts.
 						c.cgroupErr = err
@@ -291,8 +289,13 @@ func Command(ctx context.Context, p Policy, argv []string, env []string) (*Cmd, 
 			cgWarning = "process limit not enforced: " + err.Error()
 		}
 	}
+	// cgroup v1: commands start from the launcher thread, inside the
+	// cgroup, once it has joined (at once, normally: see launcher). Else
+	// (a kernel where the join is slow, or it failed) the namespace's PID 1
+	// is moved in, held on --block-fd until it is.
+	migrate := cg != nil && cg.v2fd < 0 && !cg.awaitLauncher(launcherWait)
 	var blockR, blockW *os.File
-	if cg != nil && cg.v2fd < 0 {
+	if migrate {
 		if blockR, blockW, err = os.Pipe(); err != nil {
 			releasePlaceholders(held)
 			info.Close()
@@ -320,7 +323,7 @@ func Command(ctx context.Context, p Policy, argv []string, env []string) (*Cmd, 
 	if blockR != nil {
 		c.ExtraFiles = append(c.ExtraFiles, blockR)
 	}
-	cmd := &Cmd{Cmd: c, Warnings: warnings, info: info, infoW: infoW, cgroup: cg, block: blockW, blockR: blockR}
+	cmd := &Cmd{Cmd: c, Warnings: warnings, info: info, infoW: infoW, cgroup: cg, block: blockW, blockR: blockR, migrate: migrate}
 	if cgWarning != "" {
 		cmd.Warnings = append(cmd.Warnings, cgWarning)
 	}
@@ -488,12 +491,26 @@ type pidsCgroup struct {
 	joinErr error
 }
 
-// launcherReady says whether the v1 launcher thread is in the cgroup.
-func (cg *pidsCgroup) launcherReady() bool {
+// launcherWait bounds how long Start waits for the v1 launcher thread to
+// join before it takes the migration path instead. The join is a thread
+// moving itself (tasks ← "0"), which the kernel does without the global
+// threadgroup lock: tens of microseconds.
+var launcherWait = 2 * time.Millisecond
+
+// awaitLauncher waits up to d for the v1 launcher thread and says whether
+// it is in the cgroup.
+func (cg *pidsCgroup) awaitLauncher(d time.Duration) bool {
 	select {
 	case <-cg.joined:
 		return cg.joinErr == nil
 	default:
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-cg.joined:
+		return cg.joinErr == nil
+	case <-t.C:
 		return false
 	}
 }
@@ -606,11 +623,16 @@ func mkCgroup(dir string, limit int) error {
 // launcher owns an OS thread moved into the v1 cgroup for good; it never
 // unlocks it (the thread must not run other goroutines, and must not exit:
 // the children's parent-death signal is tied to the thread that forked
-// them).
+// them). The thread moves itself by writing "0" (the writing thread) to
+// tasks: a migration of the current thread alone is the one the kernel
+// makes without taking the global threadgroup lock for writing (as the
+// Linux 6.18 this was measured on does), so it waits for no RCU grace
+// period and holds up no fork: ≈ 0.06 ms, where writing its thread id
+// costs a grace period, 5–9 ms. A kernel that still takes the lock makes
+// the join slow, not unsafe: Start then moves the namespace's PID 1 in.
 func (cg *pidsCgroup) launcher() {
 	runtime.LockOSThread()
-	tid := strconv.Itoa(unix.Gettid())
-	if err := os.WriteFile(filepath.Join(cg.dir, "tasks"), []byte(tid), 0); err != nil {
+	if err := os.WriteFile(filepath.Join(cg.dir, "tasks"), []byte("0"), 0); err != nil {
 		cg.joinErr = fmt.Errorf("enter pids cgroup: %w", err)
 		close(cg.joined)
 		select {} // this thread may be half-moved: keep it parked
