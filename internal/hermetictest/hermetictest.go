@@ -118,7 +118,8 @@ func (p Paths) Setenv(t testing.TB) {
 // Sandbox tests put their workspace and the "outside" they must not reach
 // there. It is made in $OC_TEST_SCRATCH when set, else in the package's
 // directory (go test's working directory; the name starts with a dot, so
-// the go command ignores it). It holds an empty .oceancode/, so the CLI
+// the go command ignores it), or — when the checkout itself is below one of
+// those directories — in ScratchFallback. It holds an empty .oceancode/, so the CLI
 // takes it as the project root and never reads the enclosing checkout's
 // project config.
 func Scratch(t testing.TB) string {
@@ -135,12 +136,15 @@ func Scratch(t testing.TB) string {
 	if err != nil {
 		t.Fatalf("scratch directory: %v", err)
 	}
-	for _, tmp := range []string{"/tmp", "/var/tmp", os.Getenv("TMPDIR")} {
-		if tmp == "" {
-			continue
+	if tmp := privateTmp(parent); tmp != "" {
+		if os.Getenv(EnvScratch) != "" {
+			t.Fatalf("scratch directory %s ($%s) is below %s, which the sandbox replaces with a private tmpfs: set %s to a writable directory elsewhere", parent, EnvScratch, tmp, EnvScratch)
 		}
-		if r, err := filepath.EvalSymlinks(tmp); err == nil && (parent == r || strings.HasPrefix(parent, r+string(filepath.Separator))) {
-			t.Fatalf("scratch directory %s is below %s, which the sandbox replaces with a private tmpfs: set %s to a writable directory elsewhere", parent, tmp, EnvScratch)
+		// A checkout below /tmp (a CI clone): fall back to a directory of
+		// our own outside every private tmpfs.
+		parent = ScratchFallback
+		if err := os.MkdirAll(parent, 0o755); err != nil {
+			t.Fatalf("scratch directory: the package directory is below %s, which the sandbox replaces with a private tmpfs, and %s cannot be made (%v): set %s to a writable directory outside /tmp", tmp, ScratchFallback, err, EnvScratch)
 		}
 	}
 	dir, err := os.MkdirTemp(parent, ".oc-scratch-")
@@ -152,6 +156,24 @@ func Scratch(t testing.TB) string {
 		t.Fatal(err)
 	}
 	return dir
+}
+
+// ScratchFallback is where Scratch makes its directories when the checkout
+// lies below a directory the sandbox replaces (/tmp, /var/tmp, $TMPDIR).
+const ScratchFallback = "/var/lib/oceancode-test-scratch"
+
+// privateTmp returns the directory among /tmp, /var/tmp and $TMPDIR that
+// dir is (or is below), or "".
+func privateTmp(dir string) string {
+	for _, tmp := range []string{"/tmp", "/var/tmp", os.Getenv("TMPDIR")} {
+		if tmp == "" {
+			continue
+		}
+		if r, err := filepath.EvalSymlinks(tmp); err == nil && (dir == r || strings.HasPrefix(dir, r+string(filepath.Separator))) {
+			return tmp
+		}
+	}
+	return ""
 }
 
 // GoBuild builds the main package pkg into out as a test build (with
