@@ -3,6 +3,7 @@ package shellguard
 import (
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // minAllocs is the fewest allocations f makes in one run out of several:
@@ -33,6 +34,16 @@ func TestClassifyAllocs(t *testing.T) {
 		if own := classified - parsed; own > 2 {
 			t.Errorf("with %+v: Classify makes %v allocations, parsing %v: the guard adds %v, want at most 2", cfg, classified, parsed, own)
 		}
+	}
+}
+
+// TestWalkerSize: the walker (one allocation per Classify, holding the
+// result's first segments and words) stays within the runtime's 2048-byte
+// size class; a field that pushes it over makes every call zero and
+// collect 2304 or 2688 bytes instead: shrink wordBuf, segBuf or strBuf.
+func TestWalkerSize(t *testing.T) {
+	if n := unsafe.Sizeof(walker{}); n > 2048 {
+		t.Errorf("walker is %d bytes, want at most 2048", n)
 	}
 }
 

@@ -42,10 +42,12 @@ type walker struct {
 	top      Verdict             // the highest verdict of the segments so far
 	pending  lazyReason          // the reason finish writes (see walker.reason)
 
-	// Initial backing arrays: one allocation for a typical command.
+	// Initial backing arrays: one allocation for a typical command. The
+	// walker must stay within the 2048-byte size class (TestWalkerSize):
+	// the next class (2304) costs zeroing and GC on every Classify.
 	segBuf  [4]Segment
 	strBuf  [16]string
-	wordBuf [16]word
+	wordBuf [10]word
 }
 
 // strArena returns a slice of n strings from the arena.
