@@ -199,7 +199,8 @@ func New(c Config) (*Classifier, error) {
 func (c *Classifier) Classify(cmd string, cwd string) Result {
 	w := &walker{c: c, src: cmd}
 	w.res.Segments = w.segBuf[:0]
-	w.words = w.wordBuf[:0]
+	ws := wordStacks.Get().(*wordStack)
+	w.words = ws[:0]
 	w.cwd = c.root
 	if cwd != "" {
 		if cwd[0] == '/' {
@@ -221,6 +222,11 @@ func (c *Classifier) Classify(cmd string, cwd string) Result {
 		w.stmts(f.Stmts, ctx{})
 	}
 	w.finish()
+	// Nothing in the result refers to the word stack (segments hold the
+	// words' strings); clear it so the pool keeps no trees or values alive.
+	w.words = nil
+	clear(ws[:])
+	wordStacks.Put(ws)
 	return w.res
 }
 
