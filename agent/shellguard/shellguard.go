@@ -202,7 +202,7 @@ func (c *Classifier) Classify(cmd string, cwd string) Result {
 	ws := wordStacks.Get().(*wordStack)
 	w.words = ws[:0]
 	w.cwd = c.root
-	if cwd != "" {
+	if cwd != "" && cwd != c.root { // c.root is clean already: the common case skips path.Clean
 		if cwd[0] == '/' {
 			w.cwd = cleanAbs(cwd)
 		} else if c.root != "" {
