@@ -70,3 +70,27 @@ func TestRuleReasonQuotes(t *testing.T) {
 		}
 	}
 }
+
+// TestWordStackCleared: the word stack Classify puts back in the pool holds
+// no words (no syntax trees or values kept alive), whether its words were
+// popped, left on it, or outgrew it into a larger array.
+func TestWordStackCleared(t *testing.T) {
+	c := newTest(t, Config{ProjectRoot: "/home/u/proj", Home: "/home/u"})
+	for _, cmd := range []string{
+		"git status && go test ./... 2>&1 | tail -n 20",
+		"echo " + strings.Repeat("word ", 40),
+		`bash -c "$(printf '\x72\x6d -rf /')" ; echo cm0gLXJmIC8= | base64 -d | sh`,
+		"a=(one two three) ; f() { echo \"$@\" ; } ; f ${a[@]} x y z",
+		"if true; then",
+	} {
+		c.Classify(cmd, "")
+		ws := wordStacks.Get().(*wordStack)
+		for i := range ws {
+			if ws[i] != (word{}) {
+				t.Errorf("after Classify(%q): pooled word stack[%d] = %+v, want it cleared", cmd, i, ws[i])
+				break
+			}
+		}
+		wordStacks.Put(ws)
+	}
+}

@@ -223,9 +223,14 @@ func (c *Classifier) Classify(cmd string, cwd string) Result {
 	}
 	w.finish()
 	// Nothing in the result refers to the word stack (segments hold the
-	// words' strings); clear it so the pool keeps no trees or values alive.
+	// words' strings). The pool must keep no trees or values alive:
+	// popWords clears what it pops, so the stack is clear already unless
+	// words are left on it or it outgrew ws (ws keeps stale copies then).
+	// Clearing 1 KB of pointers costs write barriers while the GC runs.
+	if len(w.words) != 0 || &w.words[:1][0] != &ws[0] {
+		clear(ws[:])
+	}
 	w.words = nil
-	clear(ws[:])
 	wordStacks.Put(ws)
 	return w.res
 }
