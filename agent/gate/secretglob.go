@@ -21,7 +21,7 @@ func secretGlob(sr *shellguard.Result, dir string) (seg, file string) {
 			continue
 		}
 		for _, w := range s.Argv[1:] {
-			if !strings.ContainsAny(w, "*?[") || strings.ContainsAny(w, "$`") || shellguard.NamesOnly(s.Argv) {
+			if !hasGlob(w) || strings.ContainsAny(w, "$`") || shellguard.NamesOnly(s.Argv) {
 				continue
 			}
 			pattern := w
@@ -48,4 +48,16 @@ func secretGlob(sr *shellguard.Result, dir string) (seg, file string) {
 		}
 	}
 	return "", ""
+}
+
+// hasGlob reports whether w holds a glob metacharacter (* ? [): the cheap
+// first test for every word of every bash call (strings.ContainsAny builds
+// its set on each call).
+func hasGlob(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if c := w[i]; c == '*' || c == '?' || c == '[' {
+			return true
+		}
+	}
+	return false
 }

@@ -3,6 +3,7 @@ package permission
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -12,29 +13,43 @@ import (
 // headless run without --auto cannot ask, so it refuses the call and hands
 // the model this text.
 func (d Decision) Explain() string {
-	var b strings.Builder
+	// Concatenation, not fmt: permission check --batch explains every
+	// decision that is not an allow.
 	if d.Floor {
-		fmt.Fprintf(&b, "denied by the dangerous floor: %s; no rule, mode or approval can allow it", d.Reason)
-		return b.String()
+		return "denied by the dangerous floor: " + d.Reason + "; no rule, mode or approval can allow it"
 	}
-	verb := map[Action]string{Allow: "allowed", Ask: "asks", Deny: "denied"}[d.Action]
-	if verb == "" {
+	var verb string
+	switch d.Action {
+	case Allow:
+		verb = "allowed"
+	case Ask:
+		verb = "asks"
+	case Deny:
+		verb = "denied"
+	default:
 		verb = d.Action.String()
 	}
 	if d.DontAsk {
 		verb = "denied (dontAsk mode turns every ask into a deny)"
 	}
+	var b strings.Builder
+	b.Grow(len(verb) + len(d.Key) + 2*len(d.Pattern) + len(d.Reason) + 160)
 	b.WriteString(verb)
 	if d.Pattern != "" {
-		fmt.Fprintf(&b, ": %s %q", d.Key, d.Pattern)
+		b.WriteString(": ")
+		b.WriteString(d.Key)
+		b.WriteByte(' ')
+		b.WriteString(strconv.Quote(d.Pattern))
 	}
 	if d.Rule != nil {
-		fmt.Fprintf(&b, " — %s", describeRule(d.Rule))
+		b.WriteString(" — ")
+		b.WriteString(describeRule(d.Rule))
 	}
 	if d.Approved {
 		b.WriteString("; approved for this session")
 	} else if d.Reason != "" && !d.DontAsk {
-		fmt.Fprintf(&b, "; %s", d.Reason)
+		b.WriteString("; ")
+		b.WriteString(d.Reason)
 	}
 	if d.Action == Ask || d.DontAsk {
 		if s := d.suggest(); s != "" {
@@ -46,7 +61,7 @@ func (d Decision) Explain() string {
 }
 
 func describeRule(r *Rule) string {
-	s := fmt.Sprintf("rule %s", r)
+	s := "rule " + r.String()
 	src := r.Source
 	if o := r.Origin.String(); o != "" && o != "default builtin" {
 		if src != "" {
@@ -87,5 +102,5 @@ func (d Decision) suggest() string {
 		return fmt.Sprintf("to allow it, add \"permission\": {\"external_directory\": {%s: \"allow\"}} or a refs entry for that directory", jsonString(pat))
 	}
 	r := Rule{Key: key, Pattern: pat}
-	return fmt.Sprintf("to allow it, add \"permission\": {%s: {%s: \"allow\"}} (the rule %s)", jsonString(key), jsonString(pat), r.Spec())
+	return "to allow it, add \"permission\": {" + jsonString(key) + ": {" + jsonString(pat) + ": \"allow\"}} (the rule " + r.Spec() + ")"
 }

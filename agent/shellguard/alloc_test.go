@@ -3,6 +3,7 @@ package shellguard
 import (
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // minAllocs is the fewest allocations f makes in one run out of several:
@@ -36,6 +37,16 @@ func TestClassifyAllocs(t *testing.T) {
 	}
 }
 
+// TestWalkerSize: the walker (one allocation per Classify, holding the
+// result's first segments and their words) stays within the runtime's
+// 1408-byte size class; a field that pushes it over makes every call zero
+// and collect 1536 bytes or more instead (it was 2688 once).
+func TestWalkerSize(t *testing.T) {
+	if n := unsafe.Sizeof(walker{}); n > 1408 {
+		t.Errorf("walker is %d bytes, want at most 1408", n)
+	}
+}
+
 // TestRuleReasonQuotes: ruleReason quotes the words exactly as quoting
 // their joined text would, including where the text is cut.
 func TestRuleReasonQuotes(t *testing.T) {
@@ -57,5 +68,29 @@ func TestRuleReasonQuotes(t *testing.T) {
 				t.Errorf("ruleReason(%q, %q)\n got %q\nwant %q", argv, pat, got, want)
 			}
 		}
+	}
+}
+
+// TestWordStackCleared: the word stack Classify puts back in the pool holds
+// no words (no syntax trees or values kept alive), whether its words were
+// popped, left on it, or outgrew it into a larger array.
+func TestWordStackCleared(t *testing.T) {
+	c := newTest(t, Config{ProjectRoot: "/home/u/proj", Home: "/home/u"})
+	for _, cmd := range []string{
+		"git status && go test ./... 2>&1 | tail -n 20",
+		"echo " + strings.Repeat("word ", 40),
+		`bash -c "$(printf '\x72\x6d -rf /')" ; echo cm0gLXJmIC8= | base64 -d | sh`,
+		"a=(one two three) ; f() { echo \"$@\" ; } ; f ${a[@]} x y z",
+		"if true; then",
+	} {
+		c.Classify(cmd, "")
+		ws := wordStacks.Get().(*wordStack)
+		for i := range ws {
+			if ws[i] != (word{}) {
+				t.Errorf("after Classify(%q): pooled word stack[%d] = %+v, want it cleared", cmd, i, ws[i])
+				break
+			}
+		}
+		wordStacks.Put(ws)
 	}
 }

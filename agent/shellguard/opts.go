@@ -46,10 +46,10 @@ const (
 type optDef struct {
 	shorts string
 	longs  []string
-	arg    optArg
-	eff    optEffect
 	why    string // for effWrite/effExec: what it does ("writes a file")
 	mark   uint32
+	arg    optArg
+	eff    optEffect
 }
 
 // optStyle is how a program parses its arguments.
@@ -118,8 +118,11 @@ func (r *optRes) operand(i int) {
 // stuck value; !w writes, !x runs a program, !s changes system state; the
 // reason of a !-entry comes from whys (by its first name) or a default.
 func newTable(name string, style optStyle, spec string, whys map[string]string) *optTable {
-	t := &optTable{name: name, style: style, long: map[string]int{}}
-	for _, ent := range strings.Fields(spec) {
+	ents := strings.Fields(spec)
+	// Exact capacities: the tables stay live for the process, and every GC
+	// cycle scans them (append's spare capacity doubled what it marked).
+	t := &optTable{name: name, style: style, defs: make([]optDef, 0, len(ents))}
+	for _, ent := range ents {
 		var d optDef
 		if i := strings.IndexByte(ent, '@'); i >= 0 {
 			for _, m := range ent[i+1:] {
@@ -175,6 +178,18 @@ func newTable(name string, style optStyle, spec string, whys map[string]string) 
 		}
 		t.defs = append(t.defs, d)
 	}
+	n := 0
+	for _, d := range t.defs {
+		n += len(d.longs)
+	}
+	longs := make([]string, 0, n)
+	for i := range t.defs {
+		d := &t.defs[i]
+		k := len(longs)
+		longs = append(longs, d.longs...)
+		d.longs = longs[k:len(longs):len(longs)]
+	}
+	t.long, t.names = make(map[string]int, n), make([]string, 0, n)
 	for i, d := range t.defs {
 		for j := 0; j < len(d.shorts); j++ {
 			c := d.shorts[j]

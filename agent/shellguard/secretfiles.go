@@ -110,7 +110,7 @@ func NamesOnly(argv []string) bool {
 // secretArgs marks seg as the secret-file floor when one of argv's words
 // names a secrets file.
 func (w *walker) secretArgs(seg *Segment, argv []word, in segIn, lt *lazyText) {
-	if seg.Verdict == Floor || len(argv) == 0 || in.expr || namesOnly(argv) {
+	if seg.Verdict == Floor || len(argv) == 0 || in.expr || plainWords(argv) || namesOnly(argv) {
 		return
 	}
 	name0 := strings.TrimRight(cmdName(argv[0]), "0123456789.")
@@ -134,6 +134,21 @@ func (w *walker) secretArgs(seg *Segment, argv []word, in segIn, lt *lazyText) {
 			return
 		}
 	}
+}
+
+// plainWords reports whether no word of argv can name a secrets file
+// whichever way secretArgs reads it: every word is known and fails
+// maySpellSecret. secretWord and secretToken only judge a known word's
+// value or substrings of it with secretPath, which needs "env", a glob
+// metacharacter or "/proc/" in what it judges — so in the whole value.
+// Most commands are plain: this spares them the per-command lookups.
+func plainWords(argv []word) bool {
+	for i := range argv {
+		if !argv[i].known || maySpellSecret(argv[i].val) {
+			return false
+		}
+	}
+	return true
 }
 
 // codeCmds take program text as arguments (python -c, node -e, awk and sed

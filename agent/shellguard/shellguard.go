@@ -199,9 +199,10 @@ func New(c Config) (*Classifier, error) {
 func (c *Classifier) Classify(cmd string, cwd string) Result {
 	w := &walker{c: c, src: cmd}
 	w.res.Segments = w.segBuf[:0]
-	w.words = w.wordBuf[:0]
+	ws := wordStacks.Get().(*wordStack)
+	w.words = ws[:0]
 	w.cwd = c.root
-	if cwd != "" {
+	if cwd != "" && cwd != c.root { // c.root is clean already: the common case skips path.Clean
 		if cwd[0] == '/' {
 			w.cwd = cleanAbs(cwd)
 		} else if c.root != "" {
@@ -221,6 +222,16 @@ func (c *Classifier) Classify(cmd string, cwd string) Result {
 		w.stmts(f.Stmts, ctx{})
 	}
 	w.finish()
+	// Nothing in the result refers to the word stack (segments hold the
+	// words' strings). The pool must keep no trees or values alive:
+	// popWords clears what it pops, so the stack is clear already unless
+	// words are left on it or it outgrew ws (ws keeps stale copies then).
+	// Clearing 1 KB of pointers costs write barriers while the GC runs.
+	if len(w.words) != 0 || &w.words[:1][0] != &ws[0] {
+		clear(ws[:])
+	}
+	w.words = nil
+	wordStacks.Put(ws)
 	return w.res
 }
 

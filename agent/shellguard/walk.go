@@ -2,6 +2,7 @@ package shellguard
 
 import (
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -42,11 +43,22 @@ type walker struct {
 	top      Verdict             // the highest verdict of the segments so far
 	pending  lazyReason          // the reason finish writes (see walker.reason)
 
-	// Initial backing arrays: one allocation for a typical command.
-	segBuf  [4]Segment
-	strBuf  [16]string
-	wordBuf [16]word
+	// Initial backing arrays of the result: one allocation for a typical
+	// command. The walker is allocated (and zeroed and collected) on every
+	// Classify: keep it small (TestWalkerSize).
+	segBuf [4]Segment
+	strBuf [16]string
+	// wordBuf is empty: the word stack is scratch that no result refers to,
+	// so Classify takes it from wordStacks. A walker built by hand (tests)
+	// starts from this and grows its stack on the heap.
+	wordBuf [0]word
 }
+
+// wordStack is the initial backing array of a walker's word stack.
+type wordStack [16]word
+
+// wordStacks holds word stacks between Classify calls.
+var wordStacks = sync.Pool{New: func() any { return new(wordStack) }}
 
 // strArena returns a slice of n strings from the arena.
 func (w *walker) strArena(n int) []string {
