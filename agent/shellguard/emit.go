@@ -1,6 +1,7 @@
 package shellguard
 
 import (
+	"github.com/oceancode/oceancode/internal/secret"
 	"path"
 	"strings"
 )
@@ -306,18 +307,9 @@ func (w *walker) argPaths(argv []word, p peeled, cwd string) {
 	}
 }
 
-func isIdent(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
-			return false
-		}
-	}
-	return true
-}
+// isIdent reports whether s is a shell variable name (the one rule,
+// internal/secret.VarName).
+func isIdent(s string) bool { return secret.VarName(s) }
 
 func systemBin(p string) bool {
 	d := path.Dir(p)
