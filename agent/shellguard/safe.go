@@ -58,6 +58,7 @@ func initSafeList() {
 		return ""
 	})
 	safeList["find"] = safeSpec{check: findCheck}
+	safeList["set"] = safeSpec{check: setCheck}
 	safeList["git"] = safeSpec{check: gitCheck}
 	safeList["go"] = safeSpec{check: goCheck}
 }
@@ -374,4 +375,36 @@ func gitConfig(a []word, i int) string {
 		return "is not read-only (git config without --get or --list)"
 	}
 	return "writes git configuration (git config NAME VALUE is not read-only)"
+}
+
+// setOptionNames are the names bash's set -o / +o takes.
+var setOptionNames = strings.Fields(`allexport braceexpand emacs errexit errtrace functrace hashall histexpand history
+	ignoreeof interactive-comments keyword monitor noclobber noexec noglob nolog notify nounset onecmd physical pipefail
+	posix privileged verbose vi xtrace`)
+
+// setCheck: the set builtin only changes the shell's own options and
+// positional parameters (set -euo pipefail, set -- a b), which the walker
+// follows; a letter or -o name bash does not have is unknown, so it asks.
+func setCheck(a []word) string {
+	for i := 1; i < len(a); i++ {
+		v := a[i].val
+		if v == "--" || v == "-" || len(v) < 2 || (v[0] != '-' && v[0] != '+') {
+			return "" // the rest are positional parameters
+		}
+		for j := 1; j < len(v); j++ {
+			c := v[j]
+			switch {
+			case c == 'o':
+				if i+1 < len(a) && !strings.HasPrefix(a[i+1].val, "-") && !strings.HasPrefix(a[i+1].val, "+") {
+					i++
+					if !contains(setOptionNames, a[i].val) {
+						return "has an option name bash's set does not know (" + a[i].val + ")"
+					}
+				}
+			case strings.IndexByte("abefhkmnptuvxBCEHPT", c) < 0:
+				return "has an option bash's set does not know (-" + string(c) + ")"
+			}
+		}
+	}
+	return ""
 }
