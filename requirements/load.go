@@ -20,10 +20,8 @@ type Status string
 // The statuses of spec/config.md (inspect --json).
 const (
 	Verified Status = "verified" // signed, trusted, valid, current: applied
-	// Absent is no longer reported: a missing file while a key is trusted
-	// is a refusal (Refused or LastKnownGood, with ErrMissing). The value
-	// stays so the status vocabulary of inspect --json never shrinks.
-	Absent        Status = "absent"
+	// (A missing file while a key is trusted is a refusal — Refused or
+	// LastKnownGood with ErrMissing — so there is no "absent" status.)
 	Refused       Status = "refused"         // not applied, and no last-known-good policy: sessions refused
 	NotEnforced   Status = "not_enforced"    // no trusted key configured
 	ExpiredWarn   Status = "expired_warn"    // expired with on_expiry "warn": applied, with a warning

@@ -17,11 +17,11 @@ import (
 func secretGlob(sr *shellguard.Result, dir string) (seg, file string) {
 	for i := range sr.Segments {
 		s := &sr.Segments[i]
-		if len(s.Argv) < 2 {
+		if len(s.Argv) < 2 || shellguard.NamesOnly(s.Argv) {
 			continue
 		}
 		for _, w := range s.Argv[1:] {
-			if !hasGlob(w) || strings.ContainsAny(w, "$`") || shellguard.NamesOnly(s.Argv) {
+			if !hasGlob(w) || strings.ContainsAny(w, "$`") {
 				continue
 			}
 			pattern := w
