@@ -93,30 +93,49 @@ func (w *walker) restoreArgs(s posSave) {
 // setArgs: set -- a b c (or set a b c) replaces the positional parameters
 // for the rest of the command.
 func (w *walker) setArgs(argv []word) {
-	i := 1
-	for i < len(argv) {
-		v := argv[i].val
-		if !argv[i].known {
-			return
-		}
-		if v == "--" {
-			i++
-			break
-		}
-		if v == "-o" || v == "+o" {
-			i += 2
-			continue
-		}
-		if strings.HasPrefix(v, "-") || strings.HasPrefix(v, "+") {
-			i++
-			continue
-		}
-		break
-	}
-	if i >= len(argv) && (len(argv) < 2 || argv[len(argv)-1].val != "--") {
+	pos, ends, _, known := setParse(argv)
+	if !known || pos >= len(argv) && !ends {
 		return // set -e, set -o pipefail: options only
 	}
-	w.bindArgs(nil, argv[i:])
+	w.bindArgs(nil, argv[pos:])
+}
+
+// setParse reads the set builtin's arguments as bash does: options (-e, +x,
+// bundles such as -euo NAME, -o/+o NAME), then positional parameters after
+// "--", "-" or the first word that is not an option. pos is the index of
+// the first positional parameter (len(argv) when there is none), ends
+// whether "--" or "-" ended the options (set -- alone clears them), bad why
+// an option is not one bash has ("" when all are), known false when a word
+// before the positional parameters is not literal.
+func setParse(argv []word) (pos int, ends bool, bad string, known bool) {
+	for i := 1; i < len(argv); i++ {
+		if !argv[i].known {
+			return i, false, "", false
+		}
+		v := argv[i].val
+		if v == "--" || v == "-" {
+			return i + 1, true, bad, true
+		}
+		if len(v) < 2 || v[0] != '-' && v[0] != '+' {
+			return i, false, bad, true
+		}
+		for j := 1; j < len(v); j++ {
+			switch c := v[j]; {
+			case c == 'o':
+				if i+1 < len(argv) && argv[i+1].known && !strings.HasPrefix(argv[i+1].val, "-") && !strings.HasPrefix(argv[i+1].val, "+") {
+					i++
+					if bad == "" && !contains(setOptionNames, argv[i].val) {
+						bad = "has an option name bash's set does not know (" + argv[i].val + ")"
+					}
+				}
+			case strings.IndexByte("abefhkmnptuvxBCEHPT", c) < 0:
+				if bad == "" {
+					bad = "has an option bash's set does not know (-" + string(c) + ")"
+				}
+			}
+		}
+	}
+	return len(argv), false, bad, true
 }
 
 // callFunc walks the body of a function the command defined, with its

@@ -979,6 +979,8 @@ while True: os.fork()'`, Floor, "python fork loop"},
 	{`set -Q`, Ask, "an option letter bash does not have"},
 	{`set -e; rm -rf /`, Floor, "the preamble hides nothing"},
 	{`set -- /; rm -rf "$1"`, Floor, "set -- binds the positional parameters"},
+	{`set -eo pipefail /; rm -rf "$1"`, Floor, "-o takes its name inside a bundle; / is $1"},
+	{`set - /; rm -rf "$1"`, Floor, "set - ends the options too"},
 	// Secrets files and /proc environ (floor: the read tool's refusal), and
 	// safe-listed programs with options that write or run.
 	{`cat /proc/$PPID/environ`, Floor, "parent environment"},

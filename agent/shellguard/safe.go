@@ -384,27 +384,9 @@ var setOptionNames = strings.Fields(`allexport braceexpand emacs errexit errtrac
 
 // setCheck: the set builtin only changes the shell's own options and
 // positional parameters (set -euo pipefail, set -- a b), which the walker
-// follows; a letter or -o name bash does not have is unknown, so it asks.
+// follows (setArgs); a letter or -o name bash does not have is unknown, so
+// it asks.
 func setCheck(a []word) string {
-	for i := 1; i < len(a); i++ {
-		v := a[i].val
-		if v == "--" || v == "-" || len(v) < 2 || (v[0] != '-' && v[0] != '+') {
-			return "" // the rest are positional parameters
-		}
-		for j := 1; j < len(v); j++ {
-			c := v[j]
-			switch {
-			case c == 'o':
-				if i+1 < len(a) && !strings.HasPrefix(a[i+1].val, "-") && !strings.HasPrefix(a[i+1].val, "+") {
-					i++
-					if !contains(setOptionNames, a[i].val) {
-						return "has an option name bash's set does not know (" + a[i].val + ")"
-					}
-				}
-			case strings.IndexByte("abefhkmnptuvxBCEHPT", c) < 0:
-				return "has an option bash's set does not know (-" + string(c) + ")"
-			}
-		}
-	}
-	return ""
+	_, _, bad, _ := setParse(a)
+	return bad
 }
