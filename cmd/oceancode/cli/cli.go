@@ -15,6 +15,7 @@ import (
 	"github.com/oceancode/oceancode/internal/secretenv"
 	"github.com/oceancode/oceancode/internal/version"
 	"github.com/oceancode/oceancode/layers"
+	"github.com/oceancode/oceancode/sessionconfig"
 )
 
 // App carries the process's surroundings (streams, environment, directory).
@@ -49,8 +50,10 @@ func classify(err error) int {
 	switch {
 	case errors.Is(err, layers.ErrRequirementsRefused):
 		return exitcode.Refused
-	case errors.Is(err, layers.ErrInvalidConfig):
+	case errors.Is(err, layers.ErrInvalidConfig), errors.Is(err, sessionconfig.ErrInvalid):
 		return exitcode.Invalid
+	case errors.Is(err, sessionconfig.ErrUsage):
+		return exitcode.Usage
 	}
 	return exitcode.Error
 }
