@@ -3,6 +3,7 @@ package sessionconfig_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -211,6 +212,42 @@ func TestBuildErrors(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), c.want) {
 				t.Errorf("error %q, want it to contain %q", err, c.want)
+			}
+		})
+	}
+}
+
+// TestBuildRefuses: a bad request is a usage error; a configuration the
+// layers refused is their error, whatever the caller checked before.
+func TestBuildRefuses(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		setup func(m *layerstest.Machine)
+		req   sessionconfig.Request
+		kind  error
+		want  string
+	}{
+		{name: "unknown mode", req: sessionconfig.Request{PermissionMode: "yolo"}, kind: sessionconfig.ErrUsage, want: `check request permission_mode: permission: parse mode "yolo"`},
+		{name: "unknown sandbox", req: sessionconfig.Request{Sandbox: "none"}, kind: sessionconfig.ErrUsage, want: `check request sandbox "none": want one of read-only, workspace-write, danger-full-access`},
+		{name: "negative max turns", req: sessionconfig.Request{MaxTurns: -1}, kind: sessionconfig.ErrUsage, want: "check request max_turns -1"},
+		{name: "negative timeout", req: sessionconfig.Request{Timeout: -time.Second}, kind: sessionconfig.ErrUsage, want: "check request timeout -1s"},
+		{name: "broken config file", setup: func(m *layerstest.Machine) { m.UserConfig(`{"model": 5}`) }, kind: layers.ErrInvalidConfig, want: "configuration is invalid"},
+		{name: "requirements refused", setup: func(m *layerstest.Machine) {
+			m.Anchor() // trusts the machine's key; another signs the policy
+			m.Key = layerstest.FixedKey("someone else")
+			m.Requirements(1, map[string]any{"disable_bypass_permissions": false})
+		}, kind: layers.ErrRequirementsRefused},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := layerstest.New(t)
+			if c.setup != nil {
+				c.setup(m)
+			}
+			o := m.Options()
+			o.StateReadOnly = true
+			_, err := sessionconfig.Build(context.Background(), layers.Resolve(o), c.req, sessionconfig.Host{Getenv: m.Getenv, WorkDir: m.Project})
+			if !errors.Is(err, c.kind) || !strings.Contains(fmt.Sprint(err), c.want) {
+				t.Fatalf("err = %v, want %v containing %q", err, c.kind, c.want)
 			}
 		})
 	}

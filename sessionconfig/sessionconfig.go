@@ -21,6 +21,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -28,6 +29,7 @@ import (
 	"github.com/oceancode/oceancode/agent/childenv"
 	"github.com/oceancode/oceancode/agent/fsguard"
 	"github.com/oceancode/oceancode/agent/gate"
+	"github.com/oceancode/oceancode/agent/permission"
 	"github.com/oceancode/oceancode/agent/provider"
 	"github.com/oceancode/oceancode/agent/sandbox"
 	"github.com/oceancode/oceancode/agent/sandbox/egress"
@@ -123,10 +125,40 @@ func (s *Session) warn(h Host, line string) {
 	}
 }
 
+// Check reports what is wrong with the request itself (a usage error).
+func (r Request) Check() error {
+	if r.PermissionMode != "" {
+		if _, err := permission.ParseMode(r.PermissionMode); err != nil {
+			return usage(fmt.Errorf("check request permission_mode: %w", err))
+		}
+	}
+	if r.Sandbox != "" && !slices.Contains(SandboxMode.Enum(), r.Sandbox) {
+		return usage(fmt.Errorf("check request sandbox %q: want one of %s", r.Sandbox, strings.Join(SandboxMode.Enum(), ", ")))
+	}
+	if r.MaxTurns < 0 {
+		return usage(fmt.Errorf("check request max_turns %d: want 1 or more (0: the config's)", r.MaxTurns))
+	}
+	if r.Timeout < 0 {
+		return usage(fmt.Errorf("check request timeout %v: want a positive duration (0: the config's)", r.Timeout))
+	}
+	return nil
+}
+
 // Build turns the resolved configuration and the request into a session's
-// engine config. The caller checks res.Err() first (a broken config or
-// refused requirements stop before Build). On error nothing stays open.
+// engine config. A bad request is ErrUsage; a configuration the layers
+// refused is res.Err() (errors.Is layers.ErrInvalidConfig or
+// layers.ErrRequirementsRefused), which front ends usually check first to
+// tell a bad flag from a broken file. On error nothing stays open.
 func Build(ctx context.Context, res *layers.Resolved, req Request, h Host) (*Session, error) {
+	if err := req.Check(); err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return nil, errors.New("build session: no resolved configuration")
+	}
+	if err := res.Err(); err != nil {
+		return nil, err
+	}
 	if h.Getenv == nil {
 		h.Getenv = func(string) string { return "" }
 	}
