@@ -272,8 +272,11 @@ func TestSubAgent(t *testing.T) {
 	if !strings.Contains(sub.System, "Review only.") {
 		t.Errorf("sub-agent prompt %q", sub.System)
 	}
-	if sub.Provider != s.Turn.Provider || sub.Model != s.Turn.Model || sub.Env != s.Turn.Env || len(sub.Tools) != len(s.Turn.Tools) {
-		t.Error("the sub-agent does not share the session's model and environment")
+	if sub.Provider != s.Turn.Provider || sub.Model != s.Turn.Model || sub.Redact == nil || len(sub.Tools) != len(s.Turn.Tools) {
+		t.Error("the sub-agent does not share the session's model")
+	}
+	if sub.Env != nil {
+		t.Error("the sub-agent has an environment of its own, not the session's")
 	}
 	if sub.Notices != nil || sub.OnEvent != nil {
 		t.Error("the sub-agent inherits the session's notices or event sink")

@@ -108,7 +108,9 @@ type Session struct {
 	// engine sets OnEvent, OnMessage, Approvals and Ask.
 	Turn agent.Config
 	// SubAgent returns the turn config of the task tool's sub-agent name
-	// ("" is explore): its own gate, its prompt, the built-in tools only.
+	// ("" is explore): its own gate, its prompt, the built-in tools only,
+	// the session's model. Its Env is nil: the caller runs it in the
+	// session's environment.
 	SubAgent func(name string) (agent.Config, error)
 	// Warnings are lines for the front end's stderr, without a prefix
 	// (downgraded modes and sandboxes, secrets that could not be hidden).
@@ -297,6 +299,7 @@ func Build(ctx context.Context, res *layers.Resolved, req Request, h Host) (*Ses
 		sub.System = agent.SystemPrompt(sub.Agent, subPrompt, root, cwd, time.Now())
 		sub.Tools = tools.Builtins()
 		sub.Notices, sub.OnEvent, sub.OnMessage = nil, nil, nil
+		sub.Env = nil // the session's, as the engine holds it (its ask and task hooks)
 		return sub, nil
 	}
 	return s, nil
