@@ -347,6 +347,27 @@ func TestDowngradesAsNotices(t *testing.T) {
 	}
 }
 
+func TestRequestSettings(t *testing.T) {
+	r := sessionconfig.Request{Model: "openai/gpt-5", PermissionMode: "plan", Sandbox: "read-only"}
+	got := map[string]string{}
+	for _, s := range r.Settings() {
+		got[s.Key] = fmt.Sprint(s.Value) + " " + s.Source
+	}
+	want := map[string]string{"model": "openai/gpt-5 flag:--model", "permission_mode": "plan flag:--permission-mode", "sandbox.mode": "read-only flag:--sandbox"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("Settings() = %v, want %v", got, want)
+	}
+	r.Via = "api"
+	for _, s := range r.Settings() {
+		if s.Source != "api:"+s.Key {
+			t.Errorf("setting %s from %s, want api:%s", s.Key, s.Source, s.Key)
+		}
+	}
+	if n := len((sessionconfig.Request{Auto: true}).Settings()); n != 0 {
+		t.Errorf("%d settings from an empty request", n)
+	}
+}
+
 // TestWarnBeforeFailure: a warning reaches Host.Warn even when Build then fails.
 func TestWarnBeforeFailure(t *testing.T) {
 	m := layerstest.New(t)
@@ -366,3 +387,26 @@ func TestWarnBeforeFailure(t *testing.T) {
 }
 
 func gateCall(tool, input string) gate.Call { return gate.Call{Tool: tool, Input: input} }
+
+// BenchmarkBuild is one session's config from an already resolved
+// configuration (what serve pays per POST /api/session besides resolving).
+func BenchmarkBuild(b *testing.B) {
+	m := layerstest.New(b)
+	m.UserConfig(`{"model": "local/m", "provider": {"local": {"type": "openai", "base_url": "http://127.0.0.1:1/v1"}},
+	  "shell": {"allow": ["Bash(make:*)"]}, "permission": {"bash": {"git status": "allow"}}, "limits": {"max_turns": 9}}`)
+	res := m.Resolve()
+	p, err := openai.New(provider.Config{Type: "openai", BaseURL: "http://127.0.0.1:1/v1"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	h := sessionconfig.Host{Getenv: m.Getenv, WorkDir: m.Project,
+		Provider: func(provider.Config) (provider.Provider, error) { return p, nil }}
+	b.ReportAllocs()
+	for b.Loop() {
+		s, err := sessionconfig.Build(context.Background(), res, sessionconfig.Request{}, h)
+		if err != nil {
+			b.Fatal(err)
+		}
+		s.Close()
+	}
+}

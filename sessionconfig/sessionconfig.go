@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/oceancode/oceancode/agent"
@@ -70,21 +71,28 @@ type Request struct {
 	Auto           bool
 	MaxTurns       int
 	Timeout        time.Duration
+	// Via names where the request came from, in its settings' origins:
+	// "" is run's flags ("flag:--permission-mode"); serve passes "api"
+	// ("api:permission_mode"), so a downgrade note names the request.
+	Via string
 }
 
-// Settings are the request's session-layer settings, for layers.Resolve
-// (their sources read "flag:--…": a bad value is a usage error).
+// Settings are the request's session-layer settings, for layers.Resolve.
 func (r Request) Settings() []layers.Setting {
 	var s []layers.Setting
-	if r.PermissionMode != "" {
-		s = append(s, layers.Setting{Key: PermissionMode.Path(), Value: r.PermissionMode, Source: "flag:--permission-mode"})
+	add := func(k Key, v, flag string) {
+		if v == "" {
+			return
+		}
+		src := "flag:--" + flag
+		if r.Via != "" {
+			src = r.Via + ":" + k.Path()
+		}
+		s = append(s, layers.Setting{Key: k.Path(), Value: v, Source: src})
 	}
-	if r.Sandbox != "" {
-		s = append(s, layers.Setting{Key: SandboxMode.Path(), Value: r.Sandbox, Source: "flag:--sandbox"})
-	}
-	if r.Model != "" {
-		s = append(s, layers.Setting{Key: Model.Path(), Value: r.Model, Source: "flag:--model"})
-	}
+	add(PermissionMode, r.PermissionMode, "permission-mode")
+	add(SandboxMode, r.Sandbox, "sandbox")
+	add(Model, r.Model, "model")
 	return s
 }
 
@@ -340,7 +348,7 @@ func providerFor(res *layers.Resolved, model string, h Host) (provider.Provider,
 		// The key's variable leaves the environment children see, even
 		// when its name does not look secret.
 		secretenv.Hide(pc.APIKeyEnv)
-		secretenv.Remember(cfg.APIKey)
+		remember(cfg.APIKey)
 	}
 	switch pc.Type {
 	case "anthropic", "openai":
@@ -361,4 +369,18 @@ func providerFor(res *layers.Resolved, model string, h Host) (provider.Provider,
 // api_key_env does not say.
 func DefaultKeyEnv(typ string) string {
 	return map[string]string{"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}[typ]
+}
+
+// remembered holds the keys given to secretenv.Remember, so a server that
+// builds many sessions with one key adds it (and rebuilds the redactor)
+// once.
+var remembered sync.Map
+
+func remember(key string) {
+	if key == "" {
+		return
+	}
+	if _, dup := remembered.LoadOrStore(key, true); !dup {
+		secretenv.Remember(key)
+	}
 }
