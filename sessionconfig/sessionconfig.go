@@ -98,6 +98,8 @@ func (r Request) Settings() []layers.Setting {
 
 // Host is what Build needs from the process around it.
 type Host struct {
+	// Getenv reads the process's environment (HOME, the providers' key
+	// variables); nil is an empty environment.
 	Getenv  func(string) string
 	WorkDir string
 	// Provider returns the provider for a resolved provider config (run
