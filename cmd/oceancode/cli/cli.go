@@ -1,6 +1,6 @@
 // Package cli is the oceancode command tree (cobra): it parses flags, loads
-// the configuration layers, turns the resolved configuration into the
-// runtime's plain values and renders results. Exit statuses are decided in
+// the configuration layers, has sessionconfig turn the resolved
+// configuration into the runtime's plain values and renders results. Exit statuses are decided in
 // one place, classify.
 package cli
 
@@ -15,6 +15,7 @@ import (
 	"github.com/oceancode/oceancode/internal/secretenv"
 	"github.com/oceancode/oceancode/internal/version"
 	"github.com/oceancode/oceancode/layers"
+	"github.com/oceancode/oceancode/sessionconfig"
 )
 
 // App carries the process's surroundings (streams, environment, directory).
@@ -49,8 +50,10 @@ func classify(err error) int {
 	switch {
 	case errors.Is(err, layers.ErrRequirementsRefused):
 		return exitcode.Refused
-	case errors.Is(err, layers.ErrInvalidConfig):
+	case errors.Is(err, layers.ErrInvalidConfig), errors.Is(err, sessionconfig.ErrInvalid):
 		return exitcode.Invalid
+	case errors.Is(err, sessionconfig.ErrUsage):
+		return exitcode.Usage
 	}
 	return exitcode.Error
 }

@@ -13,23 +13,15 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/oceancode/oceancode/agent"
-	"github.com/oceancode/oceancode/agent/childenv"
-	"github.com/oceancode/oceancode/agent/fsguard"
-	"github.com/oceancode/oceancode/agent/gate"
 	"github.com/oceancode/oceancode/agent/message"
 	"github.com/oceancode/oceancode/agent/permission"
 	"github.com/oceancode/oceancode/agent/provider"
 	"github.com/oceancode/oceancode/agent/provider/remote"
-	"github.com/oceancode/oceancode/agent/sandbox"
-	"github.com/oceancode/oceancode/agent/sandbox/egress"
 	"github.com/oceancode/oceancode/agent/session"
-	"github.com/oceancode/oceancode/agent/tools"
 	"github.com/oceancode/oceancode/internal/exitcode"
-	"github.com/oceancode/oceancode/internal/secret"
-	"github.com/oceancode/oceancode/internal/secretenv"
 	"github.com/oceancode/oceancode/internal/version"
 	"github.com/oceancode/oceancode/layers"
-	"github.com/oceancode/oceancode/provenance"
+	"github.com/oceancode/oceancode/sessionconfig"
 )
 
 func init() { extraCommands = append(extraCommands, newRunCmd) }
@@ -171,19 +163,7 @@ func runRun(ctx context.Context, app *App, o runOptions, prompt string) error {
 
 // runFlags are run's session-layer settings from its flags (doctor --policy
 // drives the same function for its flag paths).
-func runFlags(o runOptions) []layers.Setting {
-	var flags []layers.Setting
-	if o.mode != "" {
-		flags = append(flags, layers.Setting{Key: "permission_mode", Value: o.mode, Source: "flag:--permission-mode"})
-	}
-	if o.sandbox != "" {
-		flags = append(flags, layers.Setting{Key: "sandbox.mode", Value: o.sandbox, Source: "flag:--sandbox"})
-	}
-	if o.model != "" {
-		flags = append(flags, layers.Setting{Key: "model", Value: o.model, Source: "flag:--model"})
-	}
-	return flags
-}
+func runFlags(o runOptions) []layers.Setting { return o.request().Settings() }
 
 // TestHooks lets end-to-end tests reach inside a run (a panic at a chosen
 // event, to prove crash reports). Production code never sets it.
@@ -235,107 +215,35 @@ func (r *runState) finish(res agent.Result, err error) {
 }
 
 // buildRuntime turns the resolved configuration into the agent's plain
-// values: the gate, the model, the tools and their environment, the
-// session.
+// values (sessionconfig.Build: the gate, the model, the tools and their
+// environment) and opens the session.
 func buildRuntime(ctx context.Context, app *App, res *layers.Resolved, o runOptions, store *storeFuture, client *remote.Client, stopRun context.CancelCauseFunc) (*runState, error) {
 	rt := &runState{}
-	home := app.Getenv("HOME")
-	gc, err := gateConfig(res, o.agent, home)
-	if err != nil {
-		return nil, exitcode.With(exitcode.Invalid, err)
-	}
-	g, err := gate.New(gc)
-	if err != nil {
-		return nil, exitcode.With(exitcode.Invalid, err)
-	}
-	// A mode or sandbox asked for and downgraded by the requirements — from
-	// a flag, the environment, a config file or the agent's definition — is
-	// said so, on stderr and as a mode_change event: never silently.
-	for _, d := range announce(app.Stderr, downgrades(res, append(modeKeys(o.agent), sandboxKeys...))) {
-		rt.notices = append(rt.notices, d.event())
-	}
-	if err := secretenv.Err(); err != nil {
-		fmt.Fprintf(app.Stderr, "oceancode: warning: commands may read what this process could not hide: %v\n", err)
-	}
-	if ch := g.Engine().ModeChange(); ch.Downgraded() {
-		fmt.Fprintf(app.Stderr, "oceancode: permission mode %s is not available: %s; running in %s\n", ch.Requested, ch.Reason, ch.Effective)
-	}
-
-	model, _ := valueOf(res, "model").(string)
-	prov, modelName, err := providerFor(app, res, model, client)
-	if err != nil {
-		return nil, err
-	}
-
 	cwd, err := app.WorkDir()
 	if err != nil {
 		return nil, err
 	}
-	root := res.ProjectRoot
-	if root == "" {
-		root = cwd
-		gc.Boundary.ProjectRoot = cwd
+	sc, err := sessionconfig.Build(ctx, res, o.request(), sessionconfig.Host{
+		Getenv: app.Getenv, WorkDir: cwd,
+		Provider: func(cfg provider.Config) (provider.Provider, error) {
+			if err := client.Configure(cfg); err != nil {
+				return nil, err
+			}
+			return client, nil
+		},
+		Warn: func(line string) { fmt.Fprintf(app.Stderr, "oceancode: %s\n", line) },
+	})
+	if err != nil {
+		return nil, err
 	}
-	var pol sandbox.Policy
-	if err := decodeKey(res, "sandbox", &pol); err != nil {
-		return nil, exitcode.With(exitcode.Invalid, err)
-	}
-	pol.Workspace, pol.Dir = root, cwd
-	if pol.Confined() && pol.EffectiveNetwork() == sandbox.NetworkAllowlist {
-		px, err := egress.New(egress.Config{Allow: pol.AllowHosts})
-		if err != nil {
-			return nil, exitcode.With(exitcode.Invalid, fmt.Errorf("sandbox.allow_hosts: %w", err))
-		}
-		if err := px.Start(); err != nil {
-			return nil, fmt.Errorf("start the egress proxy: %w", err)
-		}
-		rt.closers = append(rt.closers, func() { px.Close() })
-		pol.Egress = px
-	}
-	var envCfg childenv.Config
-	if err := decodeKey(res, "child_env", &envCfg); err != nil {
-		return nil, exitcode.With(exitcode.Invalid, err)
-	}
-	tracker := &fsguard.Tracker{}
-	tracker.Start(time.Now())
-	env := &tools.Env{Boundary: gc.Boundary, Cwd: cwd, Tracker: tracker, Sandbox: pol,
-		ChildEnv: childenv.Compose(secretenv.Environ(), envCfg), Todos: &tools.TodoList{}}
-	if v, ok := intValue(res, "limits.timeout_s"); ok && o.timeout == 0 {
-		o.timeout = time.Duration(v) * time.Second
-	}
-	if v, ok := intValue(res, "limits.max_turns"); ok && o.maxTurns == 0 {
-		o.maxTurns = v
-	}
-	custom, _ := valueOf(res, provenance.KeyPath("agents", o.agent, "prompt")).(string)
-	rt.cfg = agent.Config{
-		Agent: o.agent, Model: modelName, Provider: prov, Gate: g, Env: env,
-		System:   agent.SystemPrompt(o.agent, custom, root, cwd, time.Now()),
-		Tools:    tools.Builtins(),
-		Auto:     o.auto,
-		MaxTurns: o.maxTurns, Timeout: o.timeout,
-		Redact: secretenv.Redact,
-	}
-	if v, ok := intValue(res, "limits.max_tokens"); ok {
-		rt.cfg.MaxTokens = v
-	}
-	// Sub-agents get the built-in tools only, never MCP or skill tools.
-	env.Task = func(ctx context.Context, name, prompt string) (string, error) {
-		sub := rt.cfg
-		sub.Agent = name
-		if name == "" {
-			sub.Agent = agent.Explore
-		}
-		sgc, err := gateConfig(res, sub.Agent, home)
+	rt.closers = append(rt.closers, sc.Close)
+	rt.cfg, rt.notices = sc.Turn, sc.Turn.Notices
+	rt.cfg.Env.Task = func(ctx context.Context, name, prompt string) (string, error) {
+		sub, err := sc.SubAgent(name)
 		if err != nil {
 			return "", err
 		}
-		sgc.Boundary = gc.Boundary
-		if sub.Gate, err = gate.New(sgc); err != nil {
-			return "", err
-		}
-		sub.System = agent.SystemPrompt(sub.Agent, "", root, cwd, time.Now())
-		sub.Tools = tools.Builtins()
-		sub.OnEvent = nil
+		sub.Env, sub.Approvals = rt.cfg.Env, rt.cfg.Approvals
 		r, err := agent.Run(ctx, sub, nil, prompt)
 		if len(r.Messages) > 0 {
 			return r.Messages[len(r.Messages)-1].TextOf(), err
@@ -358,75 +266,10 @@ func buildRuntime(ctx context.Context, app *App, res *layers.Resolved, o runOpti
 	return rt, nil
 }
 
-// providerFor picks the provider and model name from "PROVIDER/MODEL" and
-// the provider's configuration, and configures the model client with it;
-// the API key is read from the environment.
-func providerFor(app *App, res *layers.Resolved, model string, client *remote.Client) (provider.Provider, string, error) {
-	if model == "" {
-		return nil, "", exitcode.With(exitcode.Usage, errors.New("no model: pass --model PROVIDER/MODEL or set \"model\" in the config (see docs/providers.md)"))
-	}
-	name, modelName, ok := strings.Cut(model, "/")
-	if !ok || name == "" || modelName == "" {
-		return nil, "", exitcode.With(exitcode.Usage, fmt.Errorf("model %q: want PROVIDER/MODEL, e.g. anthropic/claude-sonnet-4-5 or local/qwen3-coder", model))
-	}
-	var pc struct {
-		Type      string            `json:"type"`
-		BaseURL   string            `json:"base_url"`
-		APIKeyEnv string            `json:"api_key_env"`
-		Headers   map[string]string `json:"headers"`
-		Stream    *bool             `json:"stream"`
-	}
-	if err := decodeKey(res, provenance.KeyPath("provider", name), &pc); err != nil {
-		return nil, "", exitcode.With(exitcode.Invalid, err)
-	}
-	if pc.Type == "" {
-		switch name {
-		case "anthropic", "openai":
-			pc.Type = name
-		default:
-			return nil, "", exitcode.With(exitcode.Usage, fmt.Errorf("model %q: no provider %q is configured: add \"provider\": {%q: {\"type\": \"openai\", \"base_url\": …}} (see docs/providers.md)", model, name, name))
-		}
-	}
-	if pc.APIKeyEnv == "" {
-		pc.APIKeyEnv = defaultKeyEnv(pc.Type)
-	}
-	cfg := provider.Config{Type: pc.Type, BaseURL: pc.BaseURL, Headers: pc.Headers, Stream: pc.Stream == nil || *pc.Stream}
-	if pc.APIKeyEnv != "" {
-		if secret.LooksLikeKey(pc.APIKeyEnv) {
-			return nil, "", exitcode.With(exitcode.Invalid, fmt.Errorf("provider %q: api_key_env holds what looks like an API key, not the name of an environment variable: put the key in a variable (export %s=…) and name that variable here", name, defaultKeyEnv(pc.Type)))
-		}
-		cfg.APIKey = app.Getenv(pc.APIKeyEnv)
-		// The key's variable leaves the environment children see, even
-		// when its name does not look secret.
-		secretenv.Hide(pc.APIKeyEnv)
-		secretenv.Remember(cfg.APIKey)
-	}
-	switch pc.Type {
-	case "anthropic", "openai":
-	default:
-		return nil, "", exitcode.With(exitcode.Invalid, fmt.Errorf("provider %q: type %q: %w (want anthropic or openai)", name, pc.Type, provider.ErrUnknownType))
-	}
-	if err := client.Configure(cfg); err != nil {
-		return nil, "", err
-	}
-	return client, modelName, nil
-}
-
-// defaultKeyEnv is the variable a provider type's key is read from when
-// api_key_env does not say.
-func defaultKeyEnv(typ string) string {
-	return map[string]string{"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}[typ]
-}
-
-func intValue(r *layers.Resolved, key string) (int, bool) {
-	switch v := valueOf(r, key).(type) {
-	case json.Number:
-		n, err := v.Int64()
-		return int(n), err == nil
-	case int:
-		return v, true
-	}
-	return 0, false
+// request is the session run asks for, from its flags.
+func (o runOptions) request() sessionconfig.Request {
+	return sessionconfig.Request{Agent: o.agent, Model: o.model, PermissionMode: o.mode, Sandbox: o.sandbox,
+		Auto: o.auto, MaxTurns: o.maxTurns, Timeout: o.timeout}
 }
 
 // renderer writes a run's events in the chosen format.
