@@ -65,6 +65,9 @@ type item struct {
 type turnResult struct {
 	res agent.Result
 	err error
+	// panicked is a panic of the turn, handed to the Run waiting for it so
+	// that it surfaces on the caller's goroutine (its crash report).
+	panicked any
 }
 
 // Start creates (or resumes) a session. It returns at once; the session
@@ -284,6 +287,9 @@ func (s *Session) Run(ctx context.Context, prompt string) (agent.Result, error) 
 		return agent.Result{}, err
 	}
 	r := <-it.done
+	if r.panicked != nil {
+		panic(r.panicked)
+	}
 	if err := s.Err(); err != nil {
 		return r.res, err
 	}
@@ -319,14 +325,7 @@ func (s *Session) loop() {
 		if it.ctx != nil {
 			stopAfter = context.AfterFunc(it.ctx, func() { cancel(context.Cause(it.ctx)) })
 		}
-		var r turnResult
-		if s.rec != nil && s.rec.isReady() && s.rec.err != nil {
-			r.res, r.err = agent.Result{Messages: history, StopReason: string(StopError)}, s.rec.err
-		} else if it.cont {
-			r.res, r.err = agent.Continue(ctx, cfg, history)
-		} else {
-			r.res, r.err = agent.Run(ctx, cfg, history, it.prompt)
-		}
+		r := s.turn(ctx, it, cfg, history)
 		if stopAfter != nil {
 			stopAfter()
 		}
@@ -344,6 +343,30 @@ func (s *Session) loop() {
 		s.dropResumedAsks()
 		it.done <- r
 	}
+}
+
+// turn runs one queued item. A panic of a turn that Run waits for is handed
+// to Run (this goroutine then stops for good: the process is going down);
+// one without a waiting Run goes on panicking here.
+func (s *Session) turn(ctx context.Context, it *item, cfg agent.Config, history []message.Message) (r turnResult) {
+	defer func() {
+		if p := recover(); p != nil {
+			if it.ctx == nil {
+				panic(p)
+			}
+			it.done <- turnResult{panicked: p}
+			select {}
+		}
+	}()
+	switch {
+	case s.rec != nil && s.rec.isReady() && s.rec.err != nil:
+		r.res, r.err = agent.Result{Messages: history, StopReason: string(StopError)}, s.rec.err
+	case it.cont:
+		r.res, r.err = agent.Continue(ctx, cfg, history)
+	default:
+		r.res, r.err = agent.Run(ctx, cfg, history, it.prompt)
+	}
+	return r
 }
 
 // turnEvent is the turn loop's OnEvent.

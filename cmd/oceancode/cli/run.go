@@ -20,6 +20,7 @@ import (
 	"github.com/oceancode/oceancode/agent/permission"
 	"github.com/oceancode/oceancode/agent/provider"
 	"github.com/oceancode/oceancode/agent/provider/remote"
+	"github.com/oceancode/oceancode/agent/runner"
 	"github.com/oceancode/oceancode/agent/sandbox"
 	"github.com/oceancode/oceancode/agent/sandbox/egress"
 	"github.com/oceancode/oceancode/agent/session"
@@ -113,8 +114,6 @@ func runRun(ctx context.Context, app *App, o runOptions, prompt string) error {
 	if o.session != "" {
 		store = openStoreAsync(ctx, app)
 	}
-	ctx, stopRun := context.WithCancelCause(ctx)
-	defer stopRun(nil)
 	res, err := loadConfig(app, flags)
 	if err != nil {
 		store.discard()
@@ -125,36 +124,45 @@ func runRun(ctx context.Context, app *App, o runOptions, prompt string) error {
 		store.discard()
 		return err
 	}
-	rt, err := buildRuntime(ctx, app, res, o, store, client, stopRun)
+	rt, err := buildRuntime(ctx, app, res, o, client)
 	if err != nil {
 		store.discard()
 		return err
 	}
 	defer rt.close()
-	// A panic leaves a crash report (no secrets) before the process dies of
-	// it; the session stays marked running, so doctor lists it as orphaned.
-	defer session.Recover(crashDir(app), version.String(), rt.currentID)
 
 	out := newRenderer(app, o.format)
-	events := func(e agent.Event) {
-		out.event(e)
-		rt.record(e)
-		if TestHooks.OnEvent != nil {
-			TestHooks.OnEvent(e)
-		}
+	opts := runner.Options{Turn: rt.cfg, SubAgent: rt.subAgent, Resume: o.session,
+		OnEvent: func(e runner.Event) {
+			out.event(e.Event)
+			if TestHooks.OnEvent != nil {
+				TestHooks.OnEvent(e.Event)
+			}
+		}}
+	opts.Turn.Notices = rt.notices // emitted after start, with their time
+	if store != nil {
+		opts.OpenStore = func(context.Context) (*session.Store, error) { return store.get() }
+	} else {
+		opts.OpenStore = func(ctx context.Context) (*session.Store, error) { return openStore(ctx, app) }
+		opts.CreateAfter = client.Sent()
 	}
-	rt.cfg.Notices = rt.notices // emitted after start, with their time
-	rt.cfg.OnEvent = events
-	if rt.rec != nil {
-		rt.cfg.OnMessage = rt.rec.message
+	sess, err := runner.Start(ctx, opts)
+	if errors.Is(err, session.ErrNotFound) {
+		return exitcode.With(exitcode.Usage, fmt.Errorf("--session %s: no such session ('oceancode session list' shows them)", o.session))
+	} else if err != nil {
+		return err
 	}
-	result, runErr := agent.Run(ctx, rt.cfg, rt.history, prompt)
-	rt.finish(result, runErr)
-	if rt.rec != nil && rt.rec.openErr != nil {
+	// A panic leaves a crash report (no secrets) before the process dies of
+	// it; the session stays marked running, so doctor lists it as orphaned.
+	defer session.Recover(crashDir(app), version.String(), sess.CurrentID)
+
+	result, runErr := sess.Run(ctx, prompt)
+	_ = sess.Close() // a write that failed loses a record of the run, not the run
+	if err := sess.Err(); err != nil {
 		// The session could not be recorded: the run was stopped for it.
-		return rt.rec.openErr
+		return err
 	}
-	out.finish(result, rt.sessionID(), runErr)
+	out.finish(result, sess.ID(), runErr)
 	switch {
 	case runErr != nil && ctx.Err() != nil:
 		return &exitcode.Err{Code: exitcode.Interrupted, Err: runErr, Silent: true}
@@ -194,10 +202,10 @@ var TestHooks struct {
 // runState is everything a run holds open.
 type runState struct {
 	cfg     agent.Config
-	history []message.Message
 	notices []agent.Event
-	rec     *recorder
-	closers []func()
+	// subAgent is the task tool's sub-agent config (runner.Options.SubAgent).
+	subAgent func(name string) (agent.Config, error)
+	closers  []func()
 }
 
 func (r *runState) close() {
@@ -206,38 +214,10 @@ func (r *runState) close() {
 	}
 }
 
-// sessionID is the run's session ("" without one), once it exists.
-func (r *runState) sessionID() string {
-	if r.rec == nil {
-		return ""
-	}
-	return r.rec.sessionID()
-}
-
-// currentID is the session's ID if it exists yet (for a crash report).
-func (r *runState) currentID() string {
-	if r.rec == nil {
-		return ""
-	}
-	return r.rec.currentID()
-}
-
-func (r *runState) record(e agent.Event) {
-	if r.rec != nil {
-		r.rec.event(e)
-	}
-}
-
-func (r *runState) finish(res agent.Result, err error) {
-	if r.rec != nil {
-		r.rec.finish(res, err)
-	}
-}
-
 // buildRuntime turns the resolved configuration into the agent's plain
 // values: the gate, the model, the tools and their environment, the
 // session.
-func buildRuntime(ctx context.Context, app *App, res *layers.Resolved, o runOptions, store *storeFuture, client *remote.Client, stopRun context.CancelCauseFunc) (*runState, error) {
+func buildRuntime(ctx context.Context, app *App, res *layers.Resolved, o runOptions, client *remote.Client) (*runState, error) {
 	rt := &runState{}
 	home := app.Getenv("HOME")
 	gc, err := gateConfig(res, o.agent, home)
@@ -319,7 +299,7 @@ func buildRuntime(ctx context.Context, app *App, res *layers.Resolved, o runOpti
 		rt.cfg.MaxTokens = v
 	}
 	// Sub-agents get the built-in tools only, never MCP or skill tools.
-	env.Task = func(ctx context.Context, name, prompt string) (string, error) {
+	rt.subAgent = func(name string) (agent.Config, error) {
 		sub := rt.cfg
 		sub.Agent = name
 		if name == "" {
@@ -327,34 +307,17 @@ func buildRuntime(ctx context.Context, app *App, res *layers.Resolved, o runOpti
 		}
 		sgc, err := gateConfig(res, sub.Agent, home)
 		if err != nil {
-			return "", err
+			return sub, err
 		}
 		sgc.Boundary = gc.Boundary
 		if sub.Gate, err = gate.New(sgc); err != nil {
-			return "", err
+			return sub, err
 		}
 		sub.System = agent.SystemPrompt(sub.Agent, "", root, cwd, time.Now())
 		sub.Tools = tools.Builtins()
-		sub.OnEvent = nil
-		r, err := agent.Run(ctx, sub, nil, prompt)
-		if len(r.Messages) > 0 {
-			return r.Messages[len(r.Messages)-1].TextOf(), err
-		}
-		return "", err
+		sub.Env = nil // the session's
+		return sub, nil
 	}
-
-	var rec *recorder
-	if o.session != "" {
-		if rec, err = resumeRecorder(ctx, store, o); err != nil {
-			rt.close()
-			return nil, err
-		}
-	} else {
-		rec = startRecorder(ctx, app, rt.cfg, client.Sent(), stopRun)
-	}
-	rt.rec, rt.history = rec, rec.history
-	rt.cfg.Approvals = rec.approvals
-	rt.closers = append(rt.closers, rec.close)
 	return rt, nil
 }
 
