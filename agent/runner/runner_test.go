@@ -19,7 +19,9 @@ import (
 	"github.com/oceancode/oceancode/agent/session"
 )
 
-func bash(cmd string) providertest.Turn { return providertest.Call("bash", map[string]string{"command": cmd}) }
+func bash(cmd string) providertest.Turn {
+	return providertest.Call("bash", map[string]string{"command": cmd})
+}
 
 // TestTurnsInOrder: prompts sent at once run one after another on one
 // conversation; every event is numbered 1, 2, … and stored with its number
