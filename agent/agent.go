@@ -117,6 +117,15 @@ type Result struct {
 	Denied int
 }
 
+// The stop reasons the loop sets itself (Result.StopReason); otherwise it
+// is the model's own (end_turn, max_tokens, …).
+const (
+	StopMaxTurns  = "max_turns"
+	StopCancelled = "cancelled"
+	StopTimeout   = "timeout"
+	StopError     = "error"
+)
+
 // ErrMaxTurns is returned when the run hit MaxTurns.
 var ErrMaxTurns = errors.New("agent: the run reached its turn limit")
 
@@ -226,7 +235,7 @@ func loop(ctx context.Context, c Config, history []message.Message, prompt *stri
 			return done(err)
 		}
 	}
-	res.StopReason = "max_turns"
+	res.StopReason = StopMaxTurns
 	r.emit(Event{Type: EventDone, StopReason: res.StopReason, Usage: &res.Usage})
 	return res, ErrMaxTurns
 }
@@ -431,9 +440,9 @@ func (r *run) names() []string {
 func stopReason(ctx context.Context, err error) string {
 	switch {
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return "timeout"
+		return StopTimeout
 	case errors.Is(err, context.Canceled) || errors.Is(ctx.Err(), context.Canceled):
-		return "cancelled"
+		return StopCancelled
 	}
-	return "error"
+	return StopError
 }

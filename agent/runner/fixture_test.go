@@ -50,7 +50,7 @@ func TestMain(m *testing.M) {
 // over a temporary workspace (bash asks, file reads are allowed), the
 // built-in tools and a session store in a temporary state directory.
 type fixture struct {
-	t     *testing.T
+	t     testing.TB
 	srv   *providertest.Server
 	dir   string
 	db    string
@@ -59,7 +59,7 @@ type fixture struct {
 	mode  permission.Mode
 }
 
-func newFixture(t *testing.T, turns ...providertest.Turn) *fixture {
+func newFixture(t testing.TB, turns ...providertest.Turn) *fixture {
 	t.Helper()
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {

@@ -137,10 +137,10 @@ type StopReason string
 // Stop reasons.
 const (
 	StopEndTurn   StopReason = "end_turn" // the model stopped (its own reason is kept in the done event)
-	StopMaxTurns  StopReason = "max_turns"
-	StopCancelled StopReason = "cancelled"
-	StopTimeout   StopReason = "timeout"
-	StopError     StopReason = "error"
+	StopMaxTurns  StopReason = agent.StopMaxTurns
+	StopCancelled StopReason = agent.StopCancelled
+	StopTimeout   StopReason = agent.StopTimeout
+	StopError     StopReason = agent.StopError
 )
 
 // Status is the session record's status after a turn that stopped for r.
@@ -154,16 +154,18 @@ func (r StopReason) Status() session.Status {
 	return session.Failed
 }
 
-// stopOf types a turn's end.
+// stopOf types a turn's end: the loop's own reasons map one to one, and a
+// turn without an error ended because the model stopped.
 func stopOf(res agent.Result, err error) StopReason {
-	switch {
-	case err == nil:
+	if err == nil {
 		return StopEndTurn
-	case errors.Is(err, agent.ErrMaxTurns):
+	}
+	switch res.StopReason {
+	case agent.StopMaxTurns:
 		return StopMaxTurns
-	case res.StopReason == string(StopCancelled):
+	case agent.StopCancelled:
 		return StopCancelled
-	case res.StopReason == string(StopTimeout):
+	case agent.StopTimeout:
 		return StopTimeout
 	}
 	return StopError

@@ -606,3 +606,43 @@ func TestSubAgent(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+func TestStopReasonStatus(t *testing.T) {
+	for _, tc := range []struct {
+		r    runner.StopReason
+		want session.Status
+	}{
+		{runner.StopEndTurn, session.Completed},
+		{runner.StopCancelled, session.Interrupted},
+		{runner.StopTimeout, session.Interrupted},
+		{runner.StopMaxTurns, session.Failed},
+		{runner.StopError, session.Failed},
+	} {
+		if got := tc.r.Status(); got != tc.want {
+			t.Errorf("%s: status %s, want %s", tc.r, got, tc.want)
+		}
+	}
+}
+
+// TestTimeoutAndMaxTurns: the turn's limits give typed stop reasons and
+// the record's status.
+func TestTimeoutAndMaxTurns(t *testing.T) {
+	f := newFixture(t, providertest.Turn{Text: "slow", Delay: providertest.Duration(time.Minute)}, bash("true"), bash("true"))
+	o := f.options()
+	o.Turn.Timeout = 200 * time.Millisecond
+	s := f.start(o)
+	if _, err := s.Run(context.Background(), "slow"); err == nil || s.State().StopReason != runner.StopTimeout {
+		t.Errorf("timeout: %v, %s", err, s.State().StopReason)
+	}
+	o = f.options()
+	o.Turn.MaxTurns = 1
+	s = f.start(o)
+	if _, err := s.Run(context.Background(), "loop"); !errors.Is(err, agent.ErrMaxTurns) || s.State().StopReason != runner.StopMaxTurns {
+		t.Errorf("max turns: %v, %s", err, s.State().StopReason)
+	}
+	id := s.ID()
+	s.Close()
+	if rec, _ := f.store.Get(context.Background(), id); rec.Status != session.Failed {
+		t.Errorf("status after max turns: %s", rec.Status)
+	}
+}

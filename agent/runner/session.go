@@ -147,11 +147,11 @@ func (s *Session) resume(ctx context.Context) error {
 		return err
 	}
 	if _, err := st.Get(ctx, id); err != nil {
-		return fmt.Errorf("runner: resume session %s: %w", id, err)
+		return fmt.Errorf("resume session %s: %w", id, err)
 	}
 	lease, err := st.Claim(ctx, id)
 	if err != nil {
-		return fmt.Errorf("runner: resume session %s: %w", id, err)
+		return fmt.Errorf("resume session %s: %w", id, err)
 	}
 	s.rec.lease, s.rec.id = lease, id
 	fail := func(err error) error {
@@ -196,7 +196,7 @@ func (s *Session) resume(ctx context.Context) error {
 			}
 			var pa PendingAsk
 			if err := json.Unmarshal(sa.Body, &pa); err != nil {
-				return fail(fmt.Errorf("runner: resume session %s: ask %s: %w", id, sa.ID, err))
+				return fail(fmt.Errorf("resume session %s: ask %s: %w", id, sa.ID, err))
 			}
 			a := newAsk(pa, true)
 			if sa.Status == session.AskAnswered {
