@@ -143,29 +143,39 @@ func (s *Store) AppendEvents(ctx context.Context, id string, evs []Event) error 
 			return opErr("append events", id, fmt.Errorf("event %d %s: data is not valid JSON", e.Seq, e.Type))
 		}
 	}
+	st, err := s.appendEventSeq.get(ctx, s.db, appendEventSeqSQL)
+	if err != nil {
+		return opErr("append events", id, err)
+	}
+	exec := func(st *sql.Stmt, e Event) error {
+		at := e.At
+		if at.IsZero() {
+			at = time.Now()
+		}
+		var data any // a nil RawMessage is stored as NULL
+		if e.Data != nil {
+			data = []byte(e.Data)
+		}
+		_, err := st.ExecContext(ctx, id, e.Seq, at.UnixNano(), e.Type, data)
+		if isForeignKey(err) {
+			err = ErrNotFound
+		}
+		return err
+	}
+	if len(evs) == 1 { // autocommit: one statement, one transaction
+		if err := exec(st, evs[0]); err != nil {
+			return opErr("append events", id, err)
+		}
+		return nil
+	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return opErr("append events", id, err)
 	}
 	defer rollback(tx)
-	st, err := tx.PrepareContext(ctx, `INSERT INTO events (session_id, seq, at, type, data) VALUES (?, ?, ?, ?, ?)`)
-	if err != nil {
-		return opErr("append events", id, err)
-	}
-	defer st.Close()
+	txst := tx.StmtContext(ctx, st)
 	for _, e := range evs {
-		at := e.At
-		if at.IsZero() {
-			at = time.Now()
-		}
-		var data any
-		if e.Data != nil {
-			data = []byte(e.Data)
-		}
-		if _, err := st.ExecContext(ctx, id, e.Seq, at.UnixNano(), e.Type, data); err != nil {
-			if isForeignKey(err) {
-				err = ErrNotFound
-			}
+		if err := exec(txst, e); err != nil {
 			return opErr("append events", id, err)
 		}
 	}
@@ -174,6 +184,8 @@ func (s *Store) AppendEvents(ctx context.Context, id string, evs []Event) error 
 	}
 	return nil
 }
+
+const appendEventSeqSQL = `INSERT INTO events (session_id, seq, at, type, data) VALUES (?, ?, ?, ?, ?)`
 
 // LastEventSeq is the highest sequence number of a session's events (0
 // without any).
