@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/oceancode/oceancode/agent"
+	"github.com/oceancode/oceancode/agent/permission"
 	"github.com/oceancode/oceancode/agent/provider/providertest"
 	"github.com/oceancode/oceancode/agent/runner"
 )
@@ -18,9 +19,47 @@ import (
 // streamed answers from the loopback model; p50 and p99 in µs, with a
 // second subscriber attached and the session recorded in SQLite.
 func BenchmarkEmitToSubscriber(b *testing.B) {
+	b.Run("recorded", func(b *testing.B) { benchEmit(b, true) })
+	b.Run("unrecorded", func(b *testing.B) { benchEmit(b, false) })
+	b.Run("one-at-a-time", benchHop)
+}
+
+// benchHop: one event at a time (a live mode switch's mode_change), so the
+// figure is the hop itself, without a backlog of streamed deltas.
+func benchHop(b *testing.B) {
+	f := newFixture(b)
+	s, err := runner.Start(context.Background(), f.options())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	u, err := s.Subscribe(0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	modes := []permission.Mode{permission.AcceptEdits, permission.Default}
+	lat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := s.SetMode(modes[i%2]); err != nil {
+			b.Fatal(err)
+		}
+		ev := <-u.C()
+		lat = append(lat, time.Since(ev.Event.Time))
+	}
+	b.StopTimer()
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds())/1e3, "p50-µs")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds())/1e3, "p99-µs")
+}
+
+func benchEmit(b *testing.B, recorded bool) {
 	const words = 200
 	f := newFixture(b)
 	o := f.options()
+	if !recorded {
+		o.Store = nil
+	}
 	s, err := runner.Start(context.Background(), o)
 	if err != nil {
 		b.Fatal(err)
@@ -58,8 +97,9 @@ func BenchmarkEmitToSubscriber(b *testing.B) {
 	b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds())/1e3, "p99-µs")
 }
 
-// BenchmarkSessionMemory: the heap one idle recorded session holds after
-// one turn (its history, ring of events, buffers), over 50 sessions.
+// BenchmarkSessionMemory: the heap and the goroutines one idle recorded
+// session holds after one turn (its history, ring of events, buffers), over
+// 50 sessions sharing one model client and one store.
 func BenchmarkSessionMemory(b *testing.B) {
 	const n = 50
 	for i := 0; i < b.N; i++ {
@@ -68,13 +108,19 @@ func BenchmarkSessionMemory(b *testing.B) {
 		for j := 0; j < n; j++ {
 			f.srv.Add(providertest.Text(strings.Repeat("word ", 50)))
 		}
+		o := f.options()
+		warm, _ := runner.Start(context.Background(), o) // the model client's connection, the store's statements
+		f.srv.Add(providertest.Text("warm"))
+		warm.Run(context.Background(), "go")
+		warm.Close()
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
+		g0 := runtime.NumGoroutine()
 		b.StartTimer()
 		var ss []*runner.Session
 		for j := 0; j < n; j++ {
-			s, err := runner.Start(context.Background(), f.options())
+			s, err := runner.Start(context.Background(), o)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -87,7 +133,7 @@ func BenchmarkSessionMemory(b *testing.B) {
 		runtime.GC()
 		runtime.ReadMemStats(&after)
 		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/n/1024, "KiB/session")
-		b.ReportMetric(float64(runtime.NumGoroutine()), "goroutines")
+		b.ReportMetric(float64(runtime.NumGoroutine()-g0)/n, "goroutines/session")
 		for _, s := range ss {
 			s.Close()
 		}

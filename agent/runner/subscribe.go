@@ -9,7 +9,8 @@ import (
 
 // Subscription is one client's view of a session's events: those it asked
 // to replay, then every new one, in Seq order, through its own bounded
-// buffer.
+// buffer (the replay does not count against it: a subscriber is dropped
+// when the live events waiting for it exceed Options.Buffer).
 type Subscription struct {
 	s      *Session
 	c      chan Event
@@ -20,6 +21,7 @@ type Subscription struct {
 
 	mu     sync.Mutex
 	q      []Event
+	replay int   // how many of q's first events are the replay (not counted against max)
 	ending bool  // the session closed: deliver what is queued, then close
 	endErr error // the reason given with ending
 	err    error
@@ -63,7 +65,7 @@ func (u *Subscription) push(ev Event) bool {
 	default:
 	}
 	u.mu.Lock()
-	if len(u.q) >= u.max {
+	if len(u.q)-u.replay >= u.max {
 		u.mu.Unlock()
 		u.stop(ErrLagged)
 		return false
@@ -110,6 +112,9 @@ func (u *Subscription) pump() {
 		ev := u.q[0]
 		u.q[0] = Event{}
 		u.q = u.q[1:]
+		if u.replay > 0 {
+			u.replay--
+		}
 		u.mu.Unlock()
 		select {
 		case u.c <- ev:
@@ -177,6 +182,7 @@ func (s *Session) subscribeLocked(old []Event, after int64) *Subscription {
 	if i := after + 1 - s.ringFirst; i < int64(len(s.ring)) {
 		u.q = append(u.q, s.ring[i:]...)
 	}
+	u.replay = len(u.q)
 	s.subs[u] = struct{}{}
 	go u.pump()
 	return u
