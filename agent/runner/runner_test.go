@@ -646,3 +646,91 @@ func TestTimeoutAndMaxTurns(t *testing.T) {
 		t.Errorf("status after max turns: %s", rec.Status)
 	}
 }
+
+// TestFirstAnswerWins: clients answering the same ask at once: one wins,
+// every other gets the winner's answer back.
+func TestFirstAnswerWins(t *testing.T) {
+	f := newFixture(t, bash("echo x > x.txt"), providertest.Text("done"))
+	s := f.start(f.options())
+	u, _ := s.Subscribe(0)
+	s.Send("go")
+	evs := until(t, u, agent.EventAsk)
+	id := evs[len(evs)-1].Event.Ask.ID
+	const n = 8
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a := agent.Once
+			if i%2 == 1 {
+				a = agent.Deny
+			}
+			errs[i] = s.Answer(id, runner.Reply{Answer: a, By: "client-" + itoa(int64(i))})
+		}()
+	}
+	wg.Wait()
+	winner := -1
+	for i, err := range errs {
+		if err == nil {
+			if winner >= 0 {
+				t.Fatalf("two answers won: %d and %d", winner, i)
+			}
+			winner = i
+		}
+	}
+	if winner < 0 {
+		t.Fatalf("no answer won: %v", errs)
+	}
+	for i, err := range errs {
+		var ae *runner.AnsweredError
+		if i != winner && (!errors.As(err, &ae) || ae.First.By != "client-"+itoa(int64(winner))) {
+			t.Errorf("answer %d: %v", i, err)
+		}
+	}
+	resolved := 0
+	for _, ev := range until(t, u, agent.EventDone) {
+		if ev.Event.Type == agent.EventResolved {
+			resolved++
+		}
+	}
+	if resolved != 1 {
+		t.Errorf("%d resolved events", resolved)
+	}
+}
+
+// TestResumeAnsweredAsk: an ask answered in the store (by a process that
+// stopped before running the call) settles the call when the session is
+// resumed: nothing is asked again.
+func TestResumeAnsweredAsk(t *testing.T) {
+	f := newFixture(t, bash("echo settled > s.txt"))
+	s := f.start(f.options())
+	u, _ := s.Subscribe(0)
+	s.Send("go")
+	evs := until(t, u, agent.EventAsk)
+	a := evs[len(evs)-1].Event.Ask
+	id := s.ID()
+	s.Close()
+	if err := f.store.AnswerAsk(context.Background(), id, a.ID, "once", "", "elsewhere"); err != nil {
+		t.Fatal(err)
+	}
+	f2 := newFixture(t, providertest.Text("finished"))
+	f2.dir, f2.db = f.dir, f.db
+	o := f2.options()
+	o.Store = f2.openStore()
+	o.Resume = id
+	s2 := f2.start(o)
+	if p := s2.Pending(); len(p) != 0 {
+		t.Errorf("pending after resume = %+v", p)
+	}
+	u2, _ := s2.Subscribe(s2.LastSeq())
+	for _, ev := range until(t, u2, agent.EventDone) {
+		if ev.Event.Type == agent.EventAsk {
+			t.Errorf("asked again: %+v", ev.Event.Ask)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(f.dir, "s.txt")); err != nil || string(b) != "settled\n" {
+		t.Errorf("the call did not run: %q, %v", b, err)
+	}
+}
