@@ -75,9 +75,10 @@ type Options struct {
 	// that falls further behind is dropped (its channel closes, Err() ==
 	// ErrLagged); it never blocks the session.
 	Buffer int
-	// OnEvent, if set, receives every event in order on the goroutine that
-	// emitted it, before the subscribers do; it must return quickly (run
-	// renders with it, so its output keeps the turn's pace and cannot lag).
+	// OnEvent, if set, receives every event in Seq order on the goroutine
+	// that emitted it; it must return quickly (run renders with it, so its
+	// output keeps the turn's pace and cannot lag). It may call the
+	// Session's methods except those that emit (SetMode, Answer, Abort).
 	OnEvent func(Event)
 }
 

@@ -734,3 +734,36 @@ func TestResumeAnsweredAsk(t *testing.T) {
 		t.Errorf("the call did not run: %q, %v", b, err)
 	}
 }
+
+// TestOnEvent: the synchronous hook sees every event in Seq order, on the
+// emitting goroutine, and may read the session's state.
+func TestOnEvent(t *testing.T) {
+	f := newFixture(t, bash("true"), providertest.Text("done"))
+	o := f.options()
+	var s *runner.Session
+	var seqs []int64
+	var mu sync.Mutex
+	o.OnEvent = func(ev runner.Event) {
+		if st := s.State(); st.LastSeq < ev.Seq {
+			t.Errorf("state's LastSeq %d behind event %d", st.LastSeq, ev.Seq)
+		}
+		mu.Lock()
+		seqs = append(seqs, ev.Seq)
+		mu.Unlock()
+	}
+	s = f.start(o)
+	if _, err := s.Run(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	for i, q := range seqs {
+		if q != int64(i+1) {
+			t.Fatalf("OnEvent got %v", seqs)
+		}
+	}
+	if int64(len(seqs)) != s.LastSeq() {
+		t.Errorf("OnEvent got %d of %d events", len(seqs), s.LastSeq())
+	}
+}

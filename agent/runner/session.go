@@ -35,6 +35,7 @@ type Session struct {
 	loopDone  chan struct{}
 	wake      chan struct{}
 
+	onMu       sync.Mutex // held while Options.OnEvent runs, taken before mu is let go
 	mu         sync.Mutex
 	seq        int64
 	ring       []Event // the newest events; ring[0].Seq == ringFirst
@@ -423,7 +424,6 @@ func (s *Session) emit(e agent.Event) {
 	}
 	data := s.encode(e)
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.seq++
 	ev := Event{Seq: s.seq, Event: e, Data: data}
 	s.ring = append(s.ring, ev)
@@ -431,14 +431,21 @@ func (s *Session) emit(e agent.Event) {
 	if s.rec != nil {
 		s.rec.event(ev)
 	}
-	if s.o.OnEvent != nil {
-		s.o.OnEvent(ev)
-	}
 	for u := range s.subs {
 		if !u.push(ev) {
 			delete(s.subs, u)
 		}
 	}
+	if s.o.OnEvent == nil {
+		s.mu.Unlock()
+		return
+	}
+	// Hand over hand: OnEvent sees the events in Seq order, and may call
+	// the session's methods (not emit events itself).
+	s.onMu.Lock()
+	s.mu.Unlock()
+	defer s.onMu.Unlock()
+	s.o.OnEvent(ev)
 }
 
 // trim drops the oldest events beyond ringMax that the store holds (all of
