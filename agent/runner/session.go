@@ -406,14 +406,41 @@ func redactMessage(m message.Message, redact func(string) string) message.Messag
 }
 
 // encode is an event's JSON as stored and sent: the stream-json encoding
-// (">" stays ">"), its text redacted.
+// (">" stays ">"), its text redacted. A tool call whose input is not valid
+// JSON (as a model may send it) carries the input as a JSON string instead,
+// so every event has valid JSON.
 func (s *Session) encode(e agent.Event) json.RawMessage {
 	e.Text = s.cfg.Redact(e.Text)
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	_ = enc.Encode(e)
+	if err := enc.Encode(e); err != nil {
+		buf.Reset()
+		if e.ToolCall != nil {
+			c := *e.ToolCall
+			c.Input = quoteInput(c.Input)
+			e.ToolCall = &c
+		}
+		if e.Ask != nil {
+			a := *e.Ask
+			a.Input = quoteInput(a.Input)
+			e.Ask = &a
+		}
+		if err := enc.Encode(e); err != nil {
+			buf.Reset()
+			_ = enc.Encode(agent.Event{Type: e.Type, Time: e.Time, Text: "event not encodable: " + err.Error()})
+		}
+	}
 	return json.RawMessage(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+}
+
+// quoteInput is b if it is valid JSON, else b as a JSON string.
+func quoteInput(b json.RawMessage) json.RawMessage {
+	if b == nil || json.Valid(b) {
+		return b
+	}
+	q, _ := json.Marshal(string(b))
+	return q
 }
 
 // emit numbers an event, keeps it for replay, queues it for the store and
