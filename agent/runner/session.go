@@ -16,9 +16,13 @@ import (
 	"github.com/oceancode/oceancode/agent/tools"
 )
 
-// ringMax is how many recorded events a session keeps in memory for replay
-// (events not yet in the store are always kept).
-const ringMax = 4096
+// The in-memory ring a session replays from keeps at most ringMax events
+// and ringMaxBytes of their JSON (older ones are read from the store);
+// events not yet in the store are always kept.
+const (
+	ringMax      = 2048
+	ringMaxBytes = 1 << 20
+)
 
 // errAborted is the cause a turn stopped by Abort carries.
 var errAborted = errors.New("aborted")
@@ -38,8 +42,10 @@ type Session struct {
 	onMu       sync.Mutex // held while Options.OnEvent runs, taken before mu is let go
 	mu         sync.Mutex
 	seq        int64
-	ring       []Event // the newest events; ring[0].Seq == ringFirst
+	ring       []Event // the newest events are ring[head:]; ring[head].Seq == ringFirst
+	head       int
 	ringFirst  int64
+	ringBytes  int // of ring[head:]'s Data
 	subs       map[*Subscription]struct{}
 	queue      []*item
 	running    *item
@@ -454,6 +460,7 @@ func (s *Session) emit(e agent.Event) {
 	s.seq++
 	ev := Event{Seq: s.seq, Event: e, Data: data}
 	s.ring = append(s.ring, ev)
+	s.ringBytes += len(data)
 	s.trim()
 	if s.rec != nil {
 		s.rec.event(ev)
@@ -475,28 +482,34 @@ func (s *Session) emit(e agent.Event) {
 	s.o.OnEvent(ev)
 }
 
-// trim drops the oldest events beyond ringMax that the store holds (all of
-// them beyond ringMax when nothing is recorded). Called with mu held.
+// trim drops the oldest events beyond the ring's bounds that the store
+// holds (all of them beyond the bounds when nothing is recorded). Called
+// with mu held.
 func (s *Session) trim() {
-	n := len(s.ring) - ringMax
-	if n <= 0 {
-		return
+	live := s.ring[s.head:]
+	n, bytes := 0, s.ringBytes
+	for n < len(live) && (len(live)-n > ringMax || bytes > ringMaxBytes) {
+		bytes -= len(live[n].Data)
+		n++
 	}
-	if s.rec != nil && s.rec.recording() {
-		p := s.rec.persistedSeq()
-		if k := int(p - s.ringFirst + 1); k < n {
-			n = k
+	if n > 0 && s.rec != nil && s.rec.recording() {
+		if k := int(s.rec.persistedSeq() - s.ringFirst + 1); k < n {
+			n = max(k, 0)
 		}
 	}
-	if n <= 0 {
+	if n == 0 {
 		return
 	}
-	// Copy down now and then rather than on every event.
-	if n < ringMax/4 && cap(s.ring) < 2*ringMax {
-		return
+	for i := range n {
+		s.ringBytes -= len(live[i].Data)
+		live[i] = Event{}
 	}
-	s.ring = append(s.ring[:0:0], s.ring[n:]...)
+	s.head += n
 	s.ringFirst += int64(n)
+	if s.head > 256 && s.head > len(s.ring)/2 {
+		s.ring = append([]Event(nil), s.ring[s.head:]...)
+		s.head = 0
+	}
 }
 
 // LastSeq is the newest event's Seq.

@@ -179,8 +179,8 @@ func (s *Session) Subscribe(after int64) (*Subscription, error) {
 func (s *Session) subscribeLocked(old []Event, after int64) *Subscription {
 	u := &Subscription{s: s, c: make(chan Event), max: s.o.Buffer, notify: make(chan struct{}, 1), done: make(chan struct{})}
 	u.q = append(u.q, old...)
-	if i := after + 1 - s.ringFirst; i < int64(len(s.ring)) {
-		u.q = append(u.q, s.ring[i:]...)
+	if live := s.ring[s.head:]; after+1-s.ringFirst < int64(len(live)) {
+		u.q = append(u.q, live[after+1-s.ringFirst:]...)
 	}
 	u.replay = len(u.q)
 	s.subs[u] = struct{}{}
