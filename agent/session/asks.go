@@ -113,6 +113,30 @@ func (s *Store) Asks(ctx context.Context, id string, pendingOnly bool) ([]Ask, e
 	return out, nil
 }
 
+// PendingAskSessions returns the ids of the sessions with an ask still
+// pending (a restarted server resumes them to offer their asks again),
+// oldest ask first.
+func (s *Store) PendingAskSessions(ctx context.Context) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT session_id FROM asks WHERE status = 'pending'
+	GROUP BY session_id ORDER BY min(created_at)`)
+	if err != nil {
+		return nil, opErr("read asks", "pending", err)
+	}
+	defer rows.Close()
+	out := []string{}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, opErr("read asks", "pending", err)
+		}
+		out = append(out, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, opErr("read asks", "pending", err)
+	}
+	return out, nil
+}
+
 // SetMode records a session's permission mode after a live switch.
 func (s *Store) SetMode(ctx context.Context, id, mode string) error {
 	res, err := s.db.ExecContext(ctx, `UPDATE sessions SET mode = ? WHERE id = ?`, mode, id)

@@ -39,6 +39,9 @@ func TestAsks(t *testing.T) {
 	if err := s.AnswerAsk(ctx, id, "zz", "once", "", ""); !errors.Is(err, ErrNotFound) {
 		t.Errorf("answer to an unknown ask: %v, want ErrNotFound", err)
 	}
+	if ids, err := s.PendingAskSessions(ctx); err != nil || len(ids) != 1 || ids[0] != id {
+		t.Errorf("sessions with pending asks = %v, %v", ids, err)
+	}
 	pending, err := s.Asks(ctx, id, true)
 	if err != nil {
 		t.Fatal(err)
