@@ -35,6 +35,7 @@ type record struct {
 	mu       sync.Mutex
 	ops      []op
 	wake     chan struct{}
+	urgent   chan struct{} // a write that should not wait for more deltas
 	closing  bool
 	frozen   bool
 	writeErr error
@@ -50,7 +51,7 @@ type op struct {
 }
 
 func newRecord(s *Session) *record {
-	r := &record{s: s, readyCh: make(chan struct{}), kick: make(chan struct{}), wake: make(chan struct{}, 1),
+	r := &record{s: s, readyCh: make(chan struct{}), kick: make(chan struct{}), wake: make(chan struct{}, 1), urgent: make(chan struct{}, 1),
 		done: make(chan struct{}), beatStop: make(chan struct{}), beatDone: make(chan struct{})}
 	go r.writer()
 	return r
@@ -186,7 +187,23 @@ func (r *record) push(o op) {
 	r.ops = append(r.ops, o)
 	r.mu.Unlock()
 	r.poke()
+	if !o.delta() {
+		select {
+		case r.urgent <- struct{}{}:
+		default:
+		}
+	}
 }
+
+// delta reports a text delta (or a retry notice): the stored message holds
+// the text too, so these may wait a moment to be committed in a batch.
+func (o op) delta() bool {
+	return o.ev != nil && (o.ev.Type == string(agent.EventText) || o.ev.Type == string(agent.EventRetry))
+}
+
+// deltaWait is how long the writer lets text deltas gather before it
+// commits them in one transaction (every other write goes at once).
+const deltaWait = 2 * time.Millisecond
 
 // freeze stops recording what follows (the turn Close stops).
 func (r *record) freeze() {
@@ -263,6 +280,22 @@ func (r *record) writer() {
 		r.ops = nil
 		closing := r.closing
 		r.mu.Unlock()
+		if !closing && onlyDeltas(batch) {
+			// A streamed answer: let its deltas gather, so the store
+			// costs one commit for many (and the CPU stays with the
+			// subscribers), unless another write or Close comes first.
+			t := time.NewTimer(deltaWait)
+			select {
+			case <-t.C:
+			case <-r.urgent:
+			}
+			t.Stop()
+			r.mu.Lock()
+			batch = append(batch, r.ops...)
+			r.ops = nil
+			closing = r.closing
+			r.mu.Unlock()
+		}
 		if len(batch) == 0 && closing {
 			return
 		}
@@ -288,6 +321,15 @@ func (r *record) writer() {
 		}
 		flush()
 	}
+}
+
+func onlyDeltas(batch []op) bool {
+	for _, o := range batch {
+		if !o.delta() {
+			return false
+		}
+	}
+	return len(batch) > 0
 }
 
 // fail keeps the first write error.
@@ -325,6 +367,10 @@ func (r *record) close(st session.Status) error {
 	r.closing = true
 	r.mu.Unlock()
 	r.poke()
+	select {
+	case r.urgent <- struct{}{}:
+	default:
+	}
 	<-r.done
 	close(r.beatStop)
 	<-r.beatDone
