@@ -223,9 +223,14 @@ func choicesText(pa PendingAsk) string {
 }
 
 // dropResumedAsks settles the asks a resumed session offered again that no
-// call took up (the gate no longer asked): they are resolved as deny, by
-// "gate", so nothing stays pending for a call that is over.
+// call took up (the gate no longer asked; or the session is headless and
+// its own policy decided): they are resolved as deny, by "gate" (or
+// "headless"), so nothing stays pending for a call that is over.
 func (s *Session) dropResumedAsks() {
+	by := "gate"
+	if !s.o.Interactive {
+		by = "headless"
+	}
 	s.mu.Lock()
 	var ids []string
 	for _, id := range s.order {
@@ -235,6 +240,6 @@ func (s *Session) dropResumedAsks() {
 	}
 	s.mu.Unlock()
 	for _, id := range ids {
-		_ = s.resolve(id, Reply{Answer: agent.Deny, By: "gate"}, false)
+		_ = s.resolve(id, Reply{Answer: agent.Deny, By: by}, false)
 	}
 }

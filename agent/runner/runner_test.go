@@ -767,3 +767,46 @@ func TestOnEvent(t *testing.T) {
 		t.Errorf("OnEvent got %d of %d events", len(seqs), s.LastSeq())
 	}
 }
+
+// TestResumeHeadless: a headless session (run --session) resuming a
+// session whose call waits for an ask does not offer it: the call goes
+// through the headless policy, the ask is resolved by "headless", then the
+// new prompt runs.
+func TestResumeHeadless(t *testing.T) {
+	f := newFixture(t, bash("echo no > no.txt"))
+	s := f.start(f.options())
+	u, _ := s.Subscribe(0)
+	s.Send("go")
+	until(t, u, agent.EventAsk)
+	id := s.ID()
+	s.Close()
+	f2 := newFixture(t, providertest.Text("could not run it"), providertest.Text("next done"))
+	f2.dir, f2.db = f.dir, f.db
+	o := f2.options()
+	o.Store, o.Resume, o.Interactive = f2.openStore(), id, false
+	s2 := f2.start(o)
+	u2, _ := s2.Subscribe(s2.LastSeq())
+	res, err := s2.Run(context.Background(), "next")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Messages[len(res.Messages)-1].TextOf(); got != "next done" {
+		t.Errorf("last answer %q", got)
+	}
+	if reqs := f2.srv.Requests(); !strings.Contains(reqs[0].Messages[len(reqs[0].Messages)-1].Parts[0].ToolResult.Content, "headless") {
+		t.Errorf("the model was told %+v", reqs[0].Messages[len(reqs[0].Messages)-1])
+	}
+	s2.Close()
+	for ev := range u2.C() {
+		if ev.Event.Type == agent.EventAsk {
+			t.Errorf("a headless session offered %+v", ev.Event.Ask)
+		}
+	}
+	asks, _ := f.store.Asks(context.Background(), id, false)
+	if len(asks) != 1 || asks[0].Status != session.AskAnswered || asks[0].By != "headless" {
+		t.Errorf("stored asks = %+v", asks)
+	}
+	if _, err := os.Stat(filepath.Join(f.dir, "no.txt")); err == nil {
+		t.Error("the refused call ran")
+	}
+}

@@ -219,9 +219,11 @@ func (s *Session) resume(ctx context.Context) error {
 	if len(calls) > 0 && len(s.asks) > 0 {
 		// The interrupted calls run once their asks are answered; a
 		// prompt sent meanwhile waits behind them.
+		// A headless session (run --session) cannot offer them: its
+		// calls go through its own policy (--auto or refused) instead.
 		s.queue = append(s.queue, &item{cont: true, done: make(chan turnResult, 1)})
 		for _, id := range s.order {
-			if a := s.asks[id]; a.answered == nil {
+			if a := s.asks[id]; a.answered == nil && s.o.Interactive {
 				pa := a.pa
 				s.emit(agent.Event{Type: agent.EventAsk, Ask: &pa})
 			}
