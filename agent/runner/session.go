@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"time"
 
@@ -471,6 +472,13 @@ func (s *Session) emit(e agent.Event) {
 		if !u.push(ev) {
 			delete(s.subs, u)
 		}
+	}
+	fanned := len(s.subs) > 0
+	if fanned {
+		// Let the subscribers' goroutines run now rather than when the
+		// emitting goroutine next blocks (a fast stream would otherwise
+		// queue up behind it).
+		defer runtime.Gosched()
 	}
 	if s.o.OnEvent == nil {
 		s.mu.Unlock()
