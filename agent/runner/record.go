@@ -48,6 +48,8 @@ type record struct {
 type op struct {
 	ev *session.Event
 	fn func(ctx context.Context, st *session.Store, id string) error
+	// keep is recorded even after freeze (the approvals given).
+	keep bool
 }
 
 func newRecord(s *Session) *record {
@@ -180,7 +182,7 @@ func (r *record) poke() {
 
 func (r *record) push(o op) {
 	r.mu.Lock()
-	if r.frozen || r.closing {
+	if r.frozen && !o.keep || r.closing {
 		r.mu.Unlock()
 		return
 	}
@@ -230,7 +232,7 @@ func (r *record) message(m message.Message) {
 
 // turnEnded saves the session's "always" approvals.
 func (r *record) turnEnded(list []permission.Approval) {
-	r.push(op{fn: func(ctx context.Context, st *session.Store, id string) error {
+	r.push(op{keep: true, fn: func(ctx context.Context, st *session.Store, id string) error {
 		for _, a := range list {
 			sa := session.Approval{Key: a.Key, Pattern: a.Pattern}
 			if a.Server {

@@ -56,6 +56,7 @@ type Session struct {
 	usage      message.Usage
 	stop       StopReason
 	started    bool // a turn has run (its notices were told)
+	turnOver   bool // the running turn has emitted its done event
 	closed     bool
 	asks       map[string]*ask
 	order      []string // ask ids, in the order asked
@@ -322,7 +323,7 @@ func (s *Session) loop() {
 		}
 		it := s.queue[0]
 		s.queue = s.queue[1:]
-		s.running = it
+		s.running, s.turnOver = it, false
 		ctx, cancel := context.WithCancelCause(s.ctx)
 		s.cancelTurn = cancel
 		cfg := s.cfg
@@ -381,9 +382,14 @@ func (s *Session) turn(ctx context.Context, it *item, cfg agent.Config, history 
 
 // turnEvent is the turn loop's OnEvent.
 func (s *Session) turnEvent(e agent.Event) {
-	if e.Type == agent.EventToolCall && s.rec != nil {
+	switch {
+	case e.Type == agent.EventToolCall && s.rec != nil:
 		// Nothing a tool does may happen before the session is recorded.
 		s.rec.need()
+	case e.Type == agent.EventDone:
+		s.mu.Lock()
+		s.turnOver = true
+		s.mu.Unlock()
 	}
 	s.emit(e)
 }
@@ -623,7 +629,8 @@ func (s *Session) Close() error {
 		return nil
 	}
 	s.closed = true
-	wasRunning := s.running != nil
+	// A turn whose done event is out has only its bookkeeping left.
+	wasRunning := s.running != nil && !s.turnOver
 	if s.rec != nil && wasRunning {
 		// What the stopped turn does from here (its declined calls) is not
 		// recorded: the stored session ends where it was interrupted.
