@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -808,5 +809,64 @@ func TestResumeHeadless(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(f.dir, "no.txt")); err == nil {
 		t.Error("the refused call ran")
+	}
+}
+
+// TestManySessions: sessions side by side on one store and one model, each
+// with several turns: every subscriber sees its session's events numbered
+// without a gap, and the store holds them all.
+func TestManySessions(t *testing.T) {
+	const sessions, turns = 12, 4
+	f := newFixture(t)
+	f.srv = providertest.NewScript(t, providertest.Script{Loop: true, Turns: []providertest.Turn{providertest.Text("one two three four five")}})
+	var wg sync.WaitGroup
+	errs := make(chan error, sessions)
+	for i := 0; i < sessions; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s, err := runner.Start(context.Background(), f.options())
+			if err != nil {
+				errs <- err
+				return
+			}
+			u, _ := s.Subscribe(0)
+			for j := 0; j < turns; j++ {
+				if err := s.Send("go"); err != nil {
+					errs <- err
+					return
+				}
+			}
+			want, done := int64(1), 0
+			for done < turns {
+				ev, ok := <-u.C()
+				if !ok {
+					errs <- fmt.Errorf("subscription closed: %v", u.Err())
+					return
+				}
+				if ev.Seq != want {
+					errs <- fmt.Errorf("got event %d, want %d", ev.Seq, want)
+					return
+				}
+				want++
+				if ev.Event.Type == agent.EventDone {
+					done++
+				}
+			}
+			id := s.ID()
+			if err := s.Close(); err != nil {
+				errs <- err
+				return
+			}
+			stored, err := f.store.Events(context.Background(), id, 0)
+			if err != nil || int64(len(stored)) != s.LastSeq() || s.LastSeq() != want-1 {
+				errs <- fmt.Errorf("session %s: %d stored, %d emitted, %d seen (%v)", id, len(stored), s.LastSeq(), want-1, err)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
 	}
 }
