@@ -44,7 +44,7 @@ type Store struct {
 
 	// The hot appends, prepared on first use (not in Open, which stays
 	// cheap for commands that never append).
-	appendMessage, appendEvent lazyStmt
+	appendMessage, appendEvent, appendEventSeq lazyStmt
 }
 
 // lazyStmt is a statement prepared on first use. A failed prepare is not
@@ -129,6 +129,7 @@ func (s *Store) Path() string { return s.path }
 func (s *Store) Close() error {
 	s.appendMessage.close()
 	s.appendEvent.close()
+	s.appendEventSeq.close()
 	if err := s.db.Close(); err != nil {
 		return opErr("close", s.path, err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/oceancode/oceancode/agent/permission"
 	"github.com/oceancode/oceancode/agent/provider"
 	"github.com/oceancode/oceancode/agent/provider/remote"
+	"github.com/oceancode/oceancode/agent/runner"
 	"github.com/oceancode/oceancode/agent/session"
 	"github.com/oceancode/oceancode/internal/exitcode"
 	"github.com/oceancode/oceancode/internal/version"
@@ -105,8 +106,6 @@ func runRun(ctx context.Context, app *App, o runOptions, prompt string) error {
 	if o.session != "" {
 		store = openStoreAsync(ctx, app)
 	}
-	ctx, stopRun := context.WithCancelCause(ctx)
-	defer stopRun(nil)
 	res, err := loadConfig(app, flags)
 	if err != nil {
 		store.discard()
@@ -117,36 +116,45 @@ func runRun(ctx context.Context, app *App, o runOptions, prompt string) error {
 		store.discard()
 		return err
 	}
-	rt, err := buildRuntime(ctx, app, res, o, store, client, stopRun)
+	rt, err := buildRuntime(ctx, app, res, o, client)
 	if err != nil {
 		store.discard()
 		return err
 	}
 	defer rt.close()
-	// A panic leaves a crash report (no secrets) before the process dies of
-	// it; the session stays marked running, so doctor lists it as orphaned.
-	defer session.Recover(crashDir(app), version.String(), rt.currentID)
 
 	out := newRenderer(app, o.format)
-	events := func(e agent.Event) {
-		out.event(e)
-		rt.record(e)
-		if TestHooks.OnEvent != nil {
-			TestHooks.OnEvent(e)
-		}
+	opts := runner.Options{Turn: rt.cfg, SubAgent: rt.subAgent, Resume: o.session,
+		OnEvent: func(e runner.Event) {
+			out.event(e.Event)
+			if TestHooks.OnEvent != nil {
+				TestHooks.OnEvent(e.Event)
+			}
+		}}
+	opts.Turn.Notices = rt.notices // emitted after start, with their time
+	if store != nil {
+		opts.OpenStore = func(context.Context) (*session.Store, error) { return store.get() }
+	} else {
+		opts.OpenStore = func(ctx context.Context) (*session.Store, error) { return openStore(ctx, app) }
+		opts.CreateAfter = client.Sent()
 	}
-	rt.cfg.Notices = rt.notices // emitted after start, with their time
-	rt.cfg.OnEvent = events
-	if rt.rec != nil {
-		rt.cfg.OnMessage = rt.rec.message
+	sess, err := runner.Start(ctx, opts)
+	if errors.Is(err, session.ErrNotFound) {
+		return exitcode.With(exitcode.Usage, fmt.Errorf("--session %s: no such session ('oceancode session list' shows them)", o.session))
+	} else if err != nil {
+		return err
 	}
-	result, runErr := agent.Run(ctx, rt.cfg, rt.history, prompt)
-	rt.finish(result, runErr)
-	if rt.rec != nil && rt.rec.openErr != nil {
+	// A panic leaves a crash report (no secrets) before the process dies of
+	// it; the session stays marked running, so doctor lists it as orphaned.
+	defer session.Recover(crashDir(app), version.String(), sess.CurrentID)
+
+	result, runErr := sess.Run(ctx, prompt)
+	_ = sess.Close() // a write that failed loses a record of the run, not the run
+	if err := sess.Err(); err != nil {
 		// The session could not be recorded: the run was stopped for it.
-		return rt.rec.openErr
+		return err
 	}
-	out.finish(result, rt.sessionID(), runErr)
+	out.finish(result, sess.ID(), runErr)
 	switch {
 	case runErr != nil && ctx.Err() != nil:
 		return &exitcode.Err{Code: exitcode.Interrupted, Err: runErr, Silent: true}
@@ -174,10 +182,10 @@ var TestHooks struct {
 // runState is everything a run holds open.
 type runState struct {
 	cfg     agent.Config
-	history []message.Message
 	notices []agent.Event
-	rec     *recorder
-	closers []func()
+	// subAgent is the task tool's sub-agent config (runner.Options.SubAgent).
+	subAgent func(name string) (agent.Config, error)
+	closers  []func()
 }
 
 func (r *runState) close() {
@@ -186,38 +194,10 @@ func (r *runState) close() {
 	}
 }
 
-// sessionID is the run's session ("" without one), once it exists.
-func (r *runState) sessionID() string {
-	if r.rec == nil {
-		return ""
-	}
-	return r.rec.sessionID()
-}
-
-// currentID is the session's ID if it exists yet (for a crash report).
-func (r *runState) currentID() string {
-	if r.rec == nil {
-		return ""
-	}
-	return r.rec.currentID()
-}
-
-func (r *runState) record(e agent.Event) {
-	if r.rec != nil {
-		r.rec.event(e)
-	}
-}
-
-func (r *runState) finish(res agent.Result, err error) {
-	if r.rec != nil {
-		r.rec.finish(res, err)
-	}
-}
-
 // buildRuntime turns the resolved configuration into the agent's plain
 // values (sessionconfig.Build: the gate, the model, the tools and their
-// environment) and opens the session.
-func buildRuntime(ctx context.Context, app *App, res *layers.Resolved, o runOptions, store *storeFuture, client *remote.Client, stopRun context.CancelCauseFunc) (*runState, error) {
+// environment); the runner opens the session.
+func buildRuntime(ctx context.Context, app *App, res *layers.Resolved, o runOptions, client *remote.Client) (*runState, error) {
 	rt := &runState{}
 	cwd, err := app.WorkDir()
 	if err != nil {
@@ -237,32 +217,7 @@ func buildRuntime(ctx context.Context, app *App, res *layers.Resolved, o runOpti
 		return nil, err
 	}
 	rt.closers = append(rt.closers, sc.Close)
-	rt.cfg, rt.notices = sc.Turn, sc.Turn.Notices
-	rt.cfg.Env.Task = func(ctx context.Context, name, prompt string) (string, error) {
-		sub, err := sc.SubAgent(name)
-		if err != nil {
-			return "", err
-		}
-		sub.Env, sub.Approvals = rt.cfg.Env, rt.cfg.Approvals
-		r, err := agent.Run(ctx, sub, nil, prompt)
-		if len(r.Messages) > 0 {
-			return r.Messages[len(r.Messages)-1].TextOf(), err
-		}
-		return "", err
-	}
-
-	var rec *recorder
-	if o.session != "" {
-		if rec, err = resumeRecorder(ctx, store, o); err != nil {
-			rt.close()
-			return nil, err
-		}
-	} else {
-		rec = startRecorder(ctx, app, rt.cfg, client.Sent(), stopRun)
-	}
-	rt.rec, rt.history = rec, rec.history
-	rt.cfg.Approvals = rec.approvals
-	rt.closers = append(rt.closers, rec.close)
+	rt.cfg, rt.notices, rt.subAgent = sc.Turn, sc.Turn.Notices, sc.SubAgent
 	return rt, nil
 }
 

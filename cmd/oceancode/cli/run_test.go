@@ -12,6 +12,7 @@ import (
 
 	"github.com/oceancode/oceancode/agent/message"
 	"github.com/oceancode/oceancode/agent/provider/providertest"
+	"github.com/oceancode/oceancode/agent/session"
 	"github.com/oceancode/oceancode/layers/layerstest"
 )
 
@@ -133,5 +134,50 @@ func TestRunStopsWhenSessionCannotBeRecorded(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(m.Project, "notes.txt")); !os.IsNotExist(err) {
 		t.Errorf("the tool ran although the session was never recorded (stat: %v)", err)
+	}
+}
+
+// TestRunStoresTheStream: every event of a run — text deltas included — is
+// in the session store numbered 1, 2, … with exactly the bytes of its
+// stream-json line, so a client replaying the store sees what run printed.
+func TestRunStoresTheStream(t *testing.T) {
+	m := layerstest.New(t)
+	srv := providertest.New(t,
+		providertest.Turn{ToolCalls: []providertest.ToolCall{{ID: "call_1", Name: "write", Input: []byte(`{"path":"notes.txt","content":"<hi>\n"}`)}}},
+		providertest.Text("wrote the notes & more"))
+	m.ProjectConfig(`{"provider": {"mock": {"type": "openai", "base_url": "` + srv.OpenAIURL() + `"}}, "model": "mock/test-model"}`)
+	m.Env["OPENAI_API_KEY"] = "sk-test"
+	app, out, errb := machineApp(t, m)
+	if code := Main(context.Background(), []string{"run", "--auto", "--format", "stream-json", "write notes"}, app); code != 0 {
+		t.Fatalf("exit %d\n%s", code, errb)
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	st, err := session.Open(context.Background(), sessionsDB(app))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	list, err := st.List(context.Background(), session.ListOptions{})
+	if err != nil || len(list) != 1 || list[0].Status != session.Completed {
+		t.Fatalf("sessions = %+v, %v", list, err)
+	}
+	evs, err := st.Events(context.Background(), list[0].ID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != len(lines) {
+		t.Fatalf("%d events stored, %d printed", len(evs), len(lines))
+	}
+	texts := 0
+	for i, e := range evs {
+		if e.Seq != int64(i+1) || string(e.Data) != lines[i] {
+			t.Errorf("event %d: seq %d, stored %s, printed %s", i+1, e.Seq, e.Data, lines[i])
+		}
+		if e.Type == "text" {
+			texts++
+		}
+	}
+	if texts == 0 {
+		t.Error("no text delta stored")
 	}
 }

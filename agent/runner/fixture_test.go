@@ -1,0 +1,178 @@
+package runner_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/oceancode/oceancode/agent"
+	"github.com/oceancode/oceancode/agent/fsguard"
+	"github.com/oceancode/oceancode/agent/gate"
+	"github.com/oceancode/oceancode/agent/message"
+	"github.com/oceancode/oceancode/agent/permission"
+	"github.com/oceancode/oceancode/agent/provider"
+	"github.com/oceancode/oceancode/agent/provider/anthropic"
+	"github.com/oceancode/oceancode/agent/provider/providertest"
+	"github.com/oceancode/oceancode/agent/runner"
+	"github.com/oceancode/oceancode/agent/sandbox"
+	"github.com/oceancode/oceancode/agent/session"
+	"github.com/oceancode/oceancode/agent/shellguard"
+	"github.com/oceancode/oceancode/agent/tools"
+	"github.com/oceancode/oceancode/provenance"
+)
+
+// The test binary doubles as the sandbox helper bash runs through.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperArg {
+		err := sandbox.HelperMain(os.Args[2:])
+		var es *sandbox.ExitStatus
+		if errors.As(err, &es) {
+			os.Exit(es.Code)
+		}
+		fmt.Fprintln(os.Stderr, "oceancode:", err)
+		os.Exit(126)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	sandbox.HelperPath = exe
+	os.Exit(m.Run())
+}
+
+// fixture is a session's real parts: the scripted loopback model, a gate
+// over a temporary workspace (bash asks, file reads are allowed), the
+// built-in tools and a session store in a temporary state directory.
+type fixture struct {
+	t     testing.TB
+	srv   *providertest.Server
+	dir   string
+	db    string
+	store *session.Store
+	locks permission.Locks
+	mode  permission.Mode
+}
+
+func newFixture(t testing.TB, turns ...providertest.Turn) *fixture {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{t: t, srv: providertest.New(t, turns...), dir: dir, db: filepath.Join(t.TempDir(), "sessions.db")}
+	f.store = f.openStore()
+	return f
+}
+
+func (f *fixture) openStore() *session.Store {
+	f.t.Helper()
+	st, err := session.Open(context.Background(), f.db)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	f.t.Cleanup(func() { st.Close() })
+	return st
+}
+
+func (f *fixture) gate() *gate.Gate {
+	f.t.Helper()
+	o := provenance.Origin{Layer: provenance.Project, Source: "test.json", Line: 1}
+	g, err := gate.New(gate.Config{
+		Permission: permission.Config{Mode: f.mode, Locks: f.locks, Rules: []permission.Rule{
+			{Key: "bash", Pattern: "*", Action: permission.Ask, Origin: o},
+			{Key: "bash", Pattern: "true", Action: permission.Allow, Origin: o},
+			{Key: "read", Pattern: "*", Action: permission.Allow, Origin: o},
+			{Key: "write", Pattern: "*", Action: permission.Ask, Origin: o},
+			{Key: "question", Pattern: "*", Action: permission.Allow, Origin: o},
+			{Key: "task", Pattern: "*", Action: permission.Allow, Origin: o},
+		}},
+		Shell:    shellguard.Config{ProjectRoot: f.dir, Home: f.dir},
+		Boundary: fsguard.Boundary{ProjectRoot: f.dir},
+	})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return g
+}
+
+func (f *fixture) turn() agent.Config {
+	f.t.Helper()
+	p, err := anthropic.New(provider.Config{Type: "anthropic", BaseURL: f.srv.AnthropicURL(), APIKey: providertest.APIKey,
+		Stream: true, RetryBackoff: time.Millisecond})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	tracker := &fsguard.Tracker{}
+	tracker.Start(time.Now())
+	return agent.Config{Agent: agent.Build, Model: "claude-test", System: "test", Provider: p, Gate: f.gate(),
+		Tools: tools.Builtins(), MaxTurns: 10,
+		Env: &tools.Env{Boundary: fsguard.Boundary{ProjectRoot: f.dir}, Cwd: f.dir, Tracker: tracker,
+			ChildEnv: []string{"PATH=/usr/bin:/bin", "HOME=" + f.dir}, BashTimeout: 20 * time.Second, Todos: &tools.TodoList{}},
+		Redact: func(s string) string { return strings.ReplaceAll(s, "sekrit", "[REDACTED]") }}
+}
+
+// options is an interactive, recorded session.
+func (f *fixture) options() runner.Options {
+	return runner.Options{Turn: f.turn(), Store: f.store, Interactive: true}
+}
+
+func (f *fixture) start(o runner.Options) *runner.Session {
+	f.t.Helper()
+	s, err := runner.Start(context.Background(), o)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	f.t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// next waits for the next event of a subscription (failing the test after
+// a generous bound, so a broken session does not hang it).
+func next(t *testing.T, u *runner.Subscription) runner.Event {
+	t.Helper()
+	select {
+	case ev, ok := <-u.C():
+		if !ok {
+			t.Fatalf("subscription closed: %v", u.Err())
+		}
+		return ev
+	case <-time.After(30 * time.Second):
+		t.Fatal("no event in 30s")
+	}
+	return runner.Event{}
+}
+
+// until reads events until one of type typ and returns them all.
+func until(t *testing.T, u *runner.Subscription, typ agent.EventType) []runner.Event {
+	t.Helper()
+	var out []runner.Event
+	for {
+		ev := next(t, u)
+		out = append(out, ev)
+		if ev.Event.Type == typ {
+			return out
+		}
+	}
+}
+
+// lastResult is the content of the last tool result the model was sent.
+func lastResult(t *testing.T, srv *providertest.Server) string {
+	t.Helper()
+	reqs := srv.Requests()
+	ms := reqs[len(reqs)-1].Messages
+	for i := len(ms) - 1; i >= 0; i-- {
+		for _, p := range ms[i].Parts {
+			if p.Type == message.ToolOutput {
+				return p.ToolResult.Content
+			}
+		}
+	}
+	t.Fatal("no tool result in the last request")
+	return ""
+}
