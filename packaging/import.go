@@ -271,16 +271,17 @@ func claudeRule(s string) (key, pattern, reason string) {
 	return key, strings.TrimPrefix(arg, "./"), ""
 }
 
+// ruleNames are the tool names Tool(pattern) rules are written with (the
+// name is case-insensitive; these read as the docs write them).
+var ruleNames = map[string]string{"bash": "Bash", "read": "Read", "edit": "Edit", "grep": "Grep", "glob": "Glob",
+	"list": "List", "webfetch": "WebFetch", "task": "Task", "mcp": "mcp"}
+
 // toolRule writes key and pattern as a Tool(pattern) rule.
 func toolRule(key, pattern string) string {
-	name := strings.ToUpper(key[:1]) + key[1:]
-	if key == "mcp" {
-		name = "mcp"
-	}
 	if pattern == "*" {
-		return name
+		return ruleNames[key]
 	}
-	return name + "(" + pattern + ")"
+	return ruleNames[key] + "(" + pattern + ")"
 }
 
 func (im *importer) claudeAllowedMCP(v any) {

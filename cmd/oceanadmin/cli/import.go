@@ -89,7 +89,7 @@ func runImport(app *App, o importOptions, file string) error {
 			}
 		}
 	}
-	if err := makeOutputDir(o.out); err != nil {
+	if err := makeOutputDir("import", o.out); err != nil {
 		return err
 	}
 	for _, u := range res.Unmapped {

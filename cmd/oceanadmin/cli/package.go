@@ -95,7 +95,7 @@ func runPackage(app *App, o packageOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := makeOutputDir(o.out); err != nil {
+	if err := makeOutputDir("package", o.out); err != nil {
 		return err
 	}
 	for _, a := range arts {
@@ -180,15 +180,16 @@ func sourceDateEpoch(app *App) (time.Time, error) {
 	return time.Unix(n, 0).UTC(), nil
 }
 
-// makeOutputDir creates -o; an existing file there is the caller's mistake.
-func makeOutputDir(dir string) error {
+// makeOutputDir creates -o for verb; an existing file there is the
+// caller's mistake.
+func makeOutputDir(verb, dir string) error {
 	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
-		return exitcode.With(exitcode.Usage, fmt.Errorf("package -o %s: it is a file, not a directory: name a directory (it is created if missing)", dir))
+		return exitcode.With(exitcode.Usage, fmt.Errorf("%s -o %s: it is a file, not a directory: name a directory (it is created if missing)", verb, dir))
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("package -o %s: %w: choose a writable directory", dir, err)
+		return fmt.Errorf("%s -o %s: %w: choose a writable directory", verb, dir, err)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("package -o %s: %w: choose a writable directory", dir, err)
+		return fmt.Errorf("%s -o %s: %w: choose a writable directory", verb, dir, err)
 	}
 	return nil
 }
