@@ -63,5 +63,5 @@ func Snippet(name string, in Inputs) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []byte(b.String() + "\n"), nil
+	return []byte(b.String()), nil
 }

@@ -369,3 +369,24 @@ func wellFormed(t *testing.T, data []byte) {
 		}
 	}
 }
+
+// TestDocsShowSnippets: docs/fleet.md shows each config-management snippet
+// exactly as --format dir writes it (with a managed config), apart from
+// the first line naming the policy.
+func TestDocsShowSnippets(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "fleet.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := inputs(t)
+	for src := range packaging.Snippets {
+		data, err := packaging.Snippet(src, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, body, _ := strings.Cut(string(data), "\n")
+		if !strings.Contains(string(doc), "\n"+body+"```\n") {
+			t.Errorf("docs/fleet.md does not show %s as written:\n%s", src, body)
+		}
+	}
+}

@@ -31,4 +31,3 @@ cookbook_file '/etc/oceancode/managed.json' do
   mode '0644'
   verify 'oceanadmin validate --kind managed %{path}'
 end
-

@@ -38,4 +38,3 @@ class oceancode_policy {
     validate_cmd => '/usr/bin/oceanadmin validate --kind managed %',
   }
 }
-

@@ -35,4 +35,3 @@
     - group: root
     - mode: '0644'
     - check_cmd: oceanadmin validate --kind managed
-
