@@ -2,131 +2,31 @@ package packaging_test
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
-	"encoding/xml"
-	"fmt"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"unicode/utf16"
+
+	"github.com/oceancode/oceancode/layers"
 )
 
 func syscallUmask(m int) int { return syscall.Umask(m) }
 
-// parsePlist reads an XML property list into Go values: dict →
-// map[string]any, array → []any, string, data → []byte, integer → int64,
-// true/false → bool. It is written from the plist DTD, independently of
-// the writer.
+// parsePlist parses with the agent's reader (layers.ParsePlist), written
+// independently of packaging's writer.
 func parsePlist(t *testing.T, data []byte) any {
 	t.Helper()
-	d := xml.NewDecoder(bytes.NewReader(data))
-	d.Strict = true
-	for {
-		tok, err := d.Token()
-		if err != nil {
-			t.Fatalf("plist: %v", err)
-		}
-		if se, ok := tok.(xml.StartElement); ok {
-			if se.Name.Local != "plist" {
-				t.Fatalf("plist: root element %s", se.Name.Local)
-			}
-			v, err := plistValue(d, nil)
-			if err != nil {
-				t.Fatalf("plist: %v", err)
-			}
-			return v
-		}
+	v, err := layers.ParsePlist(data)
+	if err != nil {
+		t.Fatalf("plist: %v", err)
 	}
+	return v
 }
-
-func plistValue(d *xml.Decoder, start *xml.StartElement) (any, error) {
-	if start == nil {
-		for {
-			tok, err := d.Token()
-			if err != nil {
-				return nil, err
-			}
-			if se, ok := tok.(xml.StartElement); ok {
-				start = &se
-				break
-			}
-		}
-	}
-	switch start.Name.Local {
-	case "dict":
-		m := map[string]any{}
-		for {
-			tok, err := d.Token()
-			if err != nil {
-				return nil, err
-			}
-			switch tok := tok.(type) {
-			case xml.EndElement:
-				return m, nil
-			case xml.StartElement:
-				if tok.Name.Local != "key" {
-					return nil, errf("dict: want key, got %s", tok.Name.Local)
-				}
-				var k string
-				if err := d.DecodeElement(&k, &tok); err != nil {
-					return nil, err
-				}
-				if _, dup := m[k]; dup {
-					return nil, errf("dict: key %s twice", k)
-				}
-				v, err := plistValue(d, nil)
-				if err != nil {
-					return nil, err
-				}
-				m[k] = v
-			}
-		}
-	case "array":
-		var a []any
-		for {
-			tok, err := d.Token()
-			if err != nil {
-				return nil, err
-			}
-			switch tok := tok.(type) {
-			case xml.EndElement:
-				return a, nil
-			case xml.StartElement:
-				v, err := plistValue(d, &tok)
-				if err != nil {
-					return nil, err
-				}
-				a = append(a, v)
-			}
-		}
-	case "true", "false":
-		if err := d.Skip(); err != nil {
-			return nil, err
-		}
-		return start.Name.Local == "true", nil
-	}
-	var s string
-	if err := d.DecodeElement(&s, start); err != nil {
-		return nil, err
-	}
-	switch start.Name.Local {
-	case "string":
-		return s, nil
-	case "integer":
-		return strconv.ParseInt(s, 10, 64)
-	case "data":
-		return base64.StdEncoding.DecodeString(strings.Join(strings.Fields(s), ""))
-	}
-	return nil, errf("unknown plist element %s", start.Name.Local)
-}
-
-func errf(format string, a ...any) error { return fmt.Errorf(format, a...) }
 
 func decodeUTF16(data []byte) string {
 	if len(data)%2 != 0 {

@@ -1,7 +1,8 @@
 // Package cli is the oceanadmin command tree (cobra): keygen, sign, verify,
-// validate, schema, simulate, fingerprint, package and import. Each verb lives in its own file
-// (constructor + options + run function); exit statuses are decided in one
-// place, classify. It never imports the agent runtime.
+// validate, schema, simulate, fingerprint, package and import. Each verb
+// lives in its own file (constructor + options + run function); exit
+// statuses are decided in one place, classify. It never imports the agent
+// runtime.
 package cli
 
 import (
