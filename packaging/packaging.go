@@ -103,12 +103,16 @@ func Build(format string, in Inputs) ([]Artefact, error) {
 // KnownFormat reports whether Build writes format.
 func KnownFormat(format string) bool { return slices.Contains(Formats, format) }
 
-// epoch is the time stamped into archives.
+// epoch is the time stamped into archives: never zero, which the
+// packagers would replace with the wall clock.
 func (in Inputs) epoch() time.Time {
-	if !in.Epoch.IsZero() {
+	switch {
+	case !in.Epoch.IsZero():
 		return in.Epoch.UTC()
+	case !in.Policy.IssuedAt.IsZero():
+		return in.Policy.IssuedAt.UTC()
 	}
-	return in.Policy.IssuedAt.UTC()
+	return time.Unix(0, 0).UTC()
 }
 
 // banner is the one line every artefact carries to name what it holds.

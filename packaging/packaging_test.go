@@ -148,7 +148,13 @@ func TestRebuildIdentical(t *testing.T) {
 	for _, f := range packaging.Formats {
 		first[f] = build(t, f, in)
 	}
-	// A second build in other surroundings, with copies of the inputs.
+	// A second build in other surroundings, with copies of the inputs: in
+	// a later second of the wall clock (archive times have one-second
+	// resolution), another time zone, a SOURCE_DATE_EPOCH in the process
+	// environment and another umask.
+	for start := time.Now().Unix(); time.Now().Unix() == start; {
+		time.Sleep(20 * time.Millisecond)
+	}
 	t.Setenv("TZ", "Pacific/Kiritimati")
 	t.Setenv("SOURCE_DATE_EPOCH", "1") // the packagers' own default must not leak in
 	old := syscallUmask(0o077)
@@ -163,6 +169,19 @@ func TestRebuildIdentical(t *testing.T) {
 			if !bytes.Equal(data, again[name]) {
 				t.Errorf("%s/%s: a rebuild from the same inputs differs", f, name)
 			}
+		}
+	}
+	// A policy without an issue time still never takes the wall clock.
+	noTime := in2
+	noTime.Policy.IssuedAt = time.Time{}
+	a := build(t, "deb", noTime)
+	for start := time.Now().Unix(); time.Now().Unix() == start; {
+		time.Sleep(20 * time.Millisecond)
+	}
+	b := build(t, "deb", noTime)
+	for name := range a {
+		if !bytes.Equal(a[name], b[name]) {
+			t.Errorf("deb without an issue time: two builds a second apart differ")
 		}
 	}
 	// SOURCE_DATE_EPOCH changes only the archives.
