@@ -8,14 +8,11 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"syscall"
 	"testing"
 	"unicode/utf16"
 
 	"github.com/oceancode/oceancode/layers"
 )
-
-func syscallUmask(m int) int { return syscall.Umask(m) }
 
 // parsePlist parses with the agent's reader (layers.ParsePlist), written
 // independently of packaging's writer.
