@@ -409,3 +409,36 @@ func TestDocsShowSnippets(t *testing.T) {
 		}
 	}
 }
+
+// TestWithoutManaged: without --managed no format carries a managed
+// config: no managed.json, no Managed value, key or policy default.
+func TestWithoutManaged(t *testing.T) {
+	in := inputs(t)
+	in.Managed = nil
+	for _, f := range packaging.Formats {
+		got := build(t, f, in)
+		for name, data := range got {
+			if strings.HasSuffix(name, "managed.json") {
+				t.Errorf("%s: %s written without a managed config", f, name)
+			}
+			if strings.Contains(readable(name, data), "/srv/secrets") { // only the managed config names it
+				t.Errorf("%s: %s holds the managed config", f, name)
+			}
+		}
+		switch f {
+		case "reg":
+			if diff := cmp.Diff([]string{packaging.ValueRequirements, packaging.ValueTrustedKeys}, sortedKeysOf(parseReg(t, got[packaging.RegFile]))); diff != "" {
+				t.Errorf(".reg values (-want +got):\n%s", diff)
+			}
+			if strings.Contains(string(got[packaging.PowerShellFile]), "'Managed'") {
+				t.Error("the PowerShell script sets Managed")
+			}
+		case "dir":
+			for name, data := range got {
+				if strings.Contains(string(data), "managed.json") && name != packaging.ManifestFile {
+					t.Errorf("%s mentions managed.json without a managed config", name)
+				}
+			}
+		}
+	}
+}
