@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	rpmutils "github.com/sassoftware/go-rpmutils"
 
 	"github.com/oceancode/oceancode/packaging"
 	"github.com/oceancode/oceancode/requirements"
@@ -432,6 +433,19 @@ func TestWithoutManaged(t *testing.T) {
 			}
 			if strings.Contains(string(got[packaging.PowerShellFile]), "'Managed'") {
 				t.Error("the PowerShell script sets Managed")
+			}
+		case "rpm":
+			for _, data := range got {
+				r, err := rpmutils.ReadRpm(bytes.NewReader(data))
+				if err != nil {
+					t.Fatal(err)
+				}
+				files, _ := r.Header.GetFiles()
+				for _, file := range files {
+					if strings.HasSuffix(file.Name(), "managed.json") {
+						t.Errorf("the rpm installs %s without a managed config", file.Name())
+					}
+				}
 			}
 		case "dir":
 			for name, data := range got {
