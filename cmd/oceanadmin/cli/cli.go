@@ -1,7 +1,8 @@
 // Package cli is the oceanadmin command tree (cobra): keygen, sign, verify,
-// validate, schema, simulate and fingerprint. Each verb lives in its own file
-// (constructor + options + run function); exit statuses are decided in one
-// place, classify. It never imports the agent runtime.
+// validate, schema, simulate, fingerprint, package and import. Each verb
+// lives in its own file (constructor + options + run function); exit
+// statuses are decided in one place, classify. It never imports the agent
+// runtime.
 package cli
 
 import (
@@ -76,6 +77,8 @@ sessions), 4 signature or requirements refused.`,
 		newSchemaCmd(app),
 		newSimulateCmd(app),
 		newFingerprintCmd(app),
+		newPackageCmd(app),
+		newImportCmd(app),
 	)
 	return root
 }

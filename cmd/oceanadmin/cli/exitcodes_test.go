@@ -70,6 +70,13 @@ func TestExitCodes(t *testing.T) {
 	data, _ = json.Marshal(envelope)
 	write("tampered.json", string(data))
 	mustRun("keygen", "--unencrypted", "-o", "other.key")
+	// current.json: signed now, so it verifies whenever the test runs.
+	mustRun("sign", "-k", "admin.key", "policy.json", "-o", "current.json")
+	write("settings.json", `{"permissions": {"deny": ["Bash(curl:*)"]}}`)
+	write("imported/managed.json", "{}")
+	pkg := func(extra ...string) []string {
+		return append([]string{"package", "--format", "deb", "--requirements", "current.json", "--trusted-keys", "admin.pub", "-o", "dist"}, extra...)
+	}
 
 	at := "--at=2026-12-01T00:00:00Z"
 	cases := []struct {
@@ -140,6 +147,32 @@ func TestExitCodes(t *testing.T) {
 		{"simulate an invalid managed file", []string{"simulate", "--managed", "bad-managed.json"}, exitcode.Invalid, `bad-managed.json`},
 		{"simulate refused requirements", []string{"simulate", "--requirements", "tampered.json", "--pubkey", "admin.pub", at}, exitcode.Refused, `Sessions are refused`},
 
+		{"package without --format", []string{"package", "--requirements", "current.json", "--trusted-keys", "admin.pub", "-o", "dist"}, exitcode.Usage, `required flag\(s\) "format"`},
+		{"package in an unknown format", pkg("--format", "msi"), exitcode.Usage, `package --format "msi": unknown format: want one of mobileconfig, admx, reg, deb, rpm, dir`},
+		{"package without -o", []string{"package", "--format", "deb", "--requirements", "current.json", "--trusted-keys", "admin.pub"}, exitcode.Usage, `required flag\(s\) "output"`},
+		{"package with an argument", pkg("extra"), exitcode.Usage, `unknown command "extra"|accepts 0 arg`},
+		{"package missing requirements", pkg("--requirements", "nope.json"), exitcode.Usage, `read requirements nope.json: no such file: check the path`},
+		{"package missing trusted keys", pkg("--trusted-keys", "nope.pub"), exitcode.Usage, `read trusted keys nope.pub: no such file: check the path`},
+		{"package with a private key as trusted keys", pkg("--trusted-keys", "admin.key"), exitcode.Usage, `admin.key is a private key; give the public key`},
+		{"package with trusted keys that are no keys", pkg("--trusted-keys", "managed.json"), exitcode.Usage, `package --trusted-keys managed.json: read public keys managed.json: .*: give the public key list`},
+		{"package requirements signed by another key", pkg("--trusted-keys", "other.pub"), exitcode.Refused, `package --requirements current.json: REFUSED: .*unknown key.*check it with 'oceanadmin verify --pubkey other.pub current.json'`},
+		{"package tampered requirements", pkg("--requirements", "tampered.json"), exitcode.Refused, `package --requirements tampered.json: REFUSED`},
+		{"package an unsigned policy", pkg("--requirements", "policy.json"), exitcode.Refused, `package --requirements policy.json: .*not signed.*sign it with 'oceanadmin sign`},
+		{"package a config file as requirements", pkg("--requirements", "managed.json"), exitcode.Refused, `the file is a config file, not a signed requirements envelope`},
+		{"package an invalid managed config", pkg("--managed", "bad-managed.json"), exitcode.Invalid, `package --managed bad-managed.json: invalid managed config: fix it.*\nbad-managed.json:1:\d+: /sandbox/mode: `},
+		{"package a missing managed config", pkg("--managed", "nope.json"), exitcode.Usage, `package --managed nope.json: no such file`},
+		{"package into a file", pkg("-o", "managed.json"), exitcode.Usage, `package -o managed.json: it is a file, not a directory: name a directory`},
+		{"package below a file", pkg("-o", "not-a-dir/dist"), exitcode.Error, `package -o not-a-dir/dist: .*not a directory: choose a writable directory`},
+
+		{"import without --from", []string{"import", "settings.json", "-o", "imported"}, exitcode.Usage, `required flag\(s\) "from"`},
+		{"import without -o", []string{"import", "--from", "claude", "settings.json"}, exitcode.Usage, `required flag\(s\) "output"`},
+		{"import from an unknown agent", []string{"import", "--from", "gemini", "settings.json", "-o", "x"}, exitcode.Usage, `import --from "gemini": want claude or codex`},
+		{"import a missing file", []string{"import", "--from", "claude", "nope.json", "-o", "x"}, exitcode.Usage, `read file nope.json: no such file`},
+		{"import a file that is not JSON", []string{"import", "--from", "claude", "pw", "-o", "x"}, exitcode.Invalid, `import pw: cannot import: not a JSON object: .*is it a managed-settings.json file\? \(--from\)`},
+		{"import a file that is not TOML", []string{"import", "--from", "codex", "settings.json", "-o", "x"}, exitcode.Invalid, `import settings.json: cannot import: not TOML: .*is it a requirements.toml file`},
+		{"import over existing outputs", []string{"import", "--from", "claude", "settings.json", "-o", "imported"}, exitcode.Usage, `imported/managed.json already exists: choose another -o or pass --force`},
+		{"import into a file", []string{"import", "--from", "claude", "settings.json", "-o", "pw"}, exitcode.Usage, `import -o pw: it is a file, not a directory`},
+
 		{"fingerprint without files", []string{"fingerprint"}, exitcode.Usage, `requires at least 1 arg`},
 		{"fingerprint a missing file", []string{"fingerprint", "nope.pub"}, exitcode.Usage, `read key nope.pub: no such file`},
 		{"fingerprint a file that is no key", []string{"fingerprint", "managed.json"}, exitcode.Invalid, `read key managed.json`},
@@ -157,5 +190,8 @@ func TestExitCodes(t *testing.T) {
 	}
 	if _, err := os.Stat("x.json"); err == nil {
 		t.Error("a refused sign wrote x.json")
+	}
+	if _, err := os.Stat("dist"); err == nil {
+		t.Error("a refused package created its output directory")
 	}
 }

@@ -1,0 +1,167 @@
+package packaging
+
+import (
+	"encoding/binary"
+	"fmt"
+	"strings"
+	"unicode/utf16"
+)
+
+// Windows artefact names.
+const (
+	ADMXFile       = "OceanCode.admx"
+	ADMLFile       = "en-US/OceanCode.adml"
+	RegFile        = "OceanCode.reg"
+	PowerShellFile = "OceanCode.ps1"
+)
+
+// admx writes the Group Policy templates for HKLM\SOFTWARE\Policies\OceanCode:
+// one machine policy per value (Managed and Requirements as REG_SZ holding
+// one line of JSON, TrustedKeys as REG_MULTI_SZ with one key per string).
+// The ADML pre-fills the two text boxes with this policy's values, so an
+// administrator who enables them in the Group Policy editor deploys exactly
+// what was verified.
+func admx(in Inputs) ([]Artefact, error) {
+	var x strings.Builder
+	x.WriteString(`<?xml version="1.0" encoding="utf-8"?>` + "\r\n")
+	x.WriteString("<!-- " + xmlComment(in.banner()) + ". Written by oceanadmin package. -->\r\n")
+	x.WriteString(`<policyDefinitions xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" revision="1.0" schemaVersion="1.0" xmlns="http://schemas.microsoft.com/GroupPolicy/2006/07/PolicyDefinitions">` + "\r\n")
+	x.WriteString("  <policyNamespaces>\r\n    <target prefix=\"oceancode\" namespace=\"OceanCode.Policies.OceanCode\" />\r\n  </policyNamespaces>\r\n")
+	x.WriteString("  <resources minRequiredRevision=\"1.0\" />\r\n")
+	x.WriteString("  <supportedOn>\r\n    <definitions>\r\n      <definition name=\"SUPPORTED_OceanCode\" displayName=\"$(string.SUPPORTED_OceanCode)\" />\r\n    </definitions>\r\n  </supportedOn>\r\n")
+	x.WriteString("  <categories>\r\n    <category name=\"OceanCode\" displayName=\"$(string.OceanCode)\" />\r\n  </categories>\r\n")
+	x.WriteString("  <policies>\r\n")
+	for _, v := range []struct{ name, element string }{
+		{ValueManaged, "text"}, {ValueRequirements, "text"}, {ValueTrustedKeys, "multiText"},
+	} {
+		fmt.Fprintf(&x, "    <policy name=\"%[1]s\" class=\"Machine\" displayName=\"$(string.%[1]s)\" explainText=\"$(string.%[1]s_Explain)\" presentation=\"$(presentation.%[1]s)\" key=\"%[2]s\">\r\n", v.name, RegistryKey)
+		x.WriteString("      <parentCategory ref=\"OceanCode\" />\r\n      <supportedOn ref=\"SUPPORTED_OceanCode\" />\r\n")
+		fmt.Fprintf(&x, "      <elements>\r\n        <%s id=\"%s\" valueName=\"%s\" maxLength=\"1000000\" required=\"true\" />\r\n      </elements>\r\n", v.element, v.name, v.name)
+		x.WriteString("    </policy>\r\n")
+	}
+	x.WriteString("  </policies>\r\n</policyDefinitions>\r\n")
+
+	managed := ""
+	if in.Managed != nil {
+		managed = compactJSON(in.Managed)
+	}
+	var l strings.Builder
+	l.WriteString(`<?xml version="1.0" encoding="utf-8"?>` + "\r\n")
+	l.WriteString("<!-- " + xmlComment(in.banner()) + ". Written by oceanadmin package. -->\r\n")
+	l.WriteString(`<policyDefinitionResources xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" revision="1.0" schemaVersion="1.0" xmlns="http://schemas.microsoft.com/GroupPolicy/2006/07/PolicyDefinitions">` + "\r\n")
+	l.WriteString("  <displayName>OceanCode</displayName>\r\n")
+	l.WriteString("  <description>" + escape(in.banner()) + "</description>\r\n")
+	l.WriteString("  <resources>\r\n    <stringTable>\r\n")
+	str := func(id, text string) { fmt.Fprintf(&l, "      <string id=\"%s\">%s</string>\r\n", id, escape(text)) }
+	str("OceanCode", "OceanCode")
+	str("SUPPORTED_OceanCode", "OceanCode (any version that reads HKLM policy)")
+	str(ValueManaged, "Managed configuration (managed.json)")
+	str(ValueManaged+"_Explain", "The managed configuration every oceancode on this machine applies, as one line of JSON (the content of managed.json). Check it with 'oceanadmin validate'. Packaged from "+in.banner()+".")
+	str(ValueRequirements, "Signed requirements (requirements.json)")
+	str(ValueRequirements+"_Explain", "The signed requirements envelope (requirements.json) as one line of JSON. oceancode refuses it unless it verifies against the trusted keys. Packaged from "+in.banner()+".")
+	str(ValueTrustedKeys, "Trusted keys (trusted_keys)")
+	str(ValueTrustedKeys+"_Explain", "The public keys that verify the requirements, one per line (the content of trusted_keys). Packaged from "+in.banner()+".")
+	l.WriteString("    </stringTable>\r\n    <presentationTable>\r\n")
+	box := func(id, label, def string) {
+		fmt.Fprintf(&l, "      <presentation id=\"%s\">\r\n        <textBox refId=\"%s\">\r\n          <label>%s</label>\r\n", id, id, escape(label))
+		if def != "" {
+			fmt.Fprintf(&l, "          <defaultValue>%s</defaultValue>\r\n", escape(def))
+		}
+		l.WriteString("        </textBox>\r\n      </presentation>\r\n")
+	}
+	box(ValueManaged, "managed.json (one line of JSON)", managed)
+	box(ValueRequirements, "requirements.json (one line of JSON)", compactJSON(in.Requirements))
+	fmt.Fprintf(&l, "      <presentation id=\"%[1]s\">\r\n        <multiTextBox refId=\"%[1]s\">Trusted public keys, one per line</multiTextBox>\r\n      </presentation>\r\n", ValueTrustedKeys)
+	l.WriteString("    </presentationTable>\r\n  </resources>\r\n</policyDefinitionResources>\r\n")
+	return []Artefact{{ADMXFile, []byte(x.String())}, {ADMLFile, []byte(l.String())}}, nil
+}
+
+// xmlComment keeps text valid inside <!-- -->.
+func xmlComment(s string) string { return strings.ReplaceAll(s, "--", "- -") }
+
+// reg writes a .reg file as regedit exports one (UTF-16LE with a byte-order
+// mark, CRLF line ends, "Windows Registry Editor Version 5.00") and a
+// PowerShell script (UTF-8 with a byte-order mark, so Windows PowerShell 5.1
+// reads it as UTF-8) that set the same values.
+func reg(in Inputs) ([]Artefact, error) {
+	keys := keyLines(in.TrustedKeys)
+	var r strings.Builder
+	r.WriteString("Windows Registry Editor Version 5.00\r\n\r\n")
+	r.WriteString("; " + in.banner() + ".\r\n; Written by oceanadmin package: import with 'reg import " + RegFile + "' as an administrator.\r\n\r\n")
+	r.WriteString("[HKEY_LOCAL_MACHINE\\" + RegistryKey + "]\r\n")
+	if in.Managed != nil {
+		r.WriteString(regString(ValueManaged, compactJSON(in.Managed)))
+	}
+	r.WriteString(regString(ValueRequirements, compactJSON(in.Requirements)))
+	r.WriteString(regMulti(ValueTrustedKeys, keys))
+
+	var p strings.Builder
+	p.WriteString("# " + in.banner() + ".\r\n")
+	p.WriteString("# Written by oceanadmin package. Run as an administrator (Intune: a platform script, 64-bit PowerShell).\r\n")
+	p.WriteString("$ErrorActionPreference = 'Stop'\r\n")
+	p.WriteString("$key = 'HKLM:\\" + RegistryKey + "'\r\n")
+	p.WriteString("New-Item -Path $key -Force | Out-Null\r\n")
+	psString := func(name, value string) {
+		// A single-quoted here-string holds the JSON verbatim.
+		p.WriteString("New-ItemProperty -Path $key -Name '" + name + "' -PropertyType String -Force -Value @'\r\n" + value + "\r\n'@ | Out-Null\r\n")
+	}
+	if in.Managed != nil {
+		psString(ValueManaged, compactJSON(in.Managed))
+	}
+	psString(ValueRequirements, compactJSON(in.Requirements))
+	p.WriteString("New-ItemProperty -Path $key -Name '" + ValueTrustedKeys + "' -PropertyType MultiString -Force -Value @(\r\n")
+	for _, k := range keys {
+		p.WriteString("  '" + strings.ReplaceAll(k, "'", "''") + "'\r\n")
+	}
+	p.WriteString(") | Out-Null\r\n")
+	return []Artefact{
+		{RegFile, utf16LE(r.String())},
+		{PowerShellFile, append([]byte("\ufeff"), p.String()...)},
+	}, nil
+}
+
+func regString(name, value string) string {
+	e := strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(value)
+	return `"` + name + `"="` + e + "\"\r\n"
+}
+
+// regMulti is a REG_MULTI_SZ as regedit writes it: hex(7) of the UTF-16LE
+// strings, each ended by a NUL, then a final NUL.
+func regMulti(name string, values []string) string {
+	var raw []byte
+	for _, v := range values {
+		raw = append(raw, utf16LE(v)[2:]...)
+		raw = append(raw, 0, 0)
+	}
+	raw = append(raw, 0, 0)
+	hexes := make([]string, len(raw))
+	for i, c := range raw {
+		hexes[i] = fmt.Sprintf("%02x", c)
+	}
+	// regedit wraps the list at 80 columns with a trailing backslash.
+	var b strings.Builder
+	line := `"` + name + `"=hex(7):`
+	for i, h := range hexes {
+		item := h
+		if i < len(hexes)-1 {
+			item += ","
+		}
+		if len(line)+len(item) > 78 {
+			b.WriteString(line + "\\\r\n")
+			line = "  "
+		}
+		line += item
+	}
+	b.WriteString(line + "\r\n")
+	return b.String()
+}
+
+// utf16LE encodes s as UTF-16 little endian with a byte-order mark.
+func utf16LE(s string) []byte {
+	u := utf16.Encode([]rune("\ufeff" + s))
+	out := make([]byte, 2*len(u))
+	for i, c := range u {
+		binary.LittleEndian.PutUint16(out[2*i:], c)
+	}
+	return out
+}
