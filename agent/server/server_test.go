@@ -1,0 +1,795 @@
+package server_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/oceancode/oceancode/agent"
+	"github.com/oceancode/oceancode/agent/fsguard"
+	"github.com/oceancode/oceancode/agent/gate"
+	"github.com/oceancode/oceancode/agent/permission"
+	"github.com/oceancode/oceancode/agent/provider"
+	"github.com/oceancode/oceancode/agent/provider/openai"
+	"github.com/oceancode/oceancode/agent/provider/providertest"
+	"github.com/oceancode/oceancode/agent/runner"
+	"github.com/oceancode/oceancode/agent/server"
+	"github.com/oceancode/oceancode/agent/session"
+	"github.com/oceancode/oceancode/agent/tools"
+	"github.com/oceancode/oceancode/provenance"
+)
+
+const testToken = "test-token-0123456789abcdefghijklmnopqrstuvwxyz"
+
+// harness is a Server over real runner sessions, a real session store
+// and a scripted loopback model, behind httptest.
+type harness struct {
+	t      *testing.T
+	model  *providertest.Server
+	store  *session.Store
+	srv    *server.Server
+	ts     *httptest.Server
+	dir    string
+	cfg    server.Config
+	locks  permission.Locks
+	rules  []string // ask rules, e.g. "Bash(echo:*)"
+	schema *schemas
+}
+
+type option func(*harness)
+
+func withLocks(l permission.Locks) option { return func(h *harness) { h.locks = l } }
+func withAsk(rules ...string) option  { return func(h *harness) { h.rules = rules } }
+func withConfig(f func(*server.Config)) option {
+	return func(h *harness) { f(&h.cfg) }
+}
+
+func newHarness(t *testing.T, turns []providertest.Turn, opts ...option) *harness {
+	t.Helper()
+	h := &harness{t: t, dir: t.TempDir(), schema: loadSchemas(t)}
+	h.model = providertest.New(t, turns...)
+	st, err := session.Open(context.Background(), filepath.Join(h.dir, "sessions.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.store = st
+	t.Cleanup(func() { st.Close() })
+	h.cfg = server.Config{Token: testToken, TokenHint: "the test", Addr: "127.0.0.1:1",
+		NewSession: h.newSession, Inspect: func() ([]byte, error) { return []byte(`{"version":1}`), nil }}
+	for _, o := range opts {
+		o(h)
+	}
+	h.ts = httptest.NewServer(nil)
+	h.cfg.Addr = h.ts.Listener.Addr().String()
+	srv, err := server.New(h.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.srv = srv
+	h.ts.Config.Handler = srv
+	t.Cleanup(func() {
+		h.srv.Close()
+		h.ts.Close()
+	})
+	return h
+}
+
+func (h *harness) turnConfig(agentName, mode string) (agent.Config, error) {
+	var rules []permission.Rule
+	for _, r := range h.rules {
+		pr, err := permission.ParseRule(r, permission.Ask, provenance.Origin{Layer: provenance.User, File: "test"})
+		if err != nil {
+			return agent.Config{}, err
+		}
+		rules = append(rules, pr)
+	}
+	b := fsguard.Boundary{ProjectRoot: h.dir}
+	g, err := gate.New(gate.Config{Permission: permission.Config{Agent: agentName, Rules: rules, Mode: permission.Mode(mode), Locks: h.locks}, Boundary: b})
+	if err != nil {
+		return agent.Config{}, err
+	}
+	p, err := openai.New(provider.Config{Type: "openai", BaseURL: h.model.OpenAIURL(), APIKey: "sk-test", Stream: true})
+	if err != nil {
+		return agent.Config{}, err
+	}
+	tr := &fsguard.Tracker{}
+	tr.Start(time.Now())
+	env := &tools.Env{Boundary: b, Cwd: h.dir, Tracker: tr, ChildEnv: []string{"PATH=/usr/bin:/bin"}, Todos: &tools.TodoList{}, BashTimeout: 10 * time.Second}
+	return agent.Config{Agent: agentName, Model: "m", Provider: p, Gate: g, Env: env, Tools: tools.Builtins(), MaxTurns: 10}, nil
+}
+
+func (h *harness) newSession(ctx context.Context, r server.CreateRequest) (*runner.Session, error) {
+	if r.Model == "bad" {
+		return nil, server.Errorf(http.StatusBadRequest, "bad_request", fmt.Errorf("model %q: want PROVIDER/MODEL", r.Model))
+	}
+	tc, err := h.turnConfig(r.Agent, r.PermissionMode)
+	if err != nil {
+		return nil, err
+	}
+	return runner.Start(context.WithoutCancel(ctx), runner.Options{Turn: tc, Store: h.store, Resume: r.Resume, Interactive: true})
+}
+
+// do sends a request with the token and decodes a JSON answer into out
+// (when not nil); it returns the status.
+func (h *harness) do(method, path string, body any, out any) int {
+	h.t.Helper()
+	resp := h.raw(method, path, body, map[string]string{"Authorization": "Bearer " + testToken})
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	if out != nil {
+		if err := json.Unmarshal(data, out); err != nil {
+			h.t.Fatalf("%s %s: %d %s: %v", method, path, resp.StatusCode, data, err)
+		}
+	}
+	return resp.StatusCode
+}
+
+func (h *harness) raw(method, path string, body any, hdr map[string]string) *http.Response {
+	h.t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	default:
+		data, err := json.Marshal(b)
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		rd = bytes.NewReader(data)
+	}
+	req, err := http.NewRequest(method, h.ts.URL+path, rd)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	for k, v := range hdr {
+		if k == "Host" {
+			req.Host = v
+			continue
+		}
+		req.Header.Set(k, v)
+	}
+	resp, err := h.ts.Client().Do(req)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return resp
+}
+
+// create makes a session and returns its id.
+func (h *harness) create(body any) string {
+	h.t.Helper()
+	if body == nil {
+		body = map[string]any{}
+	}
+	var st map[string]any
+	if code := h.do("POST", "/api/session", body, &st); code != http.StatusCreated {
+		h.t.Fatalf("create: %d %v", code, st)
+	}
+	h.schema.check(h.t, "State", st)
+	return st["id"].(string)
+}
+
+func (h *harness) send(id, text string) {
+	h.t.Helper()
+	var a map[string]any
+	if code := h.do("POST", "/api/session/"+id+"/message", map[string]string{"text": text}, &a); code != http.StatusAccepted {
+		h.t.Fatalf("message: %d %v", code, a)
+	}
+	h.schema.check(h.t, "Accepted", a)
+}
+
+// sse is one event as read off the wire.
+type sse struct {
+	ID   string
+	Data string
+	Raw  string // the event's bytes, id and data lines and the blank line
+}
+
+func (e sse) typ() string {
+	var v struct{ Type string }
+	json.Unmarshal([]byte(e.Data), &v)
+	return v.Type
+}
+
+// stream opens the event stream; events arrive on the channel until the
+// stream ends (closed) or the test ends.
+func (h *harness) stream(id string, hdr map[string]string) (<-chan sse, func()) {
+	h.t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, "GET", h.ts.URL+"/api/session/"+id+"/events", nil)
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	resp, err := h.ts.Client().Do(req)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
+		b, _ := io.ReadAll(resp.Body)
+		h.t.Fatalf("events: %d %s %s", resp.StatusCode, resp.Header.Get("Content-Type"), b)
+	}
+	ch := make(chan sse, 4096)
+	go func() {
+		defer close(ch)
+		defer resp.Body.Close()
+		readSSE(resp.Body, ch)
+	}()
+	h.t.Cleanup(cancel)
+	return ch, cancel
+}
+
+func readSSE(r io.Reader, ch chan<- sse) {
+	br := bufio.NewReader(r)
+	var cur sse
+	var raw strings.Builder
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			return
+		}
+		if line == "\n" {
+			if cur.Data != "" || cur.ID != "" {
+				cur.Raw = raw.String() + "\n"
+				ch <- cur
+			}
+			cur = sse{}
+			raw.Reset()
+			continue
+		}
+		if strings.HasPrefix(line, ":") {
+			continue
+		}
+		raw.WriteString(line)
+		k, v, _ := strings.Cut(strings.TrimSuffix(line, "\n"), ": ")
+		switch k {
+		case "id":
+			cur.ID = v
+		case "data":
+			cur.Data += v
+		}
+	}
+}
+
+// until reads events until one of type typ (inclusive), within a deadline.
+func (h *harness) until(ch <-chan sse, typ string) []sse {
+	h.t.Helper()
+	var got []sse
+	deadline := time.After(20 * time.Second)
+	for {
+		select {
+		case e, ok := <-ch:
+			if !ok {
+				h.t.Fatalf("stream ended before a %s event; got %v", typ, types(got))
+			}
+			got = append(got, e)
+			var v any
+			if err := json.Unmarshal([]byte(e.Data), &v); err != nil {
+				h.t.Fatalf("event data is not JSON: %q", e.Data)
+			}
+			h.schema.check(h.t, "StreamEvent", v)
+			if e.typ() == typ {
+				return got
+			}
+		case <-deadline:
+			h.t.Fatalf("no %s event within 20s; got %v", typ, types(got))
+		}
+	}
+}
+
+func types(es []sse) []string {
+	var out []string
+	for _, e := range es {
+		out = append(out, e.typ())
+	}
+	return out
+}
+
+// schemas validates values against the OpenAPI document's schemas.
+type schemas struct {
+	mu sync.Mutex
+	c  *jsonschema.Compiler
+	m  map[string]*jsonschema.Schema
+}
+
+func loadSchemas(t *testing.T) *schemas {
+	t.Helper()
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(server.OpenAPI))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	if err := c.AddResource("mem:///openapi.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	return &schemas{c: c, m: map[string]*jsonschema.Schema{}}
+}
+
+func (s *schemas) check(t *testing.T, name string, v any) {
+	t.Helper()
+	s.mu.Lock()
+	sch := s.m[name]
+	if sch == nil {
+		var err error
+		sch, err = s.c.Compile("mem:///openapi.json#/components/schemas/" + name)
+		if err != nil {
+			s.mu.Unlock()
+			t.Fatalf("compile schema %s: %v", name, err)
+		}
+		s.m[name] = sch
+	}
+	s.mu.Unlock()
+	// Validate the JSON form (numbers as json.Number).
+	b, _ := json.Marshal(v)
+	inst, _ := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+	if err := sch.Validate(inst); err != nil {
+		t.Errorf("%s does not match the documented schema %s: %v", b, name, err)
+	}
+}
+
+// routePath fills a route pattern's wildcards.
+func routePath(pattern, id string) string {
+	return strings.NewReplacer("{id}", id, "{req}", "no-such-ask").Replace(pattern)
+}
+
+// TestAuthOnEveryRoute walks the route table: without a token or with a
+// wrong one every route is 401 (with WWW-Authenticate); a browser Origin
+// or a foreign Host is 403 with or without the token.
+func TestAuthOnEveryRoute(t *testing.T) {
+	h := newHarness(t, []providertest.Turn{providertest.Text("hi")})
+	id := h.create(nil)
+	routes := append(h.srv.Routes(), "GET /no/such/route")
+	good := "Bearer " + testToken
+	cases := []struct {
+		name string
+		hdr  map[string]string
+		want int
+	}{
+		{"no token", nil, 401},
+		{"wrong token", map[string]string{"Authorization": "Bearer " + testToken + "x"}, 401},
+		{"token as basic", map[string]string{"Authorization": "Basic " + testToken}, 401},
+		{"browser origin with token", map[string]string{"Authorization": good, "Origin": "http://evil.example"}, 403},
+		{"browser origin, no token", map[string]string{"Origin": "null"}, 403},
+		{"foreign host with token", map[string]string{"Authorization": good, "Host": "evil.example:80"}, 403},
+		{"rebound host, right port", map[string]string{"Authorization": good, "Host": "attacker.example:" + portOf(h.cfg.Addr)}, 403},
+	}
+	for _, rt := range routes {
+		method, pattern, _ := strings.Cut(rt, " ")
+		for _, c := range cases {
+			resp := h.raw(method, routePath(pattern, id), nil, c.hdr)
+			var e map[string]any
+			json.NewDecoder(resp.Body).Decode(&e)
+			resp.Body.Close()
+			if resp.StatusCode != c.want {
+				t.Errorf("%s %s (%s): %d, want %d", method, pattern, c.name, resp.StatusCode, c.want)
+				continue
+			}
+			h.schema.check(t, "Error", e)
+			if c.want == 401 && resp.Header.Get("WWW-Authenticate") == "" {
+				t.Errorf("%s %s (%s): 401 without WWW-Authenticate", method, pattern, c.name)
+			}
+		}
+	}
+	// The accepted Host spellings of the bound port.
+	for _, host := range []string{h.cfg.Addr, "localhost:" + portOf(h.cfg.Addr), "[::1]:" + portOf(h.cfg.Addr)} {
+		resp := h.raw("GET", "/api/openapi.json", nil, map[string]string{"Authorization": good, "Host": host})
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Errorf("Host %s: %d, want 200", host, resp.StatusCode)
+		}
+	}
+}
+
+func portOf(addr string) string { return addr[strings.LastIndex(addr, ":")+1:] }
+
+// TestOpenAPIMatchesRoutes: every route is documented with its method, and
+// every documented operation is a route.
+func TestOpenAPIMatchesRoutes(t *testing.T) {
+	h := newHarness(t, []providertest.Turn{providertest.Text("hi")})
+	var doc struct {
+		OpenAPI string                                `json:"openapi"`
+		Paths   map[string]map[string]json.RawMessage `json:"paths"`
+	}
+	if code := h.do("GET", "/api/openapi.json", nil, &doc); code != 200 {
+		t.Fatalf("openapi.json: %d", code)
+	}
+	if doc.OpenAPI != "3.1.0" {
+		t.Errorf("openapi %q, want 3.1.0", doc.OpenAPI)
+	}
+	documented := map[string]bool{}
+	for p, ops := range doc.Paths {
+		for m := range ops {
+			if m == "parameters" {
+				continue
+			}
+			documented[strings.ToUpper(m)+" "+p] = true
+		}
+	}
+	served := map[string]bool{}
+	for _, r := range h.srv.Routes() {
+		served[r] = true
+		if !documented[r] {
+			t.Errorf("route %s is not in openapi.json", r)
+		}
+	}
+	for d := range documented {
+		if !served[d] {
+			t.Errorf("openapi.json documents %s, which is not served", d)
+		}
+	}
+	// Every $ref resolves and the event schema compiles.
+	for _, name := range []string{"StreamEvent", "State", "Pending", "Mode", "Error", "Answer", "Abort", "Accepted"} {
+		h.schema.check(t, name, map[string]any{}) // compiles; the empty object may not validate
+	}
+}
+
+func TestOpenAPIRefsCompile(t *testing.T) {
+	s := loadSchemas(t)
+	var doc struct {
+		Components struct {
+			Schemas map[string]json.RawMessage `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(server.OpenAPI, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for name := range doc.Components.Schemas {
+		if _, err := s.c.Compile("mem:///openapi.json#/components/schemas/" + name); err != nil {
+			t.Errorf("schema %s: %v", name, err)
+		}
+	}
+}
+
+// TestTurnStreamsEveryEvent: a prompt's events, text deltas included,
+// arrive with consecutive ids and validate against the schema.
+func TestTurnStreamsEveryEvent(t *testing.T) {
+	h := newHarness(t, []providertest.Turn{providertest.Text("one two three four")})
+	id := h.create(map[string]any{"agent": "build"})
+	ch, _ := h.stream(id, nil)
+	h.send(id, "count")
+	got := h.until(ch, "done")
+	var texts int
+	for i, e := range got {
+		if e.ID != fmt.Sprint(i+1) {
+			t.Errorf("event %d has id %s, want %d", i, e.ID, i+1)
+		}
+		if e.typ() == "text" {
+			texts++
+		}
+	}
+	if texts < 4 {
+		t.Errorf("%d text deltas, want one per word (4): %v", texts, types(got))
+	}
+	var st map[string]any
+	h.do("GET", "/api/session/"+id, nil, &st)
+	h.schema.check(t, "State", st)
+	if st["last_seq"] != float64(len(got)) || st["status"] != "idle" || st["stop_reason"] != "end_turn" {
+		t.Errorf("state after the turn: %v", st)
+	}
+}
+
+// TestReplay: reconnecting with Last-Event-ID (or ?after=) gives the
+// byte-identical suffix of the stream.
+func TestReplay(t *testing.T) {
+	h := newHarness(t, []providertest.Turn{providertest.Text("alpha beta gamma delta epsilon")})
+	id := h.create(nil)
+	ch, stop := h.stream(id, nil)
+	h.send(id, "go")
+	all := h.until(ch, "done")
+	stop()
+	for _, k := range []int{0, 1, len(all) / 2, len(all) - 1} {
+		for _, how := range []string{"header", "query"} {
+			var ch2 <-chan sse
+			var stop2 func()
+			if how == "header" {
+				ch2, stop2 = h.stream(id, map[string]string{"Last-Event-ID": fmt.Sprint(k)})
+			} else {
+				ch2, stop2 = h.streamQuery(id, k)
+			}
+			rest := h.until(ch2, "done")
+			stop2()
+			var want, got strings.Builder
+			for _, e := range all[k:] {
+				want.WriteString(e.Raw)
+			}
+			for _, e := range rest {
+				got.WriteString(e.Raw)
+			}
+			if got.String() != want.String() {
+				t.Errorf("replay after %d (%s):\n got %q\nwant %q", k, how, got.String(), want.String())
+			}
+		}
+	}
+	resp := h.raw("GET", "/api/session/"+id+"/events", nil, map[string]string{"Authorization": "Bearer " + testToken, "Last-Event-ID": "x1"})
+	resp.Body.Close()
+	if resp.StatusCode != 400 {
+		t.Errorf("Last-Event-ID x1: %d, want 400", resp.StatusCode)
+	}
+}
+
+func (h *harness) streamQuery(id string, after int) (<-chan sse, func()) {
+	h.t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, "GET", h.ts.URL+"/api/session/"+id+"/events?after="+url.QueryEscape(fmt.Sprint(after)), nil)
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	resp, err := h.ts.Client().Do(req)
+	if err != nil || resp.StatusCode != 200 {
+		h.t.Fatalf("events?after: %v %v", resp, err)
+	}
+	ch := make(chan sse, 4096)
+	go func() {
+		defer close(ch)
+		defer resp.Body.Close()
+		readSSE(resp.Body, ch)
+	}()
+	h.t.Cleanup(cancel)
+	return ch, cancel
+}
+
+// pendingAsk waits until the session has one pending ask and returns it.
+func (h *harness) pendingAsk(id string) map[string]any {
+	h.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		var p struct {
+			Pending []map[string]any `json:"pending"`
+		}
+		if code := h.do("GET", "/api/session/"+id+"/permission/pending", nil, &p); code != 200 {
+			h.t.Fatalf("pending: %d", code)
+		}
+		if len(p.Pending) > 0 {
+			h.schema.check(h.t, "Pending", p)
+			return p.Pending[0]
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	h.t.Fatal("no pending ask within 20s")
+	return nil
+}
+
+// TestAskAnsweredRemotely: once runs the call, a second answer is 409
+// with the first, an unknown id 404, a bad answer 400; deny's feedback
+// reaches the model; every subscriber sees resolved.
+func TestAskAnsweredRemotely(t *testing.T) {
+	turns := []providertest.Turn{
+		providertest.Call("bash", map[string]string{"command": "echo first"}),
+		providertest.Call("bash", map[string]string{"command": "echo second"}),
+		providertest.Text("done"),
+	}
+	h := newHarness(t, turns, withAsk("Bash(echo:*)"))
+	id := h.create(nil)
+	a, _ := h.stream(id, nil)
+	b, _ := h.stream(id, nil)
+	h.send(id, "echo things")
+	ask := h.pendingAsk(id)
+	askID := ask["id"].(string)
+	if ask["tool"] != "bash" || !strings.HasPrefix(ask["input_digest"].(string), "sha256:") {
+		t.Errorf("pending ask: %v", ask)
+	}
+	base := "/api/session/" + id + "/permission/"
+	var e map[string]any
+	if code := h.do("POST", base+askID, map[string]string{"answer": "maybe"}, &e); code != 400 {
+		t.Errorf("answer maybe: %d %v", code, e)
+	}
+	if code := h.do("POST", base+"no-such-ask", map[string]string{"answer": "once"}, &e); code != 404 {
+		t.Errorf("unknown ask: %d %v", code, e)
+	}
+	if code := h.do("POST", base+askID, map[string]string{"answer": "once", "input_digest": "sha256:" + strings.Repeat("0", 64)}, &e); code != 409 || e["code"] != "digest_mismatch" {
+		t.Errorf("wrong digest: %d %v", code, e)
+	}
+	var ok map[string]any
+	if code := h.do("POST", base+askID, map[string]any{"answer": "once", "input_digest": ask["input_digest"]}, &ok); code != 200 {
+		t.Fatalf("answer once: %d %v", code, ok)
+	}
+	h.schema.check(t, "Answer", ok)
+	if code := h.do("POST", base+askID, map[string]string{"answer": "deny"}, &e); code != 409 || e["code"] != "already_answered" {
+		t.Errorf("second answer: %d %v", code, e)
+	} else if first, _ := e["first"].(map[string]any); first["answer"] != "once" {
+		t.Errorf("409 does not show the first answer: %v", e)
+	}
+	h.schema.check(t, "Error", e)
+	// The second call asks too: deny it with feedback.
+	ask2 := h.pendingAsk(id)
+	if ask2["id"] == askID {
+		t.Fatalf("the answered ask is still pending")
+	}
+	if code := h.do("POST", base+ask2["id"].(string), map[string]string{"answer": "deny", "feedback": "use printf instead"}, &ok); code != 200 {
+		t.Fatalf("answer deny: %d %v", code, ok)
+	}
+	for _, ch := range []<-chan sse{a, b} {
+		evs := h.until(ch, "done")
+		var resolved int
+		for _, e := range evs {
+			if e.typ() == "resolved" {
+				resolved++
+			}
+		}
+		if resolved != 2 {
+			t.Errorf("a subscriber saw %d resolved events, want 2: %v", resolved, types(evs))
+		}
+	}
+	reqs := h.model.Requests()
+	if last := reqs[len(reqs)-1].String(); !strings.Contains(last, "use printf instead") {
+		t.Errorf("the deny's feedback did not reach the model:\n%s", last)
+	}
+}
+
+// TestAlwaysAnswer: "always" settles the same call for the session.
+func TestAlwaysAnswer(t *testing.T) {
+	turns := []providertest.Turn{
+		providertest.Call("bash", map[string]string{"command": "echo again"}),
+		providertest.Call("bash", map[string]string{"command": "echo again"}),
+		providertest.Text("done"),
+	}
+	h := newHarness(t, turns, withAsk("Bash(echo:*)"))
+	id := h.create(nil)
+	ch, _ := h.stream(id, nil)
+	h.send(id, "twice")
+	ask := h.pendingAsk(id)
+	if code := h.do("POST", "/api/session/"+id+"/permission/"+ask["id"].(string), map[string]string{"answer": "always"}, nil); code != 200 {
+		t.Fatalf("answer always: %d", code)
+	}
+	evs := h.until(ch, "done")
+	var asks int
+	for _, e := range evs {
+		if e.typ() == "ask" {
+			asks++
+		}
+	}
+	if asks != 1 {
+		t.Errorf("%d asks, want 1 (always approves the second call): %v", asks, types(evs))
+	}
+}
+
+// TestModeSwitch: a live switch takes effect; a locked-out mode is
+// downgraded to default with the reason.
+func TestModeSwitch(t *testing.T) {
+	h := newHarness(t, []providertest.Turn{providertest.Text("hi")},
+		withLocks(permission.Locks{DisallowedModes: map[permission.Mode]string{permission.BypassPermissions: "locked out by the test's requirements"}}))
+	id := h.create(nil)
+	path := "/api/session/" + id + "/permission/mode"
+	var m map[string]any
+	if code := h.do("POST", path, map[string]string{"mode": "acceptEdits"}, &m); code != 200 || m["mode"] != "acceptEdits" || m["downgraded"] != false {
+		t.Errorf("acceptEdits: %d %v", code, m)
+	}
+	h.schema.check(t, "Mode", m)
+	if code := h.do("POST", path, map[string]string{"mode": "bypassPermissions"}, &m); code != 200 || m["mode"] != "default" || m["requested"] != "bypassPermissions" || m["downgraded"] != true || !strings.Contains(m["reason"].(string), "locked out") {
+		t.Errorf("bypassPermissions: %d %v", code, m)
+	}
+	h.schema.check(t, "Mode", m)
+	if code := h.do("GET", path, nil, &m); code != 200 || m["mode"] != "default" {
+		t.Errorf("GET mode: %d %v", code, m)
+	}
+	var e map[string]any
+	if code := h.do("POST", path, map[string]string{"mode": "yolo"}, &e); code != 400 {
+		t.Errorf("unknown mode: %d %v", code, e)
+	}
+	// Creating a session in a locked-out mode downgrades it too.
+	id2 := h.create(map[string]any{"permission_mode": "bypassPermissions"})
+	h.do("GET", "/api/session/"+id2+"/permission/mode", nil, &m)
+	if m["mode"] != "default" || m["downgraded"] != true {
+		t.Errorf("session created in a locked mode: %v", m)
+	}
+}
+
+// TestAbort: abort ends a running turn as cancelled.
+func TestAbort(t *testing.T) {
+	h := newHarness(t, []providertest.Turn{{Text: "slow answer", Delay: providertest.Duration(time.Minute)}})
+	id := h.create(nil)
+	ch, _ := h.stream(id, nil)
+	h.send(id, "take your time")
+	h.until(ch, "text")
+	var a map[string]any
+	if code := h.do("POST", "/api/session/"+id+"/abort", nil, &a); code != 200 {
+		t.Fatalf("abort: %d %v", code, a)
+	}
+	h.schema.check(t, "Abort", a)
+	evs := h.until(ch, "done")
+	var done map[string]any
+	json.Unmarshal([]byte(evs[len(evs)-1].Data), &done)
+	if done["stop_reason"] != "cancelled" {
+		t.Errorf("done after abort: %v", done)
+	}
+}
+
+// TestBadRequests: the body and path errors, each a JSON error.
+func TestBadRequests(t *testing.T) {
+	h := newHarness(t, []providertest.Turn{providertest.Text("hi")}, withConfig(func(c *server.Config) { c.MaxBody = 1024; c.MaxSessions = 2 }))
+	id := h.create(nil)
+	cases := []struct {
+		method, path string
+		body         any
+		want         int
+		code         string
+	}{
+		{"POST", "/api/session", `{"agent": "build", "colour": "blue"}`, 400, "bad_body"},
+		{"POST", "/api/session", `{"agent": "build"} {}`, 400, "bad_body"},
+		{"POST", "/api/session", `not json`, 400, "bad_body"},
+		{"POST", "/api/session", `{"permission_mode": "yolo"}`, 400, "bad_mode"},
+		{"POST", "/api/session", `{"model": "bad"}`, 400, "bad_request"},
+		{"POST", "/api/session/" + id + "/message", `{"text": "` + strings.Repeat("x", 2000) + `"}`, 413, "body_too_large"},
+		{"POST", "/api/session/" + id + "/message", `{"text": "  "}`, 400, "empty_prompt"},
+		{"POST", "/api/session/" + id + "/message", `{"prompt": "hi"}`, 400, "bad_body"},
+		{"POST", "/api/session/nope/message", `{"text": "hi"}`, 404, "no_session"},
+		{"GET", "/api/session/nope", nil, 404, "no_session"},
+		{"DELETE", "/api/session/" + id, nil, 405, "method_not_allowed"},
+		{"GET", "/api/nothing", nil, 404, "not_found"},
+		{"POST", "/mcp", `{}`, 501, "not_implemented"},
+	}
+	for _, c := range cases {
+		var e map[string]any
+		code := h.do(c.method, c.path, c.body, &e)
+		if code != c.want || e["code"] != c.code {
+			t.Errorf("%s %s %v: %d %v, want %d %s", c.method, c.path, c.body, code, e, c.want, c.code)
+		}
+		h.schema.check(t, "Error", e)
+	}
+	// The session limit: 2 open, a third is 429 with Retry-After.
+	h.create(nil)
+	resp := h.raw("POST", "/api/session", `{}`, map[string]string{"Authorization": "Bearer " + testToken})
+	resp.Body.Close()
+	if resp.StatusCode != 429 || resp.Header.Get("Retry-After") == "" {
+		t.Errorf("third session: %d Retry-After %q, want 429 with Retry-After", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+	var insp map[string]any
+	if code := h.do("GET", "/api/config/inspect", nil, &insp); code != 200 || insp["version"] != float64(1) {
+		t.Errorf("inspect: %d %v", code, insp)
+	}
+}
+
+// TestPendingSurvivesRestart: a server closed with an ask pending is
+// replaced by one that takes the session up (Recover): the ask is listed,
+// and answering it finishes the turn.
+func TestPendingSurvivesRestart(t *testing.T) {
+	turns := []providertest.Turn{
+		providertest.Call("bash", map[string]string{"command": "echo after restart"}),
+		providertest.Text("finished"),
+	}
+	h := newHarness(t, turns, withAsk("Bash(echo:*)"))
+	id := h.create(nil)
+	h.send(id, "go")
+	ask := h.pendingAsk(id)
+	if err := h.srv.Close(); err != nil {
+		t.Fatalf("close: %v", err)
+	}
+	// A new server over the same store.
+	cfg := h.cfg
+	cfg.Resumable = func(context.Context) ([]string, error) { return []string{id}, nil }
+	srv2, err := server.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, err := srv2.Recover(context.Background())
+	if err != nil || len(ids) != 1 || ids[0] != id {
+		t.Fatalf("recover: %v %v", ids, err)
+	}
+	h.srv = srv2
+	h.ts.Config.Handler = srv2
+	got := h.pendingAsk(id)
+	if got["id"] != ask["id"] || got["input_digest"] != ask["input_digest"] {
+		t.Fatalf("after restart the pending ask is %v, want %v", got, ask)
+	}
+	ch, _ := h.stream(id, map[string]string{"Last-Event-ID": "0"})
+	if code := h.do("POST", "/api/session/"+id+"/permission/"+ask["id"].(string), map[string]string{"answer": "once"}, nil); code != 200 {
+		t.Fatalf("answer after restart: %d", code)
+	}
+	evs := h.until(ch, "done")
+	if !strings.Contains(strings.Join(types(evs), " "), "resolved") {
+		t.Errorf("no resolved event after the restart: %v", types(evs))
+	}
+}
