@@ -36,8 +36,9 @@ type Config struct {
 	Env   *tools.Env
 	// Approvals remembers "always" answers for the session.
 	Approvals *permission.Approvals
-	// Ask puts a permission ask to the user; nil in headless runs.
-	Ask func(ctx context.Context, a Ask) (Answer, error)
+	// Ask puts a permission ask to the user; nil in headless runs. An error
+	// is taken for a deny.
+	Ask func(ctx context.Context, a Ask) (Reply, error)
 	// Auto approves asks in headless runs (the floor and deny rules still
 	// win).
 	Auto bool
@@ -62,6 +63,18 @@ type Config struct {
 	// prompt, each answer, each set of tool results) as soon as it is
 	// complete, so a session store can commit it before the run goes on.
 	OnMessage func(message.Message)
+	// QuietStart leaves out the Notices and the mode downgrade at start: a
+	// later turn of a session whose first turn told them.
+	QuietStart bool
+}
+
+type callKey struct{}
+
+// CallOf returns the tool call a tool runs for (its ctx comes from the turn
+// loop): the question tool's broker ties a question to its call with it.
+func CallOf(ctx context.Context) (message.ToolCall, bool) {
+	c, ok := ctx.Value(callKey{}).(message.ToolCall)
+	return c, ok
 }
 
 // Ask is a permission question for the user.
@@ -69,10 +82,23 @@ type Ask struct {
 	ToolCall message.ToolCall
 	Target   tools.Target
 	Decision permission.Decision
+	// Event is the decision as events show it (rule, layer, source, line).
+	Event *Decision
+	// Rememberable says an "always" answer can be remembered for the
+	// session (otherwise it counts as once).
+	Rememberable bool
 }
 
 // Answer is the user's answer to an Ask.
 type Answer string
+
+// Reply is the user's answer to an Ask and what they want the model told
+// with it (Feedback, optional): with a deny it is the reason the model reads
+// in the tool result, with an approval a note that goes with the result.
+type Reply struct {
+	Answer   Answer
+	Feedback string
+}
 
 // Answers.
 const (
@@ -96,6 +122,19 @@ var ErrMaxTurns = errors.New("agent: the run reached its turn limit")
 
 // Run continues history with prompt and runs until the model stops.
 func Run(ctx context.Context, c Config, history []message.Message, prompt string) (Result, error) {
+	return loop(ctx, c, history, &prompt)
+}
+
+// Continue runs the tool calls of history's last message, an assistant
+// message whose calls have no results yet (a session stopped while a call
+// waited for an answer), each through the gate again, and then goes on with
+// the turn loop as Run does, without a new prompt. Without such calls it
+// asks the model to go on from history as it is.
+func Continue(ctx context.Context, c Config, history []message.Message) (Result, error) {
+	return loop(ctx, c, history, nil)
+}
+
+func loop(ctx context.Context, c Config, history []message.Message, prompt *string) (Result, error) {
 	if c.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, c.Timeout)
@@ -116,42 +155,60 @@ func Run(ctx context.Context, c Config, history []message.Message, prompt string
 			c.OnMessage(m)
 		}
 	}
-	// A session that stopped between the model's tool calls and their
-	// results (a crash, kill -9) is resumed with those calls answered as
-	// interrupted: both wire formats refuse unanswered tool calls, and the
-	// model must not assume a call it cannot see the end of ran or not.
+	var pendingCalls []message.ToolCall
 	if n := len(res.Messages); n > 0 && res.Messages[n-1].Role == message.Assistant {
-		if calls := res.Messages[n-1].ToolCalls(); len(calls) > 0 {
+		pendingCalls = res.Messages[n-1].ToolCalls()
+	}
+	text := ""
+	if prompt != nil {
+		text = *prompt
+		// A session that stopped between the model's tool calls and their
+		// results (a crash, kill -9) is resumed with those calls answered as
+		// interrupted: both wire formats refuse unanswered tool calls, and the
+		// model must not assume a call it cannot see the end of ran or not.
+		if len(pendingCalls) > 0 {
 			fix := message.Message{Role: message.User}
-			for _, tc := range calls {
+			for _, tc := range pendingCalls {
 				fix.Parts = append(fix.Parts, message.Part{Type: message.ToolOutput, ToolResult: &message.ToolResult{
 					CallID: tc.ID, IsError: true,
 					Content: "interrupted: the session stopped before this call's result was recorded; it may or may not have run — check before repeating it"}})
 			}
 			add(fix)
+			pendingCalls = nil
+		}
+		add(message.UserText(text))
+	}
+	r.emit(Event{Type: EventStart, Agent: c.Agent, Mode: string(c.Gate.Engine().Mode()), Text: text})
+	if !c.QuietStart {
+		for _, n := range c.Notices {
+			n.Time = time.Time{} // stamped now, after start
+			r.emit(n)
+		}
+		if ch := c.Gate.Engine().ModeChange(); ch.Downgraded() {
+			r.emit(Event{Type: EventModeChange, Key: "permission_mode", Requested: string(ch.Requested), Mode: string(ch.Effective), Text: ch.Reason})
 		}
 	}
-	add(message.UserText(prompt))
-	r.emit(Event{Type: EventStart, Agent: c.Agent, Mode: string(c.Gate.Engine().Mode()), Text: prompt})
-	for _, n := range c.Notices {
-		n.Time = time.Time{} // stamped now, after start
-		r.emit(n)
+	done := func(err error) (Result, error) {
+		res.StopReason = stopReason(ctx, err)
+		r.emit(Event{Type: EventDone, StopReason: res.StopReason, Usage: &res.Usage})
+		return res, err
 	}
-	if ch := c.Gate.Engine().ModeChange(); ch.Downgraded() {
-		r.emit(Event{Type: EventModeChange, Key: "permission_mode", Requested: string(ch.Requested), Mode: string(ch.Effective), Text: ch.Reason})
+	if len(pendingCalls) > 0 {
+		add(r.toolCalls(ctx, pendingCalls, &res))
+		if err := ctx.Err(); err != nil {
+			return done(err)
+		}
 	}
 	for res.Turns < c.MaxTurns {
 		res.Turns++
 		req := provider.Request{Model: c.Model, System: c.System, Messages: res.Messages, Tools: r.defs, MaxTokens: c.MaxTokens}
 		resp, err := c.Provider.Stream(ctx, req, r.onProviderEvent)
 		if err != nil {
-			res.StopReason = stopReason(ctx, err)
 			if cause := context.Cause(ctx); ctx.Err() != nil && cause != ctx.Err() {
 				err = cause // why the run was stopped, not just that it was
 			}
 			r.emit(Event{Type: EventError, Text: err.Error()})
-			r.emit(Event{Type: EventDone, StopReason: res.StopReason, Usage: &res.Usage})
-			return res, err
+			return done(err)
 		}
 		res.Usage = res.Usage.Add(resp.Usage)
 		u := resp.Usage
@@ -164,21 +221,25 @@ func Run(ctx context.Context, c Config, history []message.Message, prompt string
 			r.emit(Event{Type: EventDone, StopReason: res.StopReason, Usage: &res.Usage})
 			return res, nil
 		}
-		results := message.Message{Role: message.User}
-		for _, call := range calls {
-			out := r.toolCall(ctx, call, &res)
-			results.Parts = append(results.Parts, message.Part{Type: message.ToolOutput, ToolResult: &out})
-		}
-		add(results)
+		add(r.toolCalls(ctx, calls, &res))
 		if err := ctx.Err(); err != nil {
-			res.StopReason = stopReason(ctx, err)
-			r.emit(Event{Type: EventDone, StopReason: res.StopReason, Usage: &res.Usage})
-			return res, err
+			return done(err)
 		}
 	}
 	res.StopReason = "max_turns"
 	r.emit(Event{Type: EventDone, StopReason: res.StopReason, Usage: &res.Usage})
 	return res, ErrMaxTurns
+}
+
+// toolCalls decides and runs calls in order and returns their results as
+// one message.
+func (r *run) toolCalls(ctx context.Context, calls []message.ToolCall, res *Result) message.Message {
+	results := message.Message{Role: message.User}
+	for _, call := range calls {
+		out := r.toolCall(ctx, call, res)
+		results.Parts = append(results.Parts, message.Part{Type: message.ToolOutput, ToolResult: &out})
+	}
+	return results
 }
 
 type run struct {
@@ -239,6 +300,7 @@ func (r *run) toolCall(ctx context.Context, call message.ToolCall, res *Result) 
 	if !ok {
 		return fail(fmt.Sprintf("unknown tool %q: the tools offered are %s", call.Name, strings.Join(r.names(), ", ")))
 	}
+	var notes string // what the user said with an approval
 	targets, err := tools.TargetsOf(t, call.Input)
 	if err != nil {
 		return fail(fmt.Sprintf("invalid input for %s: %v", call.Name, err))
@@ -247,9 +309,11 @@ func (r *run) toolCall(ctx context.Context, call message.ToolCall, res *Result) 
 	// row asks before continuing.
 	if r.loop.Observe(call.Name, call.Input) {
 		d := r.c.Gate.Check(gate.Call{Tool: "doom_loop", Input: permission.Key(call.Name), Approvals: r.c.Approvals})
-		if ok, msg := r.settle(ctx, call, tools.Target{Tool: "doom_loop", Input: call.Name}, d, res); !ok {
+		ok, msg := r.settle(ctx, call, tools.Target{Tool: "doom_loop", Input: call.Name}, d, res)
+		if !ok {
 			return fail(msg + " (the same call was made three times in a row; try something else)")
 		}
+		notes = appendNote(notes, msg)
 	}
 	for _, tg := range targets {
 		cwd := tg.Cwd
@@ -257,26 +321,43 @@ func (r *run) toolCall(ctx context.Context, call message.ToolCall, res *Result) 
 			cwd = r.c.Env.Cwd
 		}
 		d := r.c.Gate.Check(gate.Call{Tool: tg.Tool, Input: tg.Input, Cwd: cwd, Approvals: r.c.Approvals})
-		if ok, msg := r.settle(ctx, call, tg, d, res); !ok {
+		ok, msg := r.settle(ctx, call, tg, d, res)
+		if !ok {
 			return fail(msg)
 		}
+		notes = appendNote(notes, msg)
 	}
 	// A run stopped meanwhile (Ctrl-C, its timeout, the session that could
 	// not be recorded) starts no tool.
 	if err := ctx.Err(); err != nil {
 		return fail(fmt.Sprintf("not run: the run was stopped (%v)", context.Cause(ctx)))
 	}
-	out := t.Run(ctx, r.c.Env, call.Input)
+	out := t.Run(context.WithValue(ctx, callKey{}, call), r.c.Env, call.Input)
 	if r.c.Redact != nil {
 		out.Content = r.c.Redact(out.Content)
+	}
+	if notes != "" {
+		out.Content = notes + "\n\n" + out.Content
 	}
 	tr := message.ToolResult{CallID: call.ID, Content: out.Content, IsError: out.IsError}
 	r.emit(Event{Type: EventToolResult, ToolCall: &c, Result: &tr})
 	return tr
 }
 
+// appendNote adds an approval's note to notes.
+func appendNote(notes, note string) string {
+	switch {
+	case note == "":
+		return notes
+	case notes == "":
+		return note
+	}
+	return notes + "\n" + note
+}
+
 // settle turns a decision into go or no-go, asking the user or applying the
-// headless policy for an ask, and reports it as an event.
+// headless policy for an ask, and reports it as an event. The string is why
+// not (no-go), or what the user said with an approval ("" when nothing).
 func (r *run) settle(ctx context.Context, call message.ToolCall, tg tools.Target, gr gate.Result, res *Result) (bool, string) {
 	d := gr.Decision
 	ev := eventDecision(gr)
@@ -293,20 +374,28 @@ func (r *run) settle(ctx context.Context, call message.ToolCall, tg tools.Target
 	// Ask.
 	switch {
 	case r.c.Ask != nil:
-		ans, err := r.c.Ask(ctx, Ask{ToolCall: call, Target: tg, Decision: d})
+		evc := *ev
+		rep, err := r.c.Ask(ctx, Ask{ToolCall: call, Target: tg, Decision: d, Event: &evc, Rememberable: rememberable(gr.Call)})
 		if err != nil {
-			ans = Deny
+			rep = Reply{Answer: Deny}
 		}
-		ev.Answer = "user:" + string(ans)
+		ev.Answer = "user:" + string(rep.Answer)
 		r.emit(Event{Type: EventPermission, ToolCall: &c, Decision: ev})
-		switch ans {
+		note := ""
+		if rep.Feedback != "" {
+			note = "The user approved this call and said: " + rep.Feedback
+		}
+		switch rep.Answer {
 		case Always:
 			r.c.Approvals.Approve(gr.Call, permission.Always)
-			return true, ""
+			return true, note
 		case Once:
-			return true, ""
+			return true, note
 		}
 		res.Denied++
+		if rep.Feedback != "" {
+			return false, "the user declined this call: " + rep.Feedback
+		}
 		return false, "the user declined this call"
 	case r.c.Auto:
 		ev.Answer = "auto"
@@ -317,6 +406,12 @@ func (r *run) settle(ctx context.Context, call message.ToolCall, tg tools.Target
 	r.emit(Event{Type: EventPermission, ToolCall: &c, Decision: ev})
 	res.Denied++
 	return false, "refused: this headless run cannot ask for approval. " + d.Explain()
+}
+
+// rememberable reports whether Approvals can remember an "always" for c.
+func rememberable(c permission.Call) bool {
+	return !(permission.Key(c.Tool) == "bash" && c.Shell != nil &&
+		(c.Shell.Verdict == permission.VerdictFloor || c.Shell.Verdict == permission.VerdictDeny))
 }
 
 func eventDecision(gr gate.Result) *Decision {

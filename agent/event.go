@@ -1,6 +1,9 @@
 package agent
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"time"
 
 	"github.com/oceancode/oceancode/agent/message"
@@ -22,6 +25,12 @@ const (
 	EventRetry      EventType = "retry"       // Text: why the provider retries
 	EventError      EventType = "error"       // Text
 	EventDone       EventType = "done"        // StopReason, total Usage
+	// EventAsk: a permission ask (or a question of the question tool) waits
+	// for a client's answer: Ask. Only sessions with a broker (agent/runner,
+	// interactive) emit it.
+	EventAsk EventType = "ask"
+	// EventResolved: an ask was answered: AskID, Answer, By, Feedback.
+	EventResolved EventType = "resolved"
 )
 
 // Event is one step of a run.
@@ -42,6 +51,42 @@ type Event struct {
 	Result     *message.ToolResult `json:"result,omitempty"`
 	Usage      *message.Usage      `json:"usage,omitempty"`
 	StopReason string              `json:"stop_reason,omitempty"`
+	// Ask is the pending ask of an ask event.
+	Ask *PendingAsk `json:"ask,omitempty"`
+	// AskID, Answer, By and Feedback are a resolved event's: the ask, the
+	// answer (once, always, deny, or a question's answer), who answered (a
+	// client's label, "abort") and what they told the model.
+	AskID    string `json:"ask_id,omitempty"`
+	Answer   string `json:"answer,omitempty"`
+	By       string `json:"by,omitempty"`
+	Feedback string `json:"feedback,omitempty"`
+}
+
+// PendingAsk is an ask waiting for a client's answer, as the ask event, the
+// session store and the HTTP API carry it.
+type PendingAsk struct {
+	ID string `json:"id"`
+	// Kind is "permission" (a rule asked about a tool call) or "question"
+	// (the question tool asks the user).
+	Kind     string          `json:"kind"`
+	Tool     string          `json:"tool"`  // the tool call's name
+	Input    json.RawMessage `json:"input"` // the tool call's input
+	Decision *Decision       `json:"decision,omitempty"`
+	// Target is what the rule was asked about (the command for bash, the
+	// path for file tools; the question's text for a question).
+	Target      string    `json:"target,omitempty"`
+	InputDigest string    `json:"input_digest"` // "sha256:" + hex of Input
+	CallID      string    `json:"call_id"`
+	Created     time.Time `json:"created_at"`
+	// Choices are the answers allowed: once, always (only where it can be
+	// remembered), deny; for a question, its options ([] = free text).
+	Choices []string `json:"choices"`
+}
+
+// InputDigest is "sha256:" + the hex SHA-256 of a tool call's input bytes.
+func InputDigest(input []byte) string {
+	sum := sha256.Sum256(input)
+	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
 // Decision is a permission decision as events carry it: the action, the

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 
 	"github.com/oceancode/oceancode/agent/fsguard"
 	"github.com/oceancode/oceancode/agent/permission"
@@ -31,7 +32,9 @@ type Config struct {
 
 // Gate decides tool calls. It is safe for concurrent use.
 type Gate struct {
-	engine   *permission.Engine
+	// engine is swapped whole by SetMode, so a decision under way keeps
+	// the engine it started with and the next one sees the new mode.
+	engine   atomic.Pointer[permission.Engine]
 	shell    *shellguard.Classifier
 	boundary fsguard.Boundary
 }
@@ -46,11 +49,26 @@ func New(c Config) (*Gate, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Gate{engine: e, shell: s, boundary: c.Boundary}, nil
+	g := &Gate{shell: s, boundary: c.Boundary}
+	g.engine.Store(e)
+	return g, nil
 }
 
 // Engine returns the permission engine (its mode, offered tools, …).
-func (g *Gate) Engine() *permission.Engine { return g.engine }
+func (g *Gate) Engine() *permission.Engine { return g.engine.Load() }
+
+// SetMode switches the permission mode live, through the engine's WithMode:
+// a mode the locks rule out becomes default, and the ModeChange says why.
+// Safe while other goroutines decide calls; the next Check uses the mode.
+func (g *Gate) SetMode(m permission.Mode) permission.ModeChange {
+	for {
+		old := g.engine.Load()
+		n, ch := old.WithMode(m)
+		if g.engine.CompareAndSwap(old, n) {
+			return ch
+		}
+	}
+}
 
 // Call is one tool call as the model makes it.
 type Call struct {
@@ -142,7 +160,7 @@ func (g *Gate) Check(c Call) Result {
 			call.Pattern = p.Rel
 		}
 	}
-	res.Decision = g.engine.Evaluate(call)
+	res.Decision = g.engine.Load().Evaluate(call)
 	res.Call = call
 	return res
 }

@@ -64,10 +64,28 @@ CREATE TABLE approvals (
 	UNIQUE (session_id, key, pattern, server)
 ) STRICT;
 `,
+	// 2: pending asks (permission asks and questions waiting for a client's
+	// answer), kept so they survive a restart of the process.
+	`
+CREATE TABLE asks (
+	session_id   TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+	id           TEXT NOT NULL,
+	call_id      TEXT NOT NULL,
+	input_digest TEXT NOT NULL,
+	body         TEXT NOT NULL,
+	status       TEXT NOT NULL CHECK (status IN ('pending', 'answered')),
+	answer       TEXT NOT NULL DEFAULT '',
+	feedback     TEXT NOT NULL DEFAULT '',
+	answered_by  TEXT NOT NULL DEFAULT '',
+	created_at   INTEGER NOT NULL,
+	answered_at  INTEGER,
+	PRIMARY KEY (session_id, id)
+) STRICT;
+`,
 }
 
 // SchemaVersion is the schema version this package writes: len(migrations).
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // migrate brings the database to SchemaVersion. The common case, an
 // up-to-date database, costs one PRAGMA read. Otherwise the migrations run

@@ -1,0 +1,196 @@
+// Package runner is the long-lived session engine: several turns of the agent
+// loop (agent.Run) on one conversation, a prompt queue, abort, event fan-out to
+// any number of subscribers, the session store writes, a broker for permission
+// asks and live mode switches. `oceancode run`, `oceancode serve` and the pager
+// are its clients.
+//
+// A Session runs its turns one after another on one goroutine. Every event a
+// turn emits (and the runner's own: ask, resolved, mode_change) gets the next
+// per-session sequence number, is encoded once (Event.Data, redacted), kept in
+// an in-memory ring, queued for the store and handed to every subscriber's own
+// bounded buffer: a subscriber that falls behind is dropped (ErrLagged), never
+// waited for. Subscribe(after) replays from the store and the ring, then goes
+// live, with no event lost, repeated or reordered.
+//
+// Store writes never run on the event path: one writer goroutine commits them
+// in order (events in batches). A new session's record is created lazily
+// (Options.CreateAfter); writes made before it wait in order, and a tool call
+// waits for the record, so nothing a tool does happens before the session is
+// on disk.
+//
+// See docs/runtime.md ("The session engine").
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/oceancode/oceancode/agent"
+	"github.com/oceancode/oceancode/agent/message"
+	"github.com/oceancode/oceancode/agent/permission"
+	"github.com/oceancode/oceancode/agent/session"
+)
+
+// Options is everything one session needs, as plain values (sessionconfig
+// builds them from the layers).
+type Options struct {
+	// Turn is the turn loop's configuration: Provider, Model, System, Gate,
+	// Tools, Env, Auto, MaxTurns (per prompt), Timeout (per prompt),
+	// MaxTokens, Redact, Notices. The runner owns OnEvent, OnMessage,
+	// Approvals and Ask: values set there are ignored. Env is copied (the
+	// runner sets its Ask and Task); Redact also redacts the events' texts
+	// and the messages the store keeps.
+	Turn agent.Config
+	// SubAgent returns the turn config for a sub-agent of the task tool (its
+	// own gate for the named agent, the built-in tools only); nil: the task
+	// tool answers that sub-agents are unavailable.
+	SubAgent func(name string) (agent.Config, error)
+	// Store records the session (messages, every event with its sequence
+	// number, approvals, usage, pending asks). nil (and OpenStore nil): not
+	// recorded. The caller keeps ownership of Store.
+	Store *session.Store
+	// OpenStore, used when Store is nil, opens the store when the record is
+	// created (a new session: off the path to the first model request) or
+	// in Start (Resume). The runner closes a store it opened.
+	OpenStore func(context.Context) (*session.Store, error)
+	// Resume continues this stored session ("" creates a new one). Its
+	// history, its "always" approvals and its pending asks are loaded; a
+	// pending ask left by a previous process is re-offered and, once
+	// answered, the interrupted tool calls run and the turn continues.
+	Resume string
+	// CreateAfter delays creating a NEW session's record until it is closed
+	// (run closes it when the first model request is on the wire, to keep
+	// SQLite off that path); nil creates it at once. Writes made before wait
+	// in order; a tool call waits for the record to exist.
+	CreateAfter <-chan struct{}
+	// Interactive sends asks to the broker (Pending/Answer: a client answers
+	// them). false is headless: Turn.Auto approves, otherwise the ask is
+	// refused and the model told which rule would approve it (today's `run`
+	// behaviour), and the question tool says no one can answer.
+	Interactive bool
+	// Buffer is each subscriber's buffer, in events (0: 1024). A subscriber
+	// that falls further behind is dropped (its channel closes, Err() ==
+	// ErrLagged); it never blocks the session.
+	Buffer int
+	// OnEvent, if set, receives every event in order on the goroutine that
+	// emitted it, before the subscribers do; it must return quickly (run
+	// renders with it, so its output keeps the turn's pace and cannot lag).
+	OnEvent func(Event)
+}
+
+// Event is one event of the session as every client sees it.
+type Event struct {
+	Seq   int64           // per-session, starts at 1, no gaps, the SSE id; stored with the event
+	Event agent.Event     // the event (Type as in stream-json)
+	Data  json.RawMessage // the event's JSON exactly as stored (the SSE data: line), redacted
+}
+
+// PendingAsk is an ask waiting for a client's answer. It is stored: it
+// survives a restart.
+type PendingAsk = agent.PendingAsk
+
+// Reply answers an ask.
+type Reply struct {
+	// Answer is once, always or deny; for a question (Kind "question"), the
+	// answer's text (one of Choices when it has any), or deny to decline.
+	Answer   agent.Answer `json:"answer"`
+	Feedback string       `json:"feedback,omitempty"` // optional: told to the model with a deny (or with an approval)
+	Digest   string       `json:"digest,omitempty"`   // optional: if set, must equal the ask's InputDigest
+	By       string       `json:"by,omitempty"`       // who answered (a client label), recorded in the resolved event
+}
+
+// ModeResult is a mode switch's outcome (and the current mode).
+type ModeResult struct {
+	Mode       permission.Mode `json:"mode"` // in effect
+	Requested  permission.Mode `json:"requested"`
+	Downgraded bool            `json:"downgraded"`
+	Reason     string          `json:"reason,omitempty"` // why it was downgraded ("" when not)
+}
+
+// State is a session's state (GET /api/session/{id}).
+type State struct {
+	ID, Agent, Model string
+	Mode             ModeResult
+	Status           string // idle, running, waiting (an ask is pending), closed
+	Turns            int
+	Queued           int
+	Usage            message.Usage
+	LastSeq          int64
+	StopReason       StopReason // the last turn's
+}
+
+// Statuses of State.Status.
+const (
+	StatusIdle    = "idle"
+	StatusRunning = "running"
+	StatusWaiting = "waiting"
+	StatusClosed  = "closed"
+)
+
+// StopReason is why a turn ended; a session's record status derives from
+// its last turn's.
+type StopReason string
+
+// Stop reasons.
+const (
+	StopEndTurn   StopReason = "end_turn" // the model stopped (its own reason is kept in the done event)
+	StopMaxTurns  StopReason = "max_turns"
+	StopCancelled StopReason = "cancelled"
+	StopTimeout   StopReason = "timeout"
+	StopError     StopReason = "error"
+)
+
+// Status is the session record's status after a turn that stopped for r.
+func (r StopReason) Status() session.Status {
+	switch r {
+	case StopEndTurn, "":
+		return session.Completed
+	case StopCancelled, StopTimeout:
+		return session.Interrupted
+	}
+	return session.Failed
+}
+
+// stopOf types a turn's end.
+func stopOf(res agent.Result, err error) StopReason {
+	switch {
+	case err == nil:
+		return StopEndTurn
+	case errors.Is(err, agent.ErrMaxTurns):
+		return StopMaxTurns
+	case res.StopReason == string(StopCancelled):
+		return StopCancelled
+	case res.StopReason == string(StopTimeout):
+		return StopTimeout
+	}
+	return StopError
+}
+
+// Errors.
+var (
+	// ErrClosed: the session is closed.
+	ErrClosed = errors.New("runner: session closed")
+	// ErrLagged: a subscriber fell further behind than its buffer.
+	ErrLagged = errors.New("runner: subscriber fell behind and was dropped")
+	// ErrGap: events a Subscribe asked for are no longer held (not recorded).
+	ErrGap = errors.New("runner: events before the replay window are not recorded")
+	// ErrNoAsk: no ask has that id.
+	ErrNoAsk = errors.New("runner: no such ask")
+	// ErrDigest: a reply's digest is not the ask's input digest.
+	ErrDigest = errors.New("runner: the input digest does not match the ask")
+	// ErrAnswer: a reply's answer is not one of the ask's choices.
+	ErrAnswer = errors.New("runner: not one of the ask's choices")
+)
+
+// AnsweredError: the ask was answered already; First is that answer.
+type AnsweredError struct {
+	First Reply
+	At    time.Time
+}
+
+func (e *AnsweredError) Error() string {
+	return fmt.Sprintf("runner: the ask was answered already (%s by %s at %s)", e.First.Answer, e.First.By, e.At.Format(time.RFC3339))
+}
