@@ -200,11 +200,9 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, sess *runner.Ses
 	if !s.decode(w, r, &b) {
 		return
 	}
-	ans := agent.Answer(b.Answer)
-	switch ans {
-	case agent.Once, agent.Always, agent.Deny:
-	default:
-		writeError(w, http.StatusBadRequest, "bad_answer", fmt.Sprintf(`answer %q: want "once", "always" or "deny"`, b.Answer))
+	ans := agent.Answer(strings.TrimSpace(b.Answer))
+	if ans == "" {
+		writeError(w, http.StatusBadRequest, "bad_answer", `answer: empty: want "once", "always" or "deny" (a question: its answer's text)`)
 		return
 	}
 	id := r.PathValue("req")
@@ -222,10 +220,12 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, sess *runner.Ses
 			First: &answerBody{ID: id, Answer: string(answered.First.Answer), Feedback: answered.First.Feedback, By: answered.First.By, At: answered.At}})
 	case errors.Is(err, runner.ErrDigest):
 		writeError(w, http.StatusConflict, "digest_mismatch", fmt.Sprintf("ask %s: input_digest is not the digest of the input asked about: GET …/permission/pending and answer what it shows", id))
+	case errors.Is(err, runner.ErrAnswer):
+		writeError(w, http.StatusBadRequest, "bad_answer", fmt.Sprintf("ask %s: answer %q is not one of its choices (GET …/permission/pending lists them): %v", id, b.Answer, err))
 	case errors.Is(err, runner.ErrClosed):
 		writeError(w, http.StatusConflict, "session_closed", "the session is closed")
 	default:
-		writeError(w, http.StatusBadRequest, "bad_answer", "answer: "+err.Error())
+		writeError(w, http.StatusInternalServerError, "internal", "answer: "+err.Error())
 	}
 }
 

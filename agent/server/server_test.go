@@ -90,7 +90,7 @@ func newHarness(t *testing.T, turns []providertest.Turn, opts ...option) *harnes
 func (h *harness) turnConfig(agentName, mode string) (agent.Config, error) {
 	var rules []permission.Rule
 	for _, r := range h.rules {
-		pr, err := permission.ParseRule(r, permission.Ask, provenance.Origin{Layer: provenance.User, File: "test"})
+		pr, err := permission.ParseRule(r, permission.Ask, provenance.Origin{Layer: provenance.User, Source: "test"})
 		if err != nil {
 			return agent.Config{}, err
 		}
@@ -432,10 +432,6 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 			t.Errorf("openapi.json documents %s, which is not served", d)
 		}
 	}
-	// Every $ref resolves and the event schema compiles.
-	for _, name := range []string{"StreamEvent", "State", "Pending", "Mode", "Error", "Answer", "Abort", "Accepted"} {
-		h.schema.check(t, name, map[string]any{}) // compiles; the empty object may not validate
-	}
 }
 
 func TestOpenAPIRefsCompile(t *testing.T) {
@@ -624,7 +620,8 @@ func TestAskAnsweredRemotely(t *testing.T) {
 		}
 	}
 	reqs := h.model.Requests()
-	if last := reqs[len(reqs)-1].String(); !strings.Contains(last, "use printf instead") {
+	last, _ := json.Marshal(reqs[len(reqs)-1].Messages)
+	if !strings.Contains(string(last), "use printf instead") {
 		t.Errorf("the deny's feedback did not reach the model:\n%s", last)
 	}
 }

@@ -379,9 +379,31 @@ func httpError(err error) error {
 	return err
 }
 
-// resumable lists the stored sessions with pending asks.
+// resumable lists the stored sessions of this directory with pending
+// asks (one a live process holds fails to resume, said on stderr).
 func (f *sessionFactory) resumable(ctx context.Context) ([]string, error) {
-	return f.store.PendingSessions(ctx)
+	cwd, err := f.app.WorkDir()
+	if err != nil {
+		return nil, err
+	}
+	all, err := f.store.List(ctx, session.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, s := range all {
+		if s.Cwd != cwd {
+			continue
+		}
+		asks, err := f.store.Asks(ctx, s.ID, true)
+		if err != nil {
+			return nil, err
+		}
+		if len(asks) > 0 {
+			ids = append(ids, s.ID)
+		}
+	}
+	return ids, nil
 }
 
 func (f *sessionFactory) close() {
