@@ -52,7 +52,7 @@ type harness struct {
 type option func(*harness)
 
 func withLocks(l permission.Locks) option { return func(h *harness) { h.locks = l } }
-func withAsk(rules ...string) option  { return func(h *harness) { h.rules = rules } }
+func withAsk(rules ...string) option      { return func(h *harness) { h.rules = rules } }
 func withConfig(f func(*server.Config)) option {
 	return func(h *harness) { f(&h.cfg) }
 }
