@@ -77,6 +77,12 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, "session_failed", "create session: "+err.Error())
 		return
 	}
+	if req.PermissionMode != "" && string(sess.Mode().Mode) != req.PermissionMode {
+		// The configuration already downgraded the mode asked for (a
+		// lock); asking the engine for it again records the request and
+		// the reason in the session's mode, as a live switch would.
+		_, _ = sess.SetMode(permission.Mode(req.PermissionMode))
+	}
 	id, ok := s.add(sess)
 	if !ok {
 		overloaded(w, http.StatusServiceUnavailable, "shutting_down", "the server is shutting down")

@@ -327,7 +327,13 @@ func (f *sessionFactory) newSession(ctx context.Context, r server.CreateRequest)
 		if err != nil {
 			return nil, err
 		}
-		req.Agent, req.Model = meta.Agent, meta.Model
+		// The record keeps the model's name without its provider: a
+		// resumed session runs on the configuration's model, as
+		// `run --session` does, in the mode it was left in.
+		req.Agent, req.PermissionMode = meta.Agent, meta.Mode
+		if strings.Contains(meta.Model, "/") {
+			req.Model = meta.Model
+		}
 	}
 	if req.Agent == "" {
 		req.Agent = "build"
