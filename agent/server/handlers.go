@@ -44,9 +44,9 @@ type stateBody struct {
 	Pending    int           `json:"pending"`
 }
 
-func stateOf(sess *runner.Session) stateBody {
+func stateOf(id string, sess *runner.Session) stateBody {
 	st := sess.State()
-	return stateBody{ID: st.ID, Agent: st.Agent, Model: st.Model, Mode: modeOf(st.Mode), Status: st.Status,
+	return stateBody{ID: id, Agent: st.Agent, Model: st.Model, Mode: modeOf(st.Mode), Status: st.Status,
 		Turns: st.Turns, Queued: st.Queued, Usage: st.Usage, LastSeq: st.LastSeq, StopReason: string(st.StopReason),
 		Pending: len(sess.Pending())}
 }
@@ -83,17 +83,21 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		// the reason in the session's mode, as a live switch would.
 		_, _ = sess.SetMode(permission.Mode(req.PermissionMode))
 	}
-	id, ok := s.add(sess)
-	if !ok {
-		overloaded(w, http.StatusServiceUnavailable, "shutting_down", "the server is shutting down")
+	id, err := s.add(sess)
+	switch {
+	case errors.Is(err, errShutdown):
+		overloaded(w, http.StatusServiceUnavailable, "shutting_down", err.Error())
+		return
+	case err != nil:
+		writeError(w, http.StatusInternalServerError, "session_failed", "create session: "+err.Error())
 		return
 	}
 	w.Header().Set("Location", "/api/session/"+id)
-	writeJSON(w, http.StatusCreated, stateOf(sess))
+	writeJSON(w, http.StatusCreated, stateOf(id, sess))
 }
 
-func (s *Server) state(w http.ResponseWriter, r *http.Request, sess *runner.Session) {
-	writeJSON(w, http.StatusOK, stateOf(sess))
+func (s *Server) state(w http.ResponseWriter, r *http.Request, id string, sess *runner.Session) {
+	writeJSON(w, http.StatusOK, stateOf(id, sess))
 }
 
 // messageBody is POST …/message's body.
@@ -107,7 +111,7 @@ type acceptedBody struct {
 	LastSeq int64 `json:"last_seq"`
 }
 
-func (s *Server) message(w http.ResponseWriter, r *http.Request, sess *runner.Session) {
+func (s *Server) message(w http.ResponseWriter, r *http.Request, id string, sess *runner.Session) {
 	var m messageBody
 	if !s.decode(w, r, &m) {
 		return
@@ -132,7 +136,7 @@ func (s *Server) message(w http.ResponseWriter, r *http.Request, sess *runner.Se
 	writeJSON(w, http.StatusAccepted, acceptedBody{Queued: true, LastSeq: seq})
 }
 
-func (s *Server) getMode(w http.ResponseWriter, r *http.Request, sess *runner.Session) {
+func (s *Server) getMode(w http.ResponseWriter, r *http.Request, id string, sess *runner.Session) {
 	writeJSON(w, http.StatusOK, modeOf(sess.Mode()))
 }
 
@@ -141,7 +145,7 @@ type setModeBody struct {
 	Mode string `json:"mode"`
 }
 
-func (s *Server) setMode(w http.ResponseWriter, r *http.Request, sess *runner.Session) {
+func (s *Server) setMode(w http.ResponseWriter, r *http.Request, id string, sess *runner.Session) {
 	var b setModeBody
 	if !s.decode(w, r, &b) {
 		return
@@ -168,7 +172,7 @@ type pendingBody struct {
 	Pending []runner.PendingAsk `json:"pending"`
 }
 
-func (s *Server) pending(w http.ResponseWriter, r *http.Request, sess *runner.Session) {
+func (s *Server) pending(w http.ResponseWriter, r *http.Request, id string, sess *runner.Session) {
 	p := sess.Pending()
 	if p == nil {
 		p = []runner.PendingAsk{}
@@ -201,7 +205,7 @@ func clientLabel(r *http.Request) string {
 	return "http"
 }
 
-func (s *Server) answer(w http.ResponseWriter, r *http.Request, sess *runner.Session) {
+func (s *Server) answer(w http.ResponseWriter, r *http.Request, id string, sess *runner.Session) {
 	var b replyBody
 	if !s.decode(w, r, &b) {
 		return
@@ -211,23 +215,23 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, sess *runner.Ses
 		writeError(w, http.StatusBadRequest, "bad_answer", `answer: empty: want "once", "always" or "deny" (a question: its answer's text)`)
 		return
 	}
-	id := r.PathValue("req")
+	askID := r.PathValue("req")
 	rep := runner.Reply{Answer: ans, Feedback: b.Feedback, Digest: b.InputDigest, By: clientLabel(r)}
-	err := sess.Answer(id, rep)
+	err := sess.Answer(askID, rep)
 	var answered *runner.AnsweredError
 	switch {
 	case err == nil:
-		writeJSON(w, http.StatusOK, answerBody{ID: id, Answer: b.Answer, Feedback: b.Feedback, By: rep.By})
+		writeJSON(w, http.StatusOK, answerBody{ID: askID, Answer: b.Answer, Feedback: b.Feedback, By: rep.By})
 	case errors.Is(err, runner.ErrNoAsk):
-		writeError(w, http.StatusNotFound, "no_ask", fmt.Sprintf("no ask %q in this session: GET …/permission/pending lists the open ones", id))
+		writeError(w, http.StatusNotFound, "no_ask", fmt.Sprintf("no ask %q in this session: GET …/permission/pending lists the open ones", askID))
 	case errors.As(err, &answered):
 		writeJSON(w, http.StatusConflict, errorBody{Code: "already_answered",
-			Error: fmt.Sprintf("ask %s was already answered %s: the first answer wins", id, answered.First.Answer),
-			First: &answerBody{ID: id, Answer: string(answered.First.Answer), Feedback: answered.First.Feedback, By: answered.First.By, At: answered.At}})
+			Error: fmt.Sprintf("ask %s was already answered %s: the first answer wins", askID, answered.First.Answer),
+			First: &answerBody{ID: askID, Answer: string(answered.First.Answer), Feedback: answered.First.Feedback, By: answered.First.By, At: answered.At}})
 	case errors.Is(err, runner.ErrDigest):
-		writeError(w, http.StatusConflict, "digest_mismatch", fmt.Sprintf("ask %s: input_digest is not the digest of the input asked about: GET …/permission/pending and answer what it shows", id))
+		writeError(w, http.StatusConflict, "digest_mismatch", fmt.Sprintf("ask %s: input_digest is not the digest of the input asked about: GET …/permission/pending and answer what it shows", askID))
 	case errors.Is(err, runner.ErrAnswer):
-		writeError(w, http.StatusBadRequest, "bad_answer", fmt.Sprintf("ask %s: answer %q is not one of its choices (GET …/permission/pending lists them): %v", id, b.Answer, err))
+		writeError(w, http.StatusBadRequest, "bad_answer", fmt.Sprintf("ask %s: answer %q is not one of its choices (GET …/permission/pending lists them): %v", askID, b.Answer, err))
 	case errors.Is(err, runner.ErrClosed):
 		writeError(w, http.StatusConflict, "session_closed", "the session is closed")
 	default:
@@ -241,7 +245,7 @@ type abortBody struct {
 	Status  string `json:"status"`
 }
 
-func (s *Server) abort(w http.ResponseWriter, r *http.Request, sess *runner.Session) {
+func (s *Server) abort(w http.ResponseWriter, r *http.Request, id string, sess *runner.Session) {
 	sess.Abort()
 	writeJSON(w, http.StatusOK, abortBody{Aborted: true, Status: sess.State().Status})
 }

@@ -19,7 +19,9 @@ package server
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
+	"encoding/hex"
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
@@ -301,7 +303,7 @@ func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) bool {
 }
 
 // withSession resolves {id} to an open session, else 404.
-func (s *Server) withSession(h func(http.ResponseWriter, *http.Request, *runner.Session)) http.HandlerFunc {
+func (s *Server) withSession(h func(http.ResponseWriter, *http.Request, string, *runner.Session)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		id := r.PathValue("id")
 		s.mu.Lock()
@@ -311,7 +313,7 @@ func (s *Server) withSession(h func(http.ResponseWriter, *http.Request, *runner.
 			writeError(w, http.StatusNotFound, "no_session", fmt.Sprintf("no session %q on this server: create one with POST /api/session", id))
 			return
 		}
-		h(w, r, sess)
+		h(w, r, id, sess)
 	}
 }
 
@@ -331,11 +333,20 @@ func (s *Server) reserve() (bool, string) {
 
 // add registers a created session in its reserved slot; false (and the
 // session closed) when the server closed meanwhile.
-func (s *Server) add(sess *runner.Session) (string, bool) {
+func (s *Server) add(sess *runner.Session) (string, error) {
 	id := sess.ID()
+	if id == "" {
+		if err := sess.Err(); err != nil {
+			s.unreserve()
+			sess.Close()
+			return "", fmt.Errorf("the session could not be recorded: %w", err)
+		}
+		// Not recorded (no store): the server names it.
+		id = newMemID()
+	}
 	s.mu.Lock()
 	s.creating--
-	closed := s.closed || id == ""
+	closed := s.closed
 	if !closed {
 		s.byID[id] = sess
 		s.order = append(s.order, id)
@@ -343,8 +354,18 @@ func (s *Server) add(sess *runner.Session) (string, bool) {
 	s.mu.Unlock()
 	if closed {
 		sess.Close()
+		return "", errShutdown
 	}
-	return id, !closed
+	return id, nil
+}
+
+var errShutdown = errors.New("the server is shutting down")
+
+// newMemID names a session that has no record.
+func newMemID() string {
+	b := make([]byte, 12)
+	rand.Read(b)
+	return "mem_" + hex.EncodeToString(b)
 }
 
 func (s *Server) unreserve() {
@@ -378,9 +399,12 @@ func (s *Server) Recover(ctx context.Context) ([]string, error) {
 			errs = append(errs, fmt.Errorf("resume session %s: %w", id, err))
 			continue
 		}
-		if rid, ok := s.add(sess); ok {
-			got = append(got, rid)
+		rid, err := s.add(sess)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("resume session %s: %w", id, err))
+			continue
 		}
+		got = append(got, rid)
 	}
 	return got, errors.Join(errs...)
 }

@@ -68,7 +68,7 @@ func (s *Server) closeStream() {
 }
 
 // events is GET …/events: SSE, one `id: SEQ` + `data: JSON` per event.
-func (s *Server) events(w http.ResponseWriter, r *http.Request, sess *runner.Session) {
+func (s *Server) events(w http.ResponseWriter, r *http.Request, id string, sess *runner.Session) {
 	from, err := after(r)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, "bad_cursor", err.Error())
@@ -84,7 +84,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, sess *runner.Ses
 	if errors.Is(err, runner.ErrGap) {
 		last := sess.LastSeq()
 		notice = &streamNotice{Type: EventResync, LastSeq: last, After: from,
-			Text: fmt.Sprintf("the events after %d cannot be replayed: fetch the state (GET /api/session/%s); the stream goes on after %d", from, sess.ID(), last)}
+			Text: fmt.Sprintf("the events after %d cannot be replayed: fetch the state (GET /api/session/%s); the stream goes on after %d", from, id, last)}
 		sub, err = sess.Subscribe(last)
 	}
 	if err != nil {
