@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -12,11 +11,8 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/oceancode/oceancode/agent"
 	"github.com/oceancode/oceancode/agent/fsguard"
@@ -27,6 +23,7 @@ import (
 	"github.com/oceancode/oceancode/agent/provider/providertest"
 	"github.com/oceancode/oceancode/agent/runner"
 	"github.com/oceancode/oceancode/agent/server"
+	"github.com/oceancode/oceancode/agent/server/servertest"
 	"github.com/oceancode/oceancode/agent/session"
 	"github.com/oceancode/oceancode/agent/tools"
 	"github.com/oceancode/oceancode/provenance"
@@ -192,22 +189,9 @@ func (h *harness) send(id, text string) {
 	h.schema.check(h.t, "Accepted", a)
 }
 
-// sse is one event as read off the wire.
-type sse struct {
-	ID   string
-	Data string
-	Raw  string // the event's bytes, id and data lines and the blank line
-}
-
-func (e sse) typ() string {
-	var v struct{ Type string }
-	json.Unmarshal([]byte(e.Data), &v)
-	return v.Type
-}
-
 // stream opens the event stream; events arrive on the channel until the
 // stream ends (closed) or the test ends.
-func (h *harness) stream(id string, hdr map[string]string) (<-chan sse, func()) {
+func (h *harness) stream(id string, hdr map[string]string) (<-chan servertest.Event, func()) {
 	h.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	req, _ := http.NewRequestWithContext(ctx, "GET", h.ts.URL+"/api/session/"+id+"/events", nil)
@@ -223,58 +207,26 @@ func (h *harness) stream(id string, hdr map[string]string) (<-chan sse, func()) 
 		b, _ := io.ReadAll(resp.Body)
 		h.t.Fatalf("events: %d %s %s", resp.StatusCode, resp.Header.Get("Content-Type"), b)
 	}
-	ch := make(chan sse, 4096)
+	ch := make(chan servertest.Event, 4096)
 	go func() {
 		defer close(ch)
 		defer resp.Body.Close()
-		readSSE(resp.Body, ch)
+		servertest.Read(resp.Body, ch)
 	}()
 	h.t.Cleanup(cancel)
 	return ch, cancel
 }
 
-func readSSE(r io.Reader, ch chan<- sse) {
-	br := bufio.NewReader(r)
-	var cur sse
-	var raw strings.Builder
-	for {
-		line, err := br.ReadString('\n')
-		if err != nil {
-			return
-		}
-		if line == "\n" {
-			if cur.Data != "" || cur.ID != "" {
-				cur.Raw = raw.String() + "\n"
-				ch <- cur
-			}
-			cur = sse{}
-			raw.Reset()
-			continue
-		}
-		if strings.HasPrefix(line, ":") {
-			continue
-		}
-		raw.WriteString(line)
-		k, v, _ := strings.Cut(strings.TrimSuffix(line, "\n"), ": ")
-		switch k {
-		case "id":
-			cur.ID = v
-		case "data":
-			cur.Data += v
-		}
-	}
-}
-
 // until reads events until one of type typ (inclusive), within a deadline.
-func (h *harness) until(ch <-chan sse, typ string) []sse {
+func (h *harness) until(ch <-chan servertest.Event, typ string) []servertest.Event {
 	h.t.Helper()
-	var got []sse
+	var got []servertest.Event
 	deadline := time.After(20 * time.Second)
 	for {
 		select {
 		case e, ok := <-ch:
 			if !ok {
-				h.t.Fatalf("stream ended before a %s event; got %v", typ, types(got))
+				h.t.Fatalf("stream ended before a %s event; got %v", typ, servertest.Types(got))
 			}
 			got = append(got, e)
 			var v any
@@ -282,64 +234,35 @@ func (h *harness) until(ch <-chan sse, typ string) []sse {
 				h.t.Fatalf("event data is not JSON: %q", e.Data)
 			}
 			h.schema.check(h.t, "StreamEvent", v)
-			if e.typ() == typ {
+			if e.Type() == typ {
 				return got
 			}
 		case <-deadline:
-			h.t.Fatalf("no %s event within 20s; got %v", typ, types(got))
+			h.t.Fatalf("no %s event within 20s; got %v", typ, servertest.Types(got))
 		}
 	}
-}
-
-func types(es []sse) []string {
-	var out []string
-	for _, e := range es {
-		out = append(out, e.typ())
-	}
-	return out
 }
 
 // schemas validates values against the OpenAPI document's schemas.
-type schemas struct {
-	mu sync.Mutex
-	c  *jsonschema.Compiler
-	m  map[string]*jsonschema.Schema
-}
+type schemas struct{ *servertest.Schemas }
 
 func loadSchemas(t *testing.T) *schemas {
 	t.Helper()
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(server.OpenAPI))
+	s, err := servertest.NewSchemas(server.OpenAPI)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := jsonschema.NewCompiler()
-	c.AssertFormat()
-	if err := c.AddResource("mem:///openapi.json", doc); err != nil {
-		t.Fatal(err)
-	}
-	return &schemas{c: c, m: map[string]*jsonschema.Schema{}}
+	return &schemas{s}
 }
 
+// check validates v's JSON form.
 func (s *schemas) check(t *testing.T, name string, v any) {
 	t.Helper()
-	s.mu.Lock()
-	sch := s.m[name]
-	if sch == nil {
-		var err error
-		sch, err = s.c.Compile("mem:///openapi.json#/components/schemas/" + name)
-		if err != nil {
-			s.mu.Unlock()
-			t.Fatalf("compile schema %s: %v", name, err)
-		}
-		s.m[name] = sch
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
 	}
-	s.mu.Unlock()
-	// Validate the JSON form (numbers as json.Number).
-	b, _ := json.Marshal(v)
-	inst, _ := jsonschema.UnmarshalJSON(bytes.NewReader(b))
-	if err := sch.Validate(inst); err != nil {
-		t.Errorf("%s does not match the documented schema %s: %v", b, name, err)
-	}
+	s.Check(t, name, b)
 }
 
 // routePath fills a route pattern's wildcards.
@@ -445,7 +368,7 @@ func TestOpenAPIRefsCompile(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name := range doc.Components.Schemas {
-		if _, err := s.c.Compile("mem:///openapi.json#/components/schemas/" + name); err != nil {
+		if _, err := s.Compile(name); err != nil {
 			t.Errorf("schema %s: %v", name, err)
 		}
 	}
@@ -464,12 +387,12 @@ func TestTurnStreamsEveryEvent(t *testing.T) {
 		if e.ID != fmt.Sprint(i+1) {
 			t.Errorf("event %d has id %s, want %d", i, e.ID, i+1)
 		}
-		if e.typ() == "text" {
+		if e.Type() == "text" {
 			texts++
 		}
 	}
 	if texts < 4 {
-		t.Errorf("%d text deltas, want one per word (4): %v", texts, types(got))
+		t.Errorf("%d text deltas, want one per word (4): %v", texts, servertest.Types(got))
 	}
 	var st map[string]any
 	h.do("GET", "/api/session/"+id, nil, &st)
@@ -490,7 +413,7 @@ func TestReplay(t *testing.T) {
 	stop()
 	for _, k := range []int{0, 1, len(all) / 2, len(all) - 1} {
 		for _, how := range []string{"header", "query"} {
-			var ch2 <-chan sse
+			var ch2 <-chan servertest.Event
 			var stop2 func()
 			if how == "header" {
 				ch2, stop2 = h.stream(id, map[string]string{"Last-Event-ID": fmt.Sprint(k)})
@@ -499,15 +422,8 @@ func TestReplay(t *testing.T) {
 			}
 			rest := h.until(ch2, "done")
 			stop2()
-			var want, got strings.Builder
-			for _, e := range all[k:] {
-				want.WriteString(e.Raw)
-			}
-			for _, e := range rest {
-				got.WriteString(e.Raw)
-			}
-			if got.String() != want.String() {
-				t.Errorf("replay after %d (%s):\n got %q\nwant %q", k, how, got.String(), want.String())
+			if got, want := servertest.Join(rest), servertest.Join(all[k:]); got != want {
+				t.Errorf("replay after %d (%s):\n got %q\nwant %q", k, how, got, want)
 			}
 		}
 	}
@@ -518,7 +434,7 @@ func TestReplay(t *testing.T) {
 	}
 }
 
-func (h *harness) streamQuery(id string, after int) (<-chan sse, func()) {
+func (h *harness) streamQuery(id string, after int) (<-chan servertest.Event, func()) {
 	h.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	req, _ := http.NewRequestWithContext(ctx, "GET", h.ts.URL+"/api/session/"+id+"/events?after="+url.QueryEscape(fmt.Sprint(after)), nil)
@@ -527,11 +443,11 @@ func (h *harness) streamQuery(id string, after int) (<-chan sse, func()) {
 	if err != nil || resp.StatusCode != 200 {
 		h.t.Fatalf("events?after: %v %v", resp, err)
 	}
-	ch := make(chan sse, 4096)
+	ch := make(chan servertest.Event, 4096)
 	go func() {
 		defer close(ch)
 		defer resp.Body.Close()
-		readSSE(resp.Body, ch)
+		servertest.Read(resp.Body, ch)
 	}()
 	h.t.Cleanup(cancel)
 	return ch, cancel
@@ -607,16 +523,16 @@ func TestAskAnsweredRemotely(t *testing.T) {
 	if code := h.do("POST", base+ask2["id"].(string), map[string]string{"answer": "deny", "feedback": "use printf instead"}, &ok); code != 200 {
 		t.Fatalf("answer deny: %d %v", code, ok)
 	}
-	for _, ch := range []<-chan sse{a, b} {
+	for _, ch := range []<-chan servertest.Event{a, b} {
 		evs := h.until(ch, "done")
 		var resolved int
 		for _, e := range evs {
-			if e.typ() == "resolved" {
+			if e.Type() == "resolved" {
 				resolved++
 			}
 		}
 		if resolved != 2 {
-			t.Errorf("a subscriber saw %d resolved events, want 2: %v", resolved, types(evs))
+			t.Errorf("a subscriber saw %d resolved events, want 2: %v", resolved, servertest.Types(evs))
 		}
 	}
 	reqs := h.model.Requests()
@@ -644,12 +560,12 @@ func TestAlwaysAnswer(t *testing.T) {
 	evs := h.until(ch, "done")
 	var asks int
 	for _, e := range evs {
-		if e.typ() == "ask" {
+		if e.Type() == "ask" {
 			asks++
 		}
 	}
 	if asks != 1 {
-		t.Errorf("%d asks, want 1 (always approves the second call): %v", asks, types(evs))
+		t.Errorf("%d asks, want 1 (always approves the second call): %v", asks, servertest.Types(evs))
 	}
 }
 
@@ -786,7 +702,7 @@ func TestPendingSurvivesRestart(t *testing.T) {
 		t.Fatalf("answer after restart: %d", code)
 	}
 	evs := h.until(ch, "done")
-	if !strings.Contains(strings.Join(types(evs), " "), "resolved") {
-		t.Errorf("no resolved event after the restart: %v", types(evs))
+	if !strings.Contains(servertest.Types(evs), "resolved") {
+		t.Errorf("no resolved event after the restart: %v", servertest.Types(evs))
 	}
 }

@@ -17,9 +17,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/oceancode/oceancode/agent/provider/providertest"
+	"github.com/oceancode/oceancode/agent/server/servertest"
 	"github.com/oceancode/oceancode/layers/layerstest"
 )
 
@@ -54,7 +53,7 @@ type served struct {
 	Addr   string
 	stderr *syncBuffer
 	done   chan struct{}
-	schema *apiSchemas
+	schema *servertest.Schemas
 }
 
 type syncBuffer struct {
@@ -175,73 +174,27 @@ func (s *served) call(method, path string, body any, want int, schema string) ma
 		s.t.Fatalf("%s %s: answer is not JSON: %q", method, path, data)
 	}
 	if schema != "" {
-		s.schema.check(s.t, schema, data)
+		s.schema.Check(s.t, schema, data)
 	}
 	return v
 }
 
-// apiSchemas validates against the server's own /api/openapi.json.
-type apiSchemas struct {
-	mu  sync.Mutex
-	c   *jsonschema.Compiler
-	m   map[string]*jsonschema.Schema
-	doc []byte
-}
-
-func (s *served) loadSchemas() *apiSchemas {
+func (s *served) loadSchemas() *servertest.Schemas {
 	resp := s.request("GET", "/api/openapi.json", nil, map[string]string{"Authorization": "Bearer " + s.Token})
 	defer resp.Body.Close()
 	data, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != 200 {
 		s.t.Fatalf("openapi.json: %d %s", resp.StatusCode, data)
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	sch, err := servertest.NewSchemas(data)
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	c := jsonschema.NewCompiler()
-	c.AssertFormat()
-	if err := c.AddResource("mem:///openapi.json", doc); err != nil {
-		s.t.Fatal(err)
-	}
-	return &apiSchemas{c: c, m: map[string]*jsonschema.Schema{}, doc: data}
-}
-
-func (a *apiSchemas) check(t *testing.T, name string, data []byte) {
-	t.Helper()
-	a.mu.Lock()
-	sch := a.m[name]
-	if sch == nil {
-		var err error
-		if sch, err = a.c.Compile("mem:///openapi.json#/components/schemas/" + name); err != nil {
-			a.mu.Unlock()
-			t.Fatalf("schema %s: %v", name, err)
-		}
-		a.m[name] = sch
-	}
-	a.mu.Unlock()
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
-	if err != nil {
-		t.Fatalf("%q: %v", data, err)
-	}
-	if err := sch.Validate(inst); err != nil {
-		t.Errorf("%s does not match the documented %s: %v", data, name, err)
-	}
-}
-
-// sseEvent is one event off the wire, with its exact bytes.
-type sseEvent struct {
-	ID, Data, Raw string
-}
-
-func (e sseEvent) Type() string {
-	var v struct{ Type string }
-	json.Unmarshal([]byte(e.Data), &v)
-	return v.Type
+	return sch
 }
 
 // events opens GET …/events (with Last-Event-ID when after >= 0).
-func (s *served) events(id string, after int64) (<-chan sseEvent, context.CancelFunc) {
+func (s *served) events(id string, after int64) (<-chan servertest.Event, context.CancelFunc) {
 	s.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	req, _ := http.NewRequestWithContext(ctx, "GET", s.URL+"/api/session/"+id+"/events", nil)
@@ -259,46 +212,20 @@ func (s *served) events(id string, after int64) (<-chan sseEvent, context.Cancel
 		cancel()
 		s.t.Fatalf("events: %d %s", resp.StatusCode, b)
 	}
-	ch := make(chan sseEvent, 1<<14)
+	ch := make(chan servertest.Event, 1<<14)
 	go func() {
 		defer close(ch)
 		defer resp.Body.Close()
-		br := bufio.NewReader(resp.Body)
-		var cur sseEvent
-		var raw strings.Builder
-		for {
-			line, err := br.ReadString('\n')
-			if err != nil {
-				return
-			}
-			switch {
-			case line == "\n":
-				if cur.Data != "" {
-					cur.Raw = raw.String() + "\n"
-					ch <- cur
-				}
-				cur, raw = sseEvent{}, strings.Builder{}
-			case strings.HasPrefix(line, ":"):
-			default:
-				raw.WriteString(line)
-				k, v, _ := strings.Cut(strings.TrimSuffix(line, "\n"), ": ")
-				switch k {
-				case "id":
-					cur.ID = v
-				case "data":
-					cur.Data += v
-				}
-			}
-		}
+		servertest.Read(resp.Body, ch)
 	}()
 	s.t.Cleanup(cancel)
 	return ch, cancel
 }
 
 // until reads events up to the n-th of type typ, validating each.
-func (s *served) until(ch <-chan sseEvent, typ string, n int) []sseEvent {
+func (s *served) until(ch <-chan servertest.Event, typ string, n int) []servertest.Event {
 	s.t.Helper()
-	var got []sseEvent
+	var got []servertest.Event
 	deadline := time.After(60 * time.Second)
 	for n > 0 {
 		select {
@@ -307,7 +234,7 @@ func (s *served) until(ch <-chan sseEvent, typ string, n int) []sseEvent {
 				s.t.Fatalf("stream ended before a %s event; got %d events; stderr:\n%s", typ, len(got), s.stderr.String())
 			}
 			got = append(got, e)
-			s.schema.check(s.t, "StreamEvent", []byte(e.Data))
+			s.schema.Check(s.t, "StreamEvent", []byte(e.Data))
 			if e.Type() == typ {
 				n--
 			}
@@ -316,14 +243,6 @@ func (s *served) until(ch <-chan sseEvent, typ string, n int) []sseEvent {
 		}
 	}
 	return got
-}
-
-func eventTypes(es []sseEvent) string {
-	var out []string
-	for _, e := range es {
-		out = append(out, e.Type())
-	}
-	return strings.Join(out, " ")
 }
 
 func (s *served) create(body map[string]any) string {
@@ -388,8 +307,8 @@ func TestServe(t *testing.T) {
 	ch, _ := s.events(id, -1)
 	s.send(id, "say hello")
 	first := s.until(ch, "done", 1)
-	if !strings.Contains(eventTypes(first), "start") || !strings.Contains(eventTypes(first), "text") {
-		t.Errorf("first turn's events: %s", eventTypes(first))
+	if !strings.Contains(servertest.Types(first), "start") || !strings.Contains(servertest.Types(first), "text") {
+		t.Errorf("first turn's events: %s", servertest.Types(first))
 	}
 	for i, e := range first {
 		if e.ID != fmt.Sprint(i+1) {
@@ -418,8 +337,8 @@ func TestServe(t *testing.T) {
 	}
 	s.answer(id, ask3["id"].(string), map[string]string{"answer": "always"}, 200)
 	turn2 := s.until(ch, "done", 1)
-	if n := strings.Count(eventTypes(turn2), "resolved"); n != 3 {
-		t.Errorf("%d resolved events, want 3 (the always answer covers the repeat): %s", n, eventTypes(turn2))
+	if n := strings.Count(servertest.Types(turn2), "resolved"); n != 3 {
+		t.Errorf("%d resolved events, want 3 (the always answer covers the repeat): %s", n, servertest.Types(turn2))
 	}
 	reqs := model.Requests()
 	var sawFeedback bool
@@ -462,10 +381,10 @@ func TestServe(t *testing.T) {
 	stop()
 	for _, k := range []int{1, len(everything) / 3, len(everything) - 2} {
 		rest, stop := s.events(id, int64(k))
-		got := s.until(rest, "done", strings.Count(eventTypes(everything[k:]), "done"))
+		got := s.until(rest, "done", strings.Count(servertest.Types(everything[k:]), "done"))
 		stop()
-		if join(got) != join(everything[k:]) {
-			t.Errorf("replay after %d differs:\n got %q\nwant %q", k, join(got), join(everything[k:]))
+		if servertest.Join(got) != servertest.Join(everything[k:]) {
+			t.Errorf("replay after %d differs:\n got %q\nwant %q", k, servertest.Join(got), servertest.Join(everything[k:]))
 		}
 	}
 
@@ -478,14 +397,6 @@ func TestServe(t *testing.T) {
 	}
 }
 
-func join(es []sseEvent) string {
-	var b strings.Builder
-	for _, e := range es {
-		b.WriteString(e.Raw)
-	}
-	return b.String()
-}
-
 // walkRoutes: every route of the server's OpenAPI document answers 401
 // without a token or with a wrong one, and 403 for a browser Origin or a
 // foreign Host, token or not.
@@ -494,7 +405,7 @@ func (s *served) walkRoutes(id string) {
 	var doc struct {
 		Paths map[string]map[string]json.RawMessage `json:"paths"`
 	}
-	if err := json.Unmarshal(s.schema.doc, &doc); err != nil {
+	if err := json.Unmarshal(s.schema.Doc, &doc); err != nil {
 		t.Fatal(err)
 	}
 	good := "Bearer " + s.Token
@@ -525,7 +436,7 @@ func (s *served) walkRoutes(id string) {
 					t.Errorf("%s %s (%s): %d, want %d", method, p, c.name, resp.StatusCode, c.want)
 					continue
 				}
-				s.schema.check(t, "Error", data)
+				s.schema.Check(t, "Error", data)
 				if c.want == 401 && resp.Header.Get("WWW-Authenticate") == "" {
 					t.Errorf("%s %s: 401 without WWW-Authenticate", method, p)
 				}
@@ -562,7 +473,7 @@ func TestServeRestartPendingAsk(t *testing.T) {
 	ch, _ := s2.events(id, 0)
 	s2.answer(id, ask["id"].(string), map[string]string{"answer": "once", "input_digest": ask["input_digest"].(string)}, 200)
 	evs := s2.until(ch, "done", 1)
-	types := eventTypes(evs)
+	types := servertest.Types(evs)
 	if !strings.Contains(types, "resolved") || !strings.Contains(types, "tool_result") {
 		t.Errorf("the turn did not go on after the restart: %s", types)
 	}
