@@ -1,16 +1,19 @@
 package server_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -44,12 +47,22 @@ type harness struct {
 	locks  permission.Locks
 	rules  []string // ask rules, e.g. "Bash(echo:*)"
 	schema *schemas
+	// noStore runs the sessions unrecorded; buffer is their subscriber
+	// buffer (0: the runner's); smallSocket shrinks the server's send
+	// buffers so a client that does not read blocks its stream.
+	noStore     bool
+	buffer      int
+	smallSocket bool
 }
 
 type option func(*harness)
 
 func withLocks(l permission.Locks) option { return func(h *harness) { h.locks = l } }
 func withAsk(rules ...string) option      { return func(h *harness) { h.rules = rules } }
+func withoutStore() option           { return func(h *harness) { h.noStore = true } }
+func withBuffer(n int, small bool) option {
+	return func(h *harness) { h.buffer, h.smallSocket = n, small }
+}
 func withConfig(f func(*server.Config)) option {
 	return func(h *harness) { f(&h.cfg) }
 }
@@ -69,7 +82,11 @@ func newHarness(t *testing.T, turns []providertest.Turn, opts ...option) *harnes
 	for _, o := range opts {
 		o(h)
 	}
-	h.ts = httptest.NewServer(nil)
+	h.ts = httptest.NewUnstartedServer(nil)
+	if h.smallSocket {
+		h.ts.Listener = smallSendBuffers{h.ts.Listener}
+	}
+	h.ts.Start()
 	h.cfg.Addr = h.ts.Listener.Addr().String()
 	srv, err := server.New(h.cfg)
 	if err != nil {
@@ -116,7 +133,11 @@ func (h *harness) newSession(ctx context.Context, r server.CreateRequest) (*runn
 	if err != nil {
 		return nil, err
 	}
-	return runner.Start(context.WithoutCancel(ctx), runner.Options{Turn: tc, Store: h.store, Resume: r.Resume, Interactive: true})
+	o := runner.Options{Turn: tc, Store: h.store, Resume: r.Resume, Interactive: true, Buffer: h.buffer}
+	if h.noStore {
+		o.Store = nil
+	}
+	return runner.Start(context.WithoutCancel(ctx), o)
 }
 
 // do sends a request with the token and decodes a JSON answer into out
@@ -704,5 +725,141 @@ func TestPendingSurvivesRestart(t *testing.T) {
 	evs := h.until(ch, "done")
 	if !strings.Contains(servertest.Types(evs), "resolved") {
 		t.Errorf("no resolved event after the restart: %v", servertest.Types(evs))
+	}
+}
+
+// smallSendBuffers gives accepted connections a 4 KiB send buffer.
+type smallSendBuffers struct{ net.Listener }
+
+func (l smallSendBuffers) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if tc, ok := c.(*net.TCPConn); ok {
+		tc.SetWriteBuffer(4096)
+	}
+	return c, err
+}
+
+// words is a text of n words.
+func words(n int) string {
+	return strings.TrimSpace(strings.Repeat("w ", n))
+}
+
+// TestResync: events the session no longer holds and never recorded
+// cannot be replayed: one resync event (id = the current seq), then the
+// stream goes on live.
+func TestResync(t *testing.T) {
+	h := newHarness(t, []providertest.Turn{providertest.Text(words(6000)), providertest.Text("after")}, withoutStore())
+	id := h.create(nil)
+	ch, stop := h.stream(id, nil)
+	h.send(id, "talk a lot")
+	all := h.until(ch, "done")
+	stop()
+	last := all[len(all)-1].ID
+	ch2, _ := h.stream(id, map[string]string{"Last-Event-ID": "1"})
+	first := <-ch2
+	var n map[string]any
+	json.Unmarshal([]byte(first.Data), &n)
+	if n["type"] != "resync" || first.ID != last || fmt.Sprint(n["last_seq"]) != last || n["after"] != float64(1) {
+		t.Fatalf("first event after a gap: id %s %s, want a resync with id %s", first.ID, first.Data, last)
+	}
+	h.send(id, "more")
+	next := h.until(ch2, "done")
+	if next[0].Type() == "resync" || next[0].ID != fmt.Sprint(atoi(last)+1) {
+		t.Errorf("after the resync: %s id %s, want the live events from %d", next[0].Type(), next[0].ID, atoi(last)+1)
+	}
+}
+
+func atoi(s string) int {
+	var n int
+	fmt.Sscan(s, &n)
+	return n
+}
+
+// TestLagged: a client that stops reading is dropped with a lagged event
+// naming the last id it was sent; reconnecting from there loses nothing.
+func TestLagged(t *testing.T) {
+	h := newHarness(t, []providertest.Turn{providertest.Text(words(3000))}, withBuffer(8, true))
+	id := h.create(nil)
+	d := &net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
+		return c.Control(func(fd uintptr) { syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096) })
+	}}
+	client := &http.Client{Transport: &http.Transport{DialContext: d.DialContext}}
+	req, _ := http.NewRequest("GET", h.ts.URL+"/api/session/"+id+"/events", nil)
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	h.send(id, "flood")
+	// Wait for the turn to end without reading the stream.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		var st map[string]any
+		h.do("GET", "/api/session/"+id, nil, &st)
+		if st["status"] == "idle" && st["turns"] == float64(1) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the turn did not end while a client was not reading: a slow subscriber blocked the session")
+		}
+	}
+	ch := make(chan servertest.Event, 1<<13)
+	servertest.Read(resp.Body, ch)
+	close(ch)
+	var got []servertest.Event
+	for e := range ch {
+		got = append(got, e)
+	}
+	lag := got[len(got)-1]
+	var n map[string]any
+	json.Unmarshal([]byte(lag.Data), &n)
+	if n["type"] != "lagged" || lag.ID != "" {
+		t.Fatalf("the last event of a dropped stream: id %q %s, want a lagged event without id", lag.ID, lag.Data)
+	}
+	h.schema.check(t, "StreamNotice", n)
+	lastID := got[len(got)-2].ID
+	if fmt.Sprint(n["last_seq"]) != lastID {
+		t.Errorf("lagged names %v, the last event sent was %s", n["last_seq"], lastID)
+	}
+	for i, e := range got[:len(got)-1] {
+		if e.ID != fmt.Sprint(i+1) {
+			t.Fatalf("event %d has id %s before the drop", i, e.ID)
+		}
+	}
+	rest, _ := h.stream(id, map[string]string{"Last-Event-ID": lastID})
+	tail := h.until(rest, "done")
+	if tail[0].ID != fmt.Sprint(atoi(lastID)+1) {
+		t.Errorf("reconnect after the drop starts at %s, want %d", tail[0].ID, atoi(lastID)+1)
+	}
+}
+
+// TestHeartbeat: an idle stream gets comment lines.
+func TestHeartbeat(t *testing.T) {
+	h := newHarness(t, []providertest.Turn{providertest.Text("hi")}, withConfig(func(c *server.Config) { c.Heartbeat = 20 * time.Millisecond }))
+	id := h.create(nil)
+	resp := h.raw("GET", "/api/session/"+id+"/events", nil, map[string]string{"Authorization": "Bearer " + testToken})
+	defer resp.Body.Close()
+	done := make(chan error, 1)
+	go func() {
+		br := bufio.NewReader(resp.Body)
+		for beats := 0; beats < 2; {
+			line, err := br.ReadString('\n')
+			if err != nil {
+				done <- err
+				return
+			}
+			if line == ": heartbeat\n" {
+				beats++
+			}
+		}
+		done <- nil
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("no heartbeat comments on an idle stream")
 	}
 }
