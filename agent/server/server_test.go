@@ -59,7 +59,7 @@ type option func(*harness)
 
 func withLocks(l permission.Locks) option { return func(h *harness) { h.locks = l } }
 func withAsk(rules ...string) option      { return func(h *harness) { h.rules = rules } }
-func withoutStore() option           { return func(h *harness) { h.noStore = true } }
+func withoutStore() option                { return func(h *harness) { h.noStore = true } }
 func withBuffer(n int, small bool) option {
 	return func(h *harness) { h.buffer, h.smallSocket = n, small }
 }
