@@ -37,7 +37,7 @@ const testToken = "test-token-0123456789abcdefghijklmnopqrstuvwxyz"
 // harness is a Server over real runner sessions, a real session store
 // and a scripted loopback model, behind httptest.
 type harness struct {
-	t      *testing.T
+	t      testing.TB
 	model  *providertest.Server
 	store  *session.Store
 	srv    *server.Server
@@ -67,7 +67,7 @@ func withConfig(f func(*server.Config)) option {
 	return func(h *harness) { f(&h.cfg) }
 }
 
-func newHarness(t *testing.T, turns []providertest.Turn, opts ...option) *harness {
+func newHarness(t testing.TB, turns []providertest.Turn, opts ...option) *harness {
 	t.Helper()
 	h := &harness{t: t, dir: t.TempDir(), schema: loadSchemas(t)}
 	h.model = providertest.New(t, turns...)
@@ -267,7 +267,7 @@ func (h *harness) until(ch <-chan servertest.Event, typ string) []servertest.Eve
 // schemas validates values against the OpenAPI document's schemas.
 type schemas struct{ *servertest.Schemas }
 
-func loadSchemas(t *testing.T) *schemas {
+func loadSchemas(t testing.TB) *schemas {
 	t.Helper()
 	s, err := servertest.NewSchemas(server.OpenAPI)
 	if err != nil {
@@ -277,7 +277,7 @@ func loadSchemas(t *testing.T) *schemas {
 }
 
 // check validates v's JSON form.
-func (s *schemas) check(t *testing.T, name string, v any) {
+func (s *schemas) check(t testing.TB, name string, v any) {
 	t.Helper()
 	b, err := json.Marshal(v)
 	if err != nil {

@@ -28,7 +28,7 @@ import (
 // where a test needs locks.
 
 // serveMachine is a machine whose project is configured for the mock model.
-func serveMachine(t *testing.T, model *providertest.Server, extra string) *layerstest.Machine {
+func serveMachine(t testing.TB, model *providertest.Server, extra string) *layerstest.Machine {
 	t.Helper()
 	m := layerstest.New(t)
 	m.ProjectConfig(`{"provider": {"mock": {"type": "openai", "base_url": "` + model.OpenAIURL() + `"}}, "model": "mock/m"` + extra + `}`)
@@ -46,7 +46,7 @@ func serveEnv(m *layerstest.Machine) []string {
 
 // served is one running `oceancode serve`.
 type served struct {
-	t      *testing.T
+	t      testing.TB
 	cmd    *exec.Cmd
 	URL    string
 	Token  string
@@ -73,11 +73,18 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// startServe starts the server and waits for its first stdout line.
-func startServe(t *testing.T, m *layerstest.Machine, args ...string) *served {
+// startServe starts the suite's oceancode serve and waits for its first
+// stdout line.
+func startServe(t testing.TB, m *layerstest.Machine, args ...string) *served {
+	t.Helper()
+	return startServeBin(t, "oceancode", m, args...)
+}
+
+// startServeBin is startServe with the binary bin.
+func startServeBin(t testing.TB, bin string, m *layerstest.Machine, args ...string) *served {
 	t.Helper()
 	s := &served{t: t, stderr: &syncBuffer{}, done: make(chan struct{})}
-	s.cmd = exec.Command("oceancode", append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
+	s.cmd = exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
 	s.cmd.Dir = m.Project
 	s.cmd.Env = serveEnv(m)
 	s.cmd.Stderr = s.stderr

@@ -1,0 +1,100 @@
+package server_test
+
+import (
+	"encoding/json"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/oceancode/oceancode/agent/provider/providertest"
+)
+
+// BenchmarkSSELatency: the time from the engine stamping an event (its
+// time field, set when the turn loop emits it) to an SSE client of the
+// real server (loopback TCP, recorded session) having parsed it; text
+// deltas of streamed turns, one event per op. Reports p50 and p99.
+func BenchmarkSSELatency(b *testing.B) {
+	h := newHarness(b, turnsOf(b.N/400+1, providertest.Text(words(400))))
+	id := h.create(nil)
+	ch, stop := h.stream(id, nil)
+	defer stop()
+	lat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for len(lat) < b.N {
+		h.send(id, "talk")
+		for done := false; !done; {
+			e, ok := <-ch
+			now := time.Now()
+			if !ok {
+				b.Fatal("stream ended")
+			}
+			var ev struct {
+				Type string
+				Time time.Time
+			}
+			if err := json.Unmarshal([]byte(e.Data), &ev); err != nil {
+				b.Fatal(err)
+			}
+			switch ev.Type {
+			case "text":
+				if len(lat) < b.N {
+					lat = append(lat, now.Sub(ev.Time))
+				}
+			case "done":
+				done = true
+			}
+		}
+	}
+	b.StopTimer()
+	reportLatency(b, lat)
+}
+
+func turnsOf(n int, t providertest.Turn) []providertest.Turn {
+	out := make([]providertest.Turn, n)
+	for i := range out {
+		out[i] = t
+	}
+	return out
+}
+
+// BenchmarkSSELatencyIdle: the same for one event at a time on an idle
+// session: each op switches the mode live (POST …/permission/mode) and
+// waits for its mode_change event on the stream.
+func BenchmarkSSELatencyIdle(b *testing.B) {
+	h := newHarness(b, []providertest.Turn{providertest.Text("unused")})
+	id := h.create(nil)
+	ch, stop := h.stream(id, nil)
+	defer stop()
+	modes := []string{"acceptEdits", "default"}
+	lat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := range b.N {
+		h.do("POST", "/api/session/"+id+"/permission/mode", map[string]string{"mode": modes[i%2]}, nil)
+		for {
+			e, ok := <-ch
+			now := time.Now()
+			if !ok {
+				b.Fatal("stream ended")
+			}
+			var ev struct {
+				Type string
+				Time time.Time
+			}
+			if err := json.Unmarshal([]byte(e.Data), &ev); err != nil {
+				b.Fatal(err)
+			}
+			if ev.Type == "mode_change" {
+				lat = append(lat, now.Sub(ev.Time))
+				break
+			}
+		}
+	}
+	b.StopTimer()
+	reportLatency(b, lat)
+}
+
+func reportLatency(b *testing.B, lat []time.Duration) {
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "µs-p50")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "µs-p99")
+}
