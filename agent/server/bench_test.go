@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/oceancode/oceancode/agent/provider/providertest"
+	"github.com/oceancode/oceancode/agent/server/servertest"
 )
 
 // BenchmarkSSELatency: the time from the engine stamping an event (its
@@ -23,22 +24,11 @@ func BenchmarkSSELatency(b *testing.B) {
 	for len(lat) < b.N {
 		h.send(id, "talk")
 		for done := false; !done; {
-			e, ok := <-ch
-			now := time.Now()
-			if !ok {
-				b.Fatal("stream ended")
-			}
-			var ev struct {
-				Type string
-				Time time.Time
-			}
-			if err := json.Unmarshal([]byte(e.Data), &ev); err != nil {
-				b.Fatal(err)
-			}
-			switch ev.Type {
+			typ, d := next(b, ch)
+			switch typ {
 			case "text":
 				if len(lat) < b.N {
-					lat = append(lat, now.Sub(ev.Time))
+					lat = append(lat, d)
 				}
 			case "done":
 				done = true
@@ -71,20 +61,8 @@ func BenchmarkSSELatencyIdle(b *testing.B) {
 	for i := range b.N {
 		h.do("POST", "/api/session/"+id+"/permission/mode", map[string]string{"mode": modes[i%2]}, nil)
 		for {
-			e, ok := <-ch
-			now := time.Now()
-			if !ok {
-				b.Fatal("stream ended")
-			}
-			var ev struct {
-				Type string
-				Time time.Time
-			}
-			if err := json.Unmarshal([]byte(e.Data), &ev); err != nil {
-				b.Fatal(err)
-			}
-			if ev.Type == "mode_change" {
-				lat = append(lat, now.Sub(ev.Time))
+			if typ, d := next(b, ch); typ == "mode_change" {
+				lat = append(lat, d)
 				break
 			}
 		}
@@ -97,4 +75,22 @@ func reportLatency(b *testing.B, lat []time.Duration) {
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "µs-p50")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "µs-p99")
+}
+
+// next reads the next event: its type, and how long ago the engine
+// stamped it.
+func next(b *testing.B, ch <-chan servertest.Event) (string, time.Duration) {
+	e, ok := <-ch
+	now := time.Now()
+	if !ok {
+		b.Fatal("stream ended")
+	}
+	var ev struct {
+		Type string
+		Time time.Time
+	}
+	if err := json.Unmarshal([]byte(e.Data), &ev); err != nil {
+		b.Fatal(err)
+	}
+	return ev.Type, now.Sub(ev.Time)
 }

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/oceancode/oceancode/agent/provider/providertest"
@@ -67,20 +66,7 @@ func BenchmarkServeSessionsProcess(b *testing.B) {
 	var rss, hwm int64
 	b.ResetTimer()
 	for range b.N {
-		var wg sync.WaitGroup
-		errs := make(chan error, sessions)
-		for i := range sessions {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				if err := s.loadSession(i, turns); err != nil {
-					errs <- err
-				}
-			}()
-		}
-		wg.Wait()
-		close(errs)
-		for err := range errs {
+		for _, err := range s.load(sessions, turns) {
 			b.Fatal(err)
 		}
 		rss, hwm = procKiB(b, pid, "VmRSS"), procKiB(b, pid, "VmHWM")

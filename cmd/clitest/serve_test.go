@@ -555,6 +555,15 @@ func TestServeLoad(t *testing.T) {
 	m := serveMachine(t, model, "")
 	s := startServe(t, m, "--max-sessions", "64")
 	start := time.Now()
+	for _, err := range s.load(sessions, turns) {
+		t.Error(err)
+	}
+	t.Logf("%d sessions × %d turns in %v", sessions, turns, time.Since(start))
+}
+
+// load runs sessions at once, each with turns turns (loadSession), and
+// returns their errors.
+func (s *served) load(sessions, turns int) []error {
 	var wg sync.WaitGroup
 	errs := make(chan error, sessions)
 	for i := range sessions {
@@ -568,10 +577,11 @@ func TestServeLoad(t *testing.T) {
 	}
 	wg.Wait()
 	close(errs)
+	var out []error
 	for err := range errs {
-		t.Error(err)
+		out = append(out, err)
 	}
-	t.Logf("%d sessions × %d turns in %v", sessions, turns, time.Since(start))
+	return out
 }
 
 // loadSession runs one session of the load test (without t.Fatal: it
