@@ -135,6 +135,13 @@ func TestDependencyRules(t *testing.T) {
 					}
 				}
 			}
+			// The bridge from the layers to the engine's config serves the
+			// oceancode front ends only: the runtime receives plain values
+			// (agent/... cannot import it: it imports layers), and the admin
+			// side never links the runtime it builds.
+			if under(d, "sessionconfig") && !under(name, "cmd/oceancode") {
+				t.Errorf("%s depends on %s: only cmd/oceancode turns the layers into a session's config", name, d)
+			}
 			// The admin side never imports the runtime; oceanadmin builds without it.
 			if under(name, "cmd/oceanadmin") || under(name, "packaging") || under(name, "layers") ||
 				under(name, "requirements") || under(name, "signing") || under(name, "schema") || under(name, "policycheck") {
@@ -184,6 +191,8 @@ func TestDependencyRules(t *testing.T) {
 		"agent/shellguard": {"mvdan.cc/sh/v3/"},
 		"agent/permission": {},
 		"internal/secret":  {},
+		// The config tree is read through koanf, as the layers store it.
+		"sessionconfig": {"github.com/knadh/koanf/"},
 	}
 	for name, prefixes := range external {
 		p, ok := pkgs[name]

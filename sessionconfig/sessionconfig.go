@@ -21,13 +21,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/oceancode/oceancode/agent"
 	"github.com/oceancode/oceancode/agent/childenv"
 	"github.com/oceancode/oceancode/agent/fsguard"
 	"github.com/oceancode/oceancode/agent/gate"
+	"github.com/oceancode/oceancode/agent/permission"
 	"github.com/oceancode/oceancode/agent/provider"
 	"github.com/oceancode/oceancode/agent/sandbox"
 	"github.com/oceancode/oceancode/agent/sandbox/egress"
@@ -68,26 +71,35 @@ type Request struct {
 	Auto           bool
 	MaxTurns       int
 	Timeout        time.Duration
+	// Via names where the request came from, in its settings' origins:
+	// "" is run's flags ("flag:--permission-mode"); serve passes "api"
+	// ("api:permission_mode"), so a downgrade note names the request.
+	Via string
 }
 
-// Settings are the request's session-layer settings, for layers.Resolve
-// (their sources read "flag:--…": a bad value is a usage error).
+// Settings are the request's session-layer settings, for layers.Resolve.
 func (r Request) Settings() []layers.Setting {
 	var s []layers.Setting
-	if r.PermissionMode != "" {
-		s = append(s, layers.Setting{Key: PermissionMode.Path(), Value: r.PermissionMode, Source: "flag:--permission-mode"})
+	add := func(k Key, v, flag string) {
+		if v == "" {
+			return
+		}
+		src := "flag:--" + flag
+		if r.Via != "" {
+			src = r.Via + ":" + k.Path()
+		}
+		s = append(s, layers.Setting{Key: k.Path(), Value: v, Source: src})
 	}
-	if r.Sandbox != "" {
-		s = append(s, layers.Setting{Key: SandboxMode.Path(), Value: r.Sandbox, Source: "flag:--sandbox"})
-	}
-	if r.Model != "" {
-		s = append(s, layers.Setting{Key: Model.Path(), Value: r.Model, Source: "flag:--model"})
-	}
+	add(PermissionMode, r.PermissionMode, "permission-mode")
+	add(SandboxMode, r.Sandbox, "sandbox")
+	add(Model, r.Model, "model")
 	return s
 }
 
 // Host is what Build needs from the process around it.
 type Host struct {
+	// Getenv reads the process's environment (HOME, the providers' key
+	// variables); nil is an empty environment.
 	Getenv  func(string) string
 	WorkDir string
 	// Provider returns the provider for a resolved provider config (run
@@ -106,7 +118,9 @@ type Session struct {
 	// engine sets OnEvent, OnMessage, Approvals and Ask.
 	Turn agent.Config
 	// SubAgent returns the turn config of the task tool's sub-agent name
-	// ("" is explore): its own gate, its prompt, the built-in tools only.
+	// ("" is explore): its own gate, its prompt, the built-in tools only,
+	// the session's model. Its Env is nil: the caller runs it in the
+	// session's environment.
 	SubAgent func(name string) (agent.Config, error)
 	// Warnings are lines for the front end's stderr, without a prefix
 	// (downgraded modes and sandboxes, secrets that could not be hidden).
@@ -123,10 +137,40 @@ func (s *Session) warn(h Host, line string) {
 	}
 }
 
+// Check reports what is wrong with the request itself (a usage error).
+func (r Request) Check() error {
+	if r.PermissionMode != "" {
+		if _, err := permission.ParseMode(r.PermissionMode); err != nil {
+			return usage(fmt.Errorf("check request permission_mode: %w", err))
+		}
+	}
+	if r.Sandbox != "" && !slices.Contains(SandboxMode.Enum(), r.Sandbox) {
+		return usage(fmt.Errorf("check request sandbox %q: want one of %s", r.Sandbox, strings.Join(SandboxMode.Enum(), ", ")))
+	}
+	if r.MaxTurns < 0 {
+		return usage(fmt.Errorf("check request max_turns %d: want 1 or more (0: the config's)", r.MaxTurns))
+	}
+	if r.Timeout < 0 {
+		return usage(fmt.Errorf("check request timeout %v: want a positive duration (0: the config's)", r.Timeout))
+	}
+	return nil
+}
+
 // Build turns the resolved configuration and the request into a session's
-// engine config. The caller checks res.Err() first (a broken config or
-// refused requirements stop before Build). On error nothing stays open.
+// engine config. A bad request is ErrUsage; a configuration the layers
+// refused is res.Err() (errors.Is layers.ErrInvalidConfig or
+// layers.ErrRequirementsRefused), which front ends usually check first to
+// tell a bad flag from a broken file. On error nothing stays open.
 func Build(ctx context.Context, res *layers.Resolved, req Request, h Host) (*Session, error) {
+	if err := req.Check(); err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return nil, errors.New("build session: no resolved configuration")
+	}
+	if err := res.Err(); err != nil {
+		return nil, err
+	}
 	if h.Getenv == nil {
 		h.Getenv = func(string) string { return "" }
 	}
@@ -265,6 +309,7 @@ func Build(ctx context.Context, res *layers.Resolved, req Request, h Host) (*Ses
 		sub.System = agent.SystemPrompt(sub.Agent, subPrompt, root, cwd, time.Now())
 		sub.Tools = tools.Builtins()
 		sub.Notices, sub.OnEvent, sub.OnMessage = nil, nil, nil
+		sub.Env = nil // the session's, as the engine holds it (its ask and task hooks)
 		return sub, nil
 	}
 	return s, nil
@@ -305,7 +350,7 @@ func providerFor(res *layers.Resolved, model string, h Host) (provider.Provider,
 		// The key's variable leaves the environment children see, even
 		// when its name does not look secret.
 		secretenv.Hide(pc.APIKeyEnv)
-		secretenv.Remember(cfg.APIKey)
+		remember(cfg.APIKey)
 	}
 	switch pc.Type {
 	case "anthropic", "openai":
@@ -326,4 +371,18 @@ func providerFor(res *layers.Resolved, model string, h Host) (provider.Provider,
 // api_key_env does not say.
 func DefaultKeyEnv(typ string) string {
 	return map[string]string{"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}[typ]
+}
+
+// remembered holds the keys given to secretenv.Remember, so a server that
+// builds many sessions with one key adds it (and rebuilds the redactor)
+// once.
+var remembered sync.Map
+
+func remember(key string) {
+	if key == "" {
+		return
+	}
+	if _, dup := remembered.LoadOrStore(key, true); !dup {
+		secretenv.Remember(key)
+	}
 }

@@ -1,6 +1,6 @@
 // Package cli is the oceancode command tree (cobra): it parses flags, loads
-// the configuration layers, turns the resolved configuration into the
-// runtime's plain values and renders results. Exit statuses are decided in
+// the configuration layers, has sessionconfig turn the resolved
+// configuration into the runtime's plain values and renders results. Exit statuses are decided in
 // one place, classify.
 package cli
 

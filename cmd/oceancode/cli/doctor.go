@@ -12,6 +12,7 @@ import (
 	"github.com/oceancode/oceancode/internal/exitcode"
 	"github.com/oceancode/oceancode/layers"
 	"github.com/oceancode/oceancode/layers/report"
+	"github.com/oceancode/oceancode/sessionconfig"
 )
 
 func init() { extraCommands = append(extraCommands, newDoctorCmd) }
@@ -99,8 +100,7 @@ func runDoctor(app *App, o doctorOptions) error {
 		rep.Problems = append(rep.Problems, "requirements "+string(res.Requirements.Status)+": "+res.Requirements.Reason)
 	}
 
-	var pol sandbox.Policy
-	_ = decodeKey(res, "sandbox", &pol)
+	pol, _, _ := sessionconfig.Sandbox.Decode(res)
 	rep.Sandbox = doctorSandbox{Configured: pol.Describe(), Support: sandbox.Detect()}
 	if pol.Confined() {
 		if err := rep.Sandbox.Support.Usable(); err != nil {

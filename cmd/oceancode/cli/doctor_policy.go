@@ -8,10 +8,10 @@ import (
 
 	"github.com/oceancode/oceancode/agent/gate"
 	"github.com/oceancode/oceancode/agent/permission"
-	"github.com/oceancode/oceancode/agent/sandbox"
 	"github.com/oceancode/oceancode/layers"
 	"github.com/oceancode/oceancode/provenance"
 	"github.com/oceancode/oceancode/requirements"
+	"github.com/oceancode/oceancode/sessionconfig"
 )
 
 // proof is one check of doctor --policy: a path by which a locked value
@@ -84,12 +84,12 @@ func (p *prover) run(base *layers.Resolved) {
 }
 
 // gateFor builds the gate exactly as a session does: the session gate
-// first, then the same gateConfig and gate.New as run.
+// first, then the same sessionconfig.GateConfig and gate.New as run.
 func (p *prover) gateFor(r *layers.Resolved, agent string) (*gate.Gate, error) {
 	if err := sessionGate(r); err != nil {
 		return nil, fmt.Errorf("sessions are refused here: %s", refusedWhy(err))
 	}
-	cfg, err := gateConfig(r, agent, p.home)
+	cfg, err := sessionconfig.GateConfig(r, agent, p.home)
 	if err != nil {
 		return nil, fmt.Errorf("the permission engine cannot be built: %w", err)
 	}
@@ -104,8 +104,8 @@ func (p *prover) notRun(what, path string, err error) {
 
 // announced says whether a session would announce the downgrade of key (on
 // stderr and as a mode_change event), as run does.
-func announced(r *layers.Resolved, keys ...string) bool {
-	return len(downgrades(r, keys)) > 0
+func announced(r *layers.Resolved, keys ...sessionconfig.Key) bool {
+	return len(sessionconfig.Downgrades(r, keys...)) > 0
 }
 
 // mode tries to select a locked mode by every path a mode can come from.
@@ -121,10 +121,10 @@ func (p *prover) mode(mode string) {
 	paths := []path{
 		{name: "flag --permission-mode", flags: runFlags(runOptions{mode: mode})},
 		{name: "env OC_PERMISSION_MODE", env: map[string]string{"OC_PERMISSION_MODE": mode}},
-		{name: "agent definition", agent: "doctor-probe", probes: []layers.Probe{{Layer: provenance.User, Setting: layers.Setting{Key: "agents.doctor-probe.permission_mode", Value: mode, Source: "doctor:probe"}}}},
+		{name: "agent definition", agent: "doctor-probe", probes: []layers.Probe{{Layer: provenance.User, Setting: layers.Setting{Key: sessionconfig.AgentPermissionMode("doctor-probe").Path(), Value: mode, Source: "doctor:probe"}}}},
 	}
 	for _, lp := range layerPaths {
-		paths = append(paths, path{name: lp.name, probes: []layers.Probe{{Layer: lp.layer, Setting: layers.Setting{Key: "permission_mode", Value: mode, Source: "doctor:probe"}}}})
+		paths = append(paths, path{name: lp.name, probes: []layers.Probe{{Layer: lp.layer, Setting: layers.Setting{Key: sessionconfig.PermissionMode.Path(), Value: mode, Source: "doctor:probe"}}}})
 	}
 	// The live switch (the HTTP API) is proved by liveMode; the terminal
 	// UI's, when it lands, is driven there too.
@@ -142,7 +142,7 @@ func (p *prover) mode(mode string) {
 		switch got := string(g.Engine().Mode()); {
 		case got == mode:
 			p.add(what, pa.name, "fail", "the session would run in "+mode)
-		case !announced(r, modeKeys(pa.agent)...) && !g.Engine().ModeChange().Downgraded():
+		case !announced(r, sessionconfig.ModeKeys(pa.agent)...) && !g.Engine().ModeChange().Downgraded():
 			p.add(what, pa.name, "fail", "downgraded to "+got+" without a word: the session would not announce it")
 		default:
 			p.add(what, pa.name, "pass", "downgraded to "+got+", and announced")
@@ -176,14 +176,15 @@ func (p *prover) pin(key string, want any) {
 			p.notRun(what, pa.name, err)
 			continue
 		}
-		e := r.Entries[key]
+		// The pinned key is named by the policy, not by code.
+		v, origin, set := sessionconfig.Lookup(r, key)
 		switch {
-		case e == nil:
+		case !set:
 			p.add(what, pa.name, "fail", "the key has no value")
-		case fmt.Sprint(e.Value) == fmt.Sprint(want) && e.Origin.Pinned:
+		case fmt.Sprint(v) == fmt.Sprint(want) && origin.Pinned:
 			p.add(what, pa.name, "pass", fmt.Sprintf("held at %s against %s", render(want), render(alt)))
 		default:
-			p.add(what, pa.name, "fail", fmt.Sprintf("became %s", render(e.Value)))
+			p.add(what, pa.name, "fail", fmt.Sprintf("became %s", render(v)))
 		}
 	}
 }
@@ -239,14 +240,14 @@ func (p *prover) minSandbox(min string) {
 		flags  []layers.Setting
 	}{
 		{name: "flag --sandbox danger-full-access", flags: runFlags(runOptions{sandbox: "danger-full-access"})},
-		{name: "user config sandbox.enabled false", probes: []layers.Probe{{Layer: provenance.User, Setting: layers.Setting{Key: "sandbox.enabled", Value: false, Source: "doctor:probe"}}}},
+		{name: "user config sandbox.enabled false", probes: []layers.Probe{{Layer: provenance.User, Setting: layers.Setting{Key: sessionconfig.SandboxEnabled.Path(), Value: false, Source: "doctor:probe"}}}},
 	}
 	for _, lp := range layerPaths {
 		tries = append(tries, struct {
 			name   string
 			probes []layers.Probe
 			flags  []layers.Setting
-		}{name: lp.name + " danger-full-access", probes: []layers.Probe{{Layer: lp.layer, Setting: layers.Setting{Key: "sandbox.mode", Value: "danger-full-access", Source: "doctor:probe"}}}})
+		}{name: lp.name + " danger-full-access", probes: []layers.Probe{{Layer: lp.layer, Setting: layers.Setting{Key: sessionconfig.SandboxMode.Path(), Value: "danger-full-access", Source: "doctor:probe"}}}})
 	}
 	for _, t := range tries {
 		r, err := p.resolve(t.probes, t.flags, nil)
@@ -259,8 +260,8 @@ func (p *prover) minSandbox(min string) {
 			continue
 		}
 		// The policy the bash tool would get, decoded as run decodes it.
-		var pol sandbox.Policy
-		if err := decodeKey(r, "sandbox", &pol); err != nil {
+		pol, _, err := sessionconfig.Sandbox.Decode(r)
+		if err != nil {
 			p.notRun(what, t.name, err)
 			continue
 		}
@@ -268,7 +269,7 @@ func (p *prover) minSandbox(min string) {
 		switch {
 		case !pol.Confined() || mode == "" || requirements.SandboxStronger(min, mode):
 			p.add(what, t.name, "fail", fmt.Sprintf("the bash tool would run with the sandbox %s", pol.Describe()))
-		case !announced(r, sandboxKeys...):
+		case !announced(r, sessionconfig.SandboxKeys...):
 			p.add(what, t.name, "fail", "sandbox "+mode+", but the session would not announce the downgrade")
 		default:
 			p.add(what, t.name, "pass", "sandbox "+mode+", and announced")
@@ -326,17 +327,11 @@ func example(pattern string) string {
 
 // alternative is another schema-valid value for a pinned key.
 func alternative(key string, v any) (any, bool) {
-	enums := map[string][]string{
-		"permission_mode": {"default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"},
-		"sandbox.mode":    {"read-only", "workspace-write", "danger-full-access"},
-		"sandbox.network": {"off", "allowlist", "on"},
-		"jev.permissions": {"shadow", "act"},
-	}
 	switch x := v.(type) {
 	case bool:
 		return !x, true
 	case string:
-		if e, ok := enums[key]; ok {
+		if e := sessionconfig.EnumOf(key); e != nil {
 			for _, o := range e {
 				if o != x {
 					return o, true
@@ -358,16 +353,4 @@ func alternative(key string, v any) (any, bool) {
 	return nil, false
 }
 
-func valueOf(r *layers.Resolved, key string) any {
-	if e := r.Entries[key]; e != nil {
-		return e.Value
-	}
-	return nil
-}
-
-func render(v any) string {
-	if s, ok := v.(string); ok {
-		return fmt.Sprintf("%q", s)
-	}
-	return fmt.Sprint(v)
-}
+func render(v any) string { return sessionconfig.Render(v) }

@@ -12,6 +12,7 @@ import (
 	"github.com/oceancode/oceancode/layers/report"
 	"github.com/oceancode/oceancode/provenance"
 	"github.com/oceancode/oceancode/schema"
+	"github.com/oceancode/oceancode/sessionconfig"
 )
 
 // knownKey checks a KEY argument of inspect: a key no layer set is either
@@ -136,8 +137,8 @@ func homeAbbrev(app *App) []report.Abbrev {
 // sandboxView says what the configured sandbox is and whether it can run
 // here (a quick check: nothing is executed).
 func sandboxView(res *layers.Resolved) *report.Sandbox {
-	var pol sandbox.Policy
-	if err := decodeKey(res, "sandbox", &pol); err != nil {
+	pol, _, err := sessionconfig.Sandbox.Decode(res)
+	if err != nil {
 		return &report.Sandbox{Configured: "unreadable sandbox configuration: " + err.Error()}
 	}
 	v := &report.Sandbox{Configured: pol.Describe()}

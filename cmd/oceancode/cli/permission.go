@@ -15,6 +15,7 @@ import (
 	"github.com/oceancode/oceancode/agent/permission"
 	"github.com/oceancode/oceancode/internal/exitcode"
 	"github.com/oceancode/oceancode/layers"
+	"github.com/oceancode/oceancode/sessionconfig"
 )
 
 func init() { extraCommands = append(extraCommands, newPermissionCmd) }
@@ -118,7 +119,7 @@ func runPermissionCheck(app *App, o checkOptions, a []string) error {
 		if _, err := permission.ParseMode(o.mode); err != nil {
 			return exitcode.With(exitcode.Usage, fmt.Errorf("--mode: %w", err))
 		}
-		flags = append(flags, layers.Setting{Key: "permission_mode", Value: o.mode, Source: "flag:--mode"})
+		flags = append(flags, layers.Setting{Key: sessionconfig.PermissionMode.Path(), Value: o.mode, Source: "flag:--mode"})
 	}
 	res, err := loadConfig(app, flags)
 	if err != nil {
@@ -127,7 +128,7 @@ func runPermissionCheck(app *App, o checkOptions, a []string) error {
 	if err := sessionGate(res); err != nil {
 		return err
 	}
-	cfg, err := gateConfig(res, o.agent, app.Getenv("HOME"))
+	cfg, err := sessionconfig.GateConfig(res, o.agent, app.Getenv("HOME"))
 	if err != nil {
 		return exitcode.With(exitcode.Invalid, err)
 	}
@@ -144,8 +145,8 @@ func runPermissionCheck(app *App, o checkOptions, a []string) error {
 	// definition) and downgraded by requirements is said so on stderr, and
 	// in every JSON decision as mode_note — in a batch too.
 	modeNote := ""
-	for _, d := range downgrades(res, modeKeys(o.agent)) {
-		modeNote = d.note() + "; checking under it"
+	for _, d := range sessionconfig.Downgrades(res, sessionconfig.ModeKeys(o.agent)...) {
+		modeNote = d.Note() + "; checking under it"
 	}
 	if ch := g.Engine().ModeChange(); ch.Downgraded() {
 		modeNote = fmt.Sprintf("mode %s is not available: %s; checking under %s", ch.Requested, ch.Reason, ch.Effective)

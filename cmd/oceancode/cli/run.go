@@ -243,7 +243,7 @@ func buildRuntime(ctx context.Context, app *App, res *layers.Resolved, o runOpti
 		if err != nil {
 			return "", err
 		}
-		sub.Approvals = rt.cfg.Approvals
+		sub.Env, sub.Approvals = rt.cfg.Env, rt.cfg.Approvals
 		r, err := agent.Run(ctx, sub, nil, prompt)
 		if len(r.Messages) > 0 {
 			return r.Messages[len(r.Messages)-1].TextOf(), err

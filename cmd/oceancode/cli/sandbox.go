@@ -20,6 +20,7 @@ import (
 	"github.com/oceancode/oceancode/internal/exitcode"
 	"github.com/oceancode/oceancode/internal/secretenv"
 	"github.com/oceancode/oceancode/layers"
+	"github.com/oceancode/oceancode/sessionconfig"
 )
 
 // sandboxHelperArg makes Main run the sandbox helper: oceancode re-executed
@@ -143,10 +144,10 @@ func runSandbox(ctx context.Context, app *App, o sandboxOptions, argv []string) 
 	}
 	var flags []layers.Setting
 	if o.modeSet {
-		flags = append(flags, layers.Setting{Key: "sandbox.mode", Value: o.mode, Source: "flag:--mode"})
+		flags = append(flags, layers.Setting{Key: sessionconfig.SandboxMode.Path(), Value: o.mode, Source: "flag:--mode"})
 	}
 	if o.networkSet {
-		flags = append(flags, layers.Setting{Key: "sandbox.network", Value: o.network, Source: "flag:--network"})
+		flags = append(flags, layers.Setting{Key: sessionconfig.SandboxNetwork.Path(), Value: o.network, Source: "flag:--network"})
 	}
 	res, err := loadConfig(app, flags)
 	if err != nil {
@@ -156,9 +157,9 @@ func runSandbox(ctx context.Context, app *App, o sandboxOptions, argv []string) 
 		return err
 	}
 	// --mode read-only under a pin runs under the pinned mode: say so.
-	announce(app.Stderr, downgrades(res, []string{"sandbox.mode", "sandbox.network"}))
-	var cfgPolicy sandbox.Policy
-	if err := decodeKey(res, "sandbox", &cfgPolicy); err != nil {
+	announce(app.Stderr, sessionconfig.Downgrades(res, sessionconfig.SandboxMode, sessionconfig.SandboxNetwork))
+	cfgPolicy, _, err := sessionconfig.Sandbox.Decode(res)
+	if err != nil {
 		return exitcode.With(exitcode.Invalid, err)
 	}
 	o.mode, o.network = string(cfgPolicy.EffectiveMode()), string(cfgPolicy.Network)
@@ -177,8 +178,8 @@ func runSandbox(ctx context.Context, app *App, o sandboxOptions, argv []string) 
 		return exitcode.With(exitcode.Usage, err)
 	}
 	p.Limits = cfgPolicy.Limits
-	var envCfg childenv.Config
-	if err := decodeKey(res, "child_env", &envCfg); err != nil {
+	envCfg, _, err := sessionconfig.ChildEnv.Decode(res)
+	if err != nil {
 		return exitcode.With(exitcode.Invalid, err)
 	}
 	stderr := app.Stderr
