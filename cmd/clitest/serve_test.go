@@ -650,3 +650,20 @@ func (s *served) loadSession(i, turns int) error {
 	}
 	return nil
 }
+
+// TestServeBadRequestModel: a model the request names wrongly is the
+// client's error (400, naming the field), not a broken configuration.
+func TestServeBadRequestModel(t *testing.T) {
+	model := providertest.New(t, providertest.Text("unused"))
+	s := startServe(t, serveMachine(t, model, ""))
+	for _, body := range []map[string]any{{"model": "no-slash"}, {"model": "nobody/m"}} {
+		e := s.call("POST", "/api/session", body, 400, "Error")
+		t.Logf("%v: %s", body, e["error"])
+		if e["code"] != "bad_request" {
+			t.Errorf("%v: %v", body, e)
+		}
+	}
+	if e := s.call("POST", "/api/session", map[string]any{"permission_mode": "yolo"}, 400, "Error"); e["code"] != "bad_mode" {
+		t.Errorf("bad mode: %v", e)
+	}
+}

@@ -321,7 +321,7 @@ func sortedHeaders(h map[string]string) []string {
 }
 
 func (f *sessionFactory) newSession(ctx context.Context, r server.CreateRequest) (*runner.Session, error) {
-	req := sessionconfig.Request{Agent: r.Agent, Model: r.Model, PermissionMode: r.PermissionMode}
+	req := sessionconfig.Request{Agent: r.Agent, Model: r.Model, PermissionMode: r.PermissionMode, Via: "api"}
 	if r.Resume != "" {
 		meta, err := f.store.Get(ctx, r.Resume)
 		if err != nil {
@@ -343,6 +343,16 @@ func (f *sessionFactory) newSession(ctx context.Context, r server.CreateRequest)
 		return nil, err
 	}
 	if err := sessionGate(res); err != nil {
+		if flagsOnly(res) {
+			// The request's own fields are wrong: say which, in the answer.
+			var lines []string
+			for _, d := range res.Diagnostics {
+				if d.Severity == layers.Error {
+					lines = append(lines, d.String())
+				}
+			}
+			return nil, server.Errorf(http.StatusBadRequest, "bad_request", errors.New(strings.Join(lines, "; ")))
+		}
 		return nil, httpError(err)
 	}
 	cwd, err := f.app.WorkDir()
