@@ -769,6 +769,22 @@ func TestResync(t *testing.T) {
 	}
 }
 
+// TestResyncAhead: a cursor past the session's last event is a resync too.
+func TestResyncAhead(t *testing.T) {
+	h := newHarness(t, []providertest.Turn{providertest.Text("one two")})
+	id := h.create(nil)
+	ch, stop := h.stream(id, nil)
+	h.send(id, "go")
+	all := h.until(ch, "done")
+	stop()
+	last := all[len(all)-1].ID
+	ch2, _ := h.stream(id, map[string]string{"Last-Event-ID": "999999"})
+	first := <-ch2
+	if first.Type() != "resync" || first.ID != last {
+		t.Fatalf("a cursor ahead of the session: id %s %s, want a resync with id %s", first.ID, first.Data, last)
+	}
+}
+
 func atoi(s string) int {
 	var n int
 	fmt.Sscan(s, &n)

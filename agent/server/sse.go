@@ -80,12 +80,25 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, id string, sess 
 	}
 	defer s.closeStream()
 	var notice *streamNotice
-	sub, err := sess.Subscribe(from)
-	if errors.Is(err, runner.ErrGap) {
+	resync := func(why string) {
 		last := sess.LastSeq()
 		notice = &streamNotice{Type: EventResync, LastSeq: last, After: from,
-			Text: fmt.Sprintf("the events after %d cannot be replayed: fetch the state (GET /api/session/%s); the stream goes on after %d", from, id, last)}
-		sub, err = sess.Subscribe(last)
+			Text: fmt.Sprintf("%s: fetch the state (GET /api/session/%s); the stream goes on after %d", why, id, last)}
+	}
+	var sub *runner.Subscription
+	if last := sess.LastSeq(); from > last {
+		// A cursor from elsewhere (another session, a wiped store): what
+		// it names never happened here.
+		resync(fmt.Sprintf("event %d is past this session's last event %d", from, last))
+		err = runner.ErrGap
+	} else {
+		sub, err = sess.Subscribe(from)
+		if errors.Is(err, runner.ErrGap) {
+			resync(fmt.Sprintf("the events after %d cannot be replayed", from))
+		}
+	}
+	if errors.Is(err, runner.ErrGap) {
+		sub, err = sess.Subscribe(notice.LastSeq)
 	}
 	if err != nil {
 		if errors.Is(err, runner.ErrClosed) {
