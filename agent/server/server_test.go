@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -53,6 +54,7 @@ type harness struct {
 	noStore     bool
 	buffer      int
 	smallSocket bool
+	loop        bool // the model's turns start over when they run out
 }
 
 type option func(*harness)
@@ -60,6 +62,7 @@ type option func(*harness)
 func withLocks(l permission.Locks) option { return func(h *harness) { h.locks = l } }
 func withAsk(rules ...string) option      { return func(h *harness) { h.rules = rules } }
 func withoutStore() option                { return func(h *harness) { h.noStore = true } }
+func withLoop() option                    { return func(h *harness) { h.loop = true } }
 func withBuffer(n int, small bool) option {
 	return func(h *harness) { h.buffer, h.smallSocket = n, small }
 }
@@ -70,18 +73,18 @@ func withConfig(f func(*server.Config)) option {
 func newHarness(t testing.TB, turns []providertest.Turn, opts ...option) *harness {
 	t.Helper()
 	h := &harness{t: t, dir: t.TempDir(), schema: loadSchemas(t)}
-	h.model = providertest.New(t, turns...)
+	h.cfg = server.Config{Token: testToken, TokenHint: "the test", Addr: "127.0.0.1:1",
+		NewSession: h.newSession, Inspect: func() ([]byte, error) { return []byte(`{"version":1}`), nil }}
+	for _, o := range opts {
+		o(h)
+	}
+	h.model = providertest.NewScript(t, providertest.Script{Turns: turns, Loop: h.loop})
 	st, err := session.Open(context.Background(), filepath.Join(h.dir, "sessions.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	h.store = st
 	t.Cleanup(func() { st.Close() })
-	h.cfg = server.Config{Token: testToken, TokenHint: "the test", Addr: "127.0.0.1:1",
-		NewSession: h.newSession, Inspect: func() ([]byte, error) { return []byte(`{"version":1}`), nil }}
-	for _, o := range opts {
-		o(h)
-	}
 	h.ts = httptest.NewUnstartedServer(nil)
 	if h.smallSocket {
 		h.ts.Listener = smallSendBuffers{h.ts.Listener}
@@ -877,5 +880,63 @@ func TestHeartbeat(t *testing.T) {
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("no heartbeat comments on an idle stream")
+	}
+}
+
+// TestFirstAnswerWins: clients answering one ask at once: exactly one
+// 200, every other 409 naming that first answer.
+func TestFirstAnswerWins(t *testing.T) {
+	h := newHarness(t, []providertest.Turn{
+		providertest.Call("bash", map[string]string{"command": "echo race"}),
+		providertest.Text("done"),
+	}, withAsk("Bash(echo:*)"))
+	id := h.create(nil)
+	h.send(id, "go")
+	ask := h.pendingAsk(id)["id"].(string)
+	const clients = 8
+	answers := []string{"once", "deny", "always"}
+	type result struct {
+		code int
+		body map[string]any
+		sent string
+	}
+	res := make([]result, clients)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			res[i].sent = answers[i%len(answers)]
+			resp := h.raw("POST", "/api/session/"+id+"/permission/"+ask, map[string]string{"answer": res[i].sent},
+				map[string]string{"Authorization": "Bearer " + testToken, "X-OceanCode-Client": fmt.Sprint("client-", i)})
+			defer resp.Body.Close()
+			res[i].code = resp.StatusCode
+			json.NewDecoder(resp.Body).Decode(&res[i].body)
+		}()
+	}
+	close(start)
+	wg.Wait()
+	var winner *result
+	for i := range res {
+		if res[i].code == 200 {
+			if winner != nil {
+				t.Fatalf("two answers won: %v and %v", winner.body, res[i].body)
+			}
+			winner = &res[i]
+		}
+	}
+	if winner == nil {
+		t.Fatalf("no answer won: %v", res)
+	}
+	for _, r := range res {
+		if r.code == 200 {
+			continue
+		}
+		first, _ := r.body["first"].(map[string]any)
+		if r.code != 409 || first["answer"] != winner.sent || first["by"] != winner.body["by"] {
+			t.Errorf("a losing answer: %d %v, want 409 naming %s by %v", r.code, r.body, winner.sent, winner.body["by"])
+		}
 	}
 }
