@@ -32,7 +32,7 @@ func FuzzRequestBodies(f *testing.F) {
 		path string
 		ok   int
 	}{
-		{"/api/session", http.StatusCreated},
+		{"/api/session", http.StatusOK},
 		{"/api/session/" + id + "/message", http.StatusAccepted},
 		{"/api/session/" + id + "/permission/mode", http.StatusOK},
 		{"/api/session/" + id + "/permission/no-such-ask", http.StatusOK},

@@ -93,7 +93,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Location", "/api/session/"+id)
-	writeJSON(w, http.StatusCreated, stateOf(id, sess))
+	writeJSON(w, http.StatusOK, stateOf(id, sess))
 }
 
 func (s *Server) state(w http.ResponseWriter, r *http.Request, id string, sess *runner.Session) {

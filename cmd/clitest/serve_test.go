@@ -257,7 +257,7 @@ func (s *served) create(body map[string]any) string {
 	if body == nil {
 		body = map[string]any{}
 	}
-	return s.call("POST", "/api/session", body, 201, "State")["id"].(string)
+	return s.call("POST", "/api/session", body, 200, "State")["id"].(string)
 }
 
 func (s *served) send(id, text string) {
@@ -368,7 +368,7 @@ func TestServe(t *testing.T) {
 	if mode := s.call("GET", "/api/session/"+id+"/permission/mode", nil, 200, "Mode"); mode["mode"] != "acceptEdits" {
 		t.Errorf("GET mode: %v", mode)
 	}
-	locked := s.call("POST", "/api/session", map[string]any{"permission_mode": "bypassPermissions"}, 201, "State")
+	locked := s.call("POST", "/api/session", map[string]any{"permission_mode": "bypassPermissions"}, 200, "State")
 	if lm := locked["mode"].(map[string]any); lm["mode"] != "default" || lm["downgraded"] != true {
 		t.Errorf("session created in a locked mode: %v", locked)
 	}
@@ -596,7 +596,7 @@ func (s *served) loadSession(i, turns int) error {
 	var st struct{ ID string }
 	json.NewDecoder(resp.Body).Decode(&st)
 	resp.Body.Close()
-	if resp.StatusCode != 201 {
+	if resp.StatusCode != 200 {
 		return fmt.Errorf("session %d: create: %d", i, resp.StatusCode)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)

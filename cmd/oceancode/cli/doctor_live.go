@@ -109,7 +109,7 @@ func switchOverHTTP(newSession func(context.Context) (*runner.Session, error), m
 		return json.Unmarshal(data, out)
 	}
 	var st struct{ ID string }
-	if err := post("/api/session", map[string]any{}, http.StatusCreated, &st); err != nil {
+	if err := post("/api/session", map[string]any{}, http.StatusOK, &st); err != nil {
 		return liveAnswer{}, err
 	}
 	var got liveAnswer
