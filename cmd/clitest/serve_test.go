@@ -458,6 +458,13 @@ func (s *served) walkRoutes(id string) {
 // TestServeRestartPendingAsk: the server is killed while an ask is
 // pending; the next start lists it, and answering it finishes the turn.
 func TestServeRestartPendingAsk(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) { restartWithPendingAsk(t, sig) })
+	}
+}
+
+// restartWithPendingAsk stops the server with sig while an ask is pending.
+func restartWithPendingAsk(t *testing.T, sig syscall.Signal) {
 	model := providertest.New(t,
 		providertest.Call("bash", map[string]string{"command": "echo survived"}),
 		providertest.Text("finished after the restart"),
@@ -467,7 +474,12 @@ func TestServeRestartPendingAsk(t *testing.T) {
 	id := s.create(nil)
 	s.send(id, "run it")
 	ask := s.pending(id)
-	s.kill(syscall.SIGKILL)
+	s.kill(sig)
+	if sig == syscall.SIGTERM {
+		if code := s.cmd.ProcessState.ExitCode(); code != 0 || !strings.Contains(s.stderr.String(), "server stopped") {
+			t.Errorf("SIGTERM with an ask pending: exit %d, want 0; stderr:\n%s", code, s.stderr.String())
+		}
+	}
 
 	s2 := startServe(t, m)
 	if !strings.Contains(s2.stderr.String(), "resumed session "+id) {
