@@ -10,46 +10,15 @@ import (
 	"github.com/oceancode/oceancode/agent/server/servertest"
 )
 
-// BenchmarkSSELatency: the time from the engine stamping an event (its
-// time field, set when the turn loop emits it) to an SSE client of the
-// real server (loopback TCP, recorded session) having parsed it; text
-// deltas of streamed turns, one event per op. Reports p50 and p99.
-func BenchmarkSSELatency(b *testing.B) {
-	h := newHarness(b, turnsOf(b.N/400+1, providertest.Text(words(400))))
-	id := h.create(nil)
-	ch, stop := h.stream(id, nil)
-	defer stop()
-	lat := make([]time.Duration, 0, b.N)
-	b.ResetTimer()
-	for len(lat) < b.N {
-		h.send(id, "talk")
-		for done := false; !done; {
-			typ, d := next(b, ch)
-			switch typ {
-			case "text":
-				if len(lat) < b.N {
-					lat = append(lat, d)
-				}
-			case "done":
-				done = true
-			}
-		}
-	}
-	b.StopTimer()
-	reportLatency(b, lat)
-}
-
-func turnsOf(n int, t providertest.Turn) []providertest.Turn {
-	out := make([]providertest.Turn, n)
-	for i := range out {
-		out[i] = t
-	}
-	return out
-}
-
-// BenchmarkSSELatencyIdle: the same for one event at a time on an idle
+// BenchmarkSSELatencyIdle: the time from the engine stamping an event (its
+// time field) to an SSE client of the server (httptest on loopback TCP, a
+// recorded session) having parsed it, one event at a time on an idle
 // session: each op switches the mode live (POST …/permission/mode) and
-// waits for its mode_change event on the stream.
+// waits for its mode_change event. Reports p50 and p99. A streamed answer
+// is measured with the client in another process
+// (cmd/clitest BenchmarkServeSSELatencyProcess): in one process the
+// client's socket waits on the Go scheduler's network poll while the
+// producer keeps both Ps busy, which is not what a client sees.
 func BenchmarkSSELatencyIdle(b *testing.B) {
 	h := newHarness(b, []providertest.Turn{providertest.Text("unused")})
 	id := h.create(nil)
