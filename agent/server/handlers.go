@@ -53,7 +53,7 @@ func stateOf(id string, sess *runner.Session) stateBody {
 
 func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	var req CreateRequest
-	if !s.decode(w, r, &req) {
+	if !s.decodeBody(w, r, &req, true) {
 		return
 	}
 	if req.PermissionMode != "" {

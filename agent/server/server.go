@@ -26,6 +26,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"sort"
@@ -284,9 +285,20 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // decode reads a JSON body strictly: unknown fields and trailing data are
 // 400, a body over the limit 413. It answers the error itself.
 func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) bool {
+	return s.decodeBody(w, r, v, false)
+}
+
+// decodeBody is decode; with emptyOK an empty body is the empty object.
+func (s *Server) decodeBody(w http.ResponseWriter, r *http.Request, v any, emptyOK bool) bool {
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, s.cfg.MaxBody))
 	dec.DisallowUnknownFields()
 	err := dec.Decode(v)
+	if errors.Is(err, io.EOF) {
+		if emptyOK {
+			return true
+		}
+		err = errors.New("empty: send a JSON object")
+	}
 	if err == nil && dec.More() {
 		err = errors.New("more than one JSON value")
 	}

@@ -657,6 +657,8 @@ func TestBadRequests(t *testing.T) {
 		{"POST", "/api/session", `{"agent": "build", "colour": "blue"}`, 400, "bad_body"},
 		{"POST", "/api/session", `{"agent": "build"} {}`, 400, "bad_body"},
 		{"POST", "/api/session", `not json`, 400, "bad_body"},
+		{"POST", "/api/session/" + id + "/message", ``, 400, "bad_body"},
+		{"POST", "/api/session/" + id + "/permission/mode", ``, 400, "bad_body"},
 		{"POST", "/api/session", `{"permission_mode": "yolo"}`, 400, "bad_mode"},
 		{"POST", "/api/session", `{"model": "bad"}`, 400, "bad_request"},
 		{"POST", "/api/session/" + id + "/message", `{"text": "` + strings.Repeat("x", 2000) + `"}`, 413, "body_too_large"},
@@ -676,9 +678,14 @@ func TestBadRequests(t *testing.T) {
 		}
 		h.schema.check(t, "Error", e)
 	}
-	// The session limit: 2 open, a third is 429 with Retry-After.
-	h.create(nil)
-	resp := h.raw("POST", "/api/session", `{}`, map[string]string{"Authorization": "Bearer " + testToken})
+	// The session limit: 2 open, a third is 429 with Retry-After. An
+	// empty body creates with the defaults.
+	resp := h.raw("POST", "/api/session", nil, map[string]string{"Authorization": "Bearer " + testToken})
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("create without a body: %d, want 200", resp.StatusCode)
+	}
+	resp = h.raw("POST", "/api/session", `{}`, map[string]string{"Authorization": "Bearer " + testToken})
 	resp.Body.Close()
 	if resp.StatusCode != 429 || resp.Header.Get("Retry-After") == "" {
 		t.Errorf("third session: %d Retry-After %q, want 429 with Retry-After", resp.StatusCode, resp.Header.Get("Retry-After"))
