@@ -56,11 +56,14 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	if !s.decodeBody(w, r, &req, true) {
 		return
 	}
+	var asked permission.Mode
 	if req.PermissionMode != "" {
-		if _, err := permission.ParseMode(req.PermissionMode); err != nil {
+		m, err := permission.ParseMode(req.PermissionMode)
+		if err != nil {
 			writeError(w, http.StatusBadRequest, "bad_mode", "permission_mode: "+err.Error())
 			return
 		}
+		asked = m
 	}
 	if ok, why := s.reserve(); !ok {
 		overloaded(w, http.StatusTooManyRequests, "too_many_sessions", why)
@@ -77,11 +80,11 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, "session_failed", "create session: "+err.Error())
 		return
 	}
-	if req.PermissionMode != "" && string(sess.Mode().Mode) != req.PermissionMode {
+	if asked != "" && sess.Mode().Mode != asked {
 		// The configuration already downgraded the mode asked for (a
 		// lock); asking the engine for it again records the request and
 		// the reason in the session's mode, as a live switch would.
-		_, _ = sess.SetMode(permission.Mode(req.PermissionMode))
+		_, _ = sess.SetMode(asked)
 	}
 	id, err := s.add(sess)
 	switch {
