@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -113,5 +115,22 @@ func TestLoopback(t *testing.T) {
 		if got := loopback(host); got != want {
 			t.Errorf("loopback(%q) = %v, want %v", host, got, want)
 		}
+	}
+}
+
+// TestInterfaceHosts: a non-loopback bind accepts the machine's addresses
+// with the port as Host, never a name.
+func TestInterfaceHosts(t *testing.T) {
+	all := interfaceHosts(&net.TCPAddr{IP: net.IPv4zero, Port: 4096})
+	if !slices.Contains(all, "127.0.0.1:4096") {
+		t.Errorf("0.0.0.0:4096 accepts %v, want the interfaces' addresses (127.0.0.1:4096 among them)", all)
+	}
+	for _, h := range all {
+		if host, _, _ := net.SplitHostPort(h); net.ParseIP(host) == nil {
+			t.Errorf("accepted Host %q is not an address", h)
+		}
+	}
+	if one := interfaceHosts(&net.TCPAddr{IP: net.ParseIP("192.0.2.7"), Port: 80}); !slices.Equal(one, []string{"192.0.2.7:80"}) {
+		t.Errorf("a bind to one address accepts %v", one)
 	}
 }
