@@ -39,14 +39,15 @@ func sessionGate(r *layers.Resolved) error {
 	}
 }
 
-// flagsOnly reports whether every error diagnostic comes from a flag.
+// flagsOnly reports whether every error diagnostic comes from a flag (or,
+// for serve, from a field of the API request: source "api:KEY").
 func flagsOnly(r *layers.Resolved) bool {
 	n := 0
 	for _, d := range r.Diagnostics {
 		if d.Severity != layers.Error {
 			continue
 		}
-		if !strings.HasPrefix(d.Source, "flag:") {
+		if !strings.HasPrefix(d.Source, "flag:") && !strings.HasPrefix(d.Source, "api:") {
 			return false
 		}
 		n++

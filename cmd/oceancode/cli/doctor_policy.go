@@ -68,6 +68,7 @@ func (p *prover) run(base *layers.Resolved) {
 	}
 	for _, mode := range slices.Sorted(maps.Keys(base.Locks.DisallowedModes)) {
 		p.mode(mode)
+		p.liveMode(base, mode)
 	}
 	for _, k := range slices.Sorted(maps.Keys(pol.Pins)) {
 		p.pin(k, pol.Pins[k])
@@ -125,8 +126,8 @@ func (p *prover) mode(mode string) {
 	for _, lp := range layerPaths {
 		paths = append(paths, path{name: lp.name, probes: []layers.Probe{{Layer: lp.layer, Setting: layers.Setting{Key: sessionconfig.PermissionMode.Path(), Value: mode, Source: "doctor:probe"}}}})
 	}
-	// There is no live switch yet (no HTTP API, no terminal UI): when they
-	// land, they are driven here too.
+	// The live switch (the HTTP API) is proved by liveMode; the terminal
+	// UI's, when it lands, is driven there too.
 	for _, pa := range paths {
 		r, err := p.resolve(pa.probes, pa.flags, pa.env)
 		if err != nil {

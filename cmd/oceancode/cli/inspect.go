@@ -92,8 +92,7 @@ func runInspect(app *App, o inspectOptions, keys []string) error {
 			return err
 		}
 	}
-	rep := report.Build(res, report.Options{Prefixes: keys, ShowSecrets: o.showSecrets, Abbrev: homeAbbrev(app)})
-	rep.Sandbox = sandboxView(res)
+	rep := inspectReport(app, res, keys, o.showSecrets)
 	if o.layersOnly {
 		rep.DropKeys()
 	}
@@ -106,6 +105,25 @@ func runInspect(app *App, o inspectOptions, keys []string) error {
 		return err
 	}
 	return rep.Text(app.Stdout, len(keys) > 0)
+}
+
+// inspectReport is the report inspect prints (and serve's GET
+// /api/config/inspect answers, as JSON).
+func inspectReport(app *App, res *layers.Resolved, keys []string, showSecrets bool) *report.Report {
+	rep := report.Build(res, report.Options{Prefixes: keys, ShowSecrets: showSecrets, Abbrev: homeAbbrev(app)})
+	rep.Sandbox = sandboxView(res)
+	return rep
+}
+
+// inspectJSON is the `inspect --json` document of the configuration as it
+// resolves now (secrets redacted).
+func inspectJSON(app *App) ([]byte, error) {
+	dir, err := app.WorkDir()
+	if err != nil {
+		return nil, err
+	}
+	res := layers.Resolve(layers.Options{Dir: dir, Getenv: app.Getenv})
+	return inspectReport(app, res, nil, false).JSON()
 }
 
 // homeAbbrev shows paths below the home directory as ~/….

@@ -143,7 +143,7 @@ func TestDoctorPolicyReportIsHonest(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, out, stderr)
 	}
-	for _, bad := range []string{"live switch", "HTTP API", "bypassPermissions is bypassPermissions", "FAIL"} {
+	for _, bad := range []string{"bypassPermissions is bypassPermissions", "FAIL"} {
 		if strings.Contains(out, bad) {
 			t.Errorf("the report says %q:\n%s", bad, out)
 		}
@@ -151,6 +151,7 @@ func TestDoctorPolicyReportIsHonest(t *testing.T) {
 	for _, want := range []string{
 		"  PASS  mode bypassPermissions locked out, via agent definition: downgraded to default, and announced\n",
 		"  PASS  mode bypassPermissions locked out, via flag --permission-mode: downgraded to default, and announced\n",
+		"  PASS  mode bypassPermissions locked out, via live switch over the HTTP API (loopback): downgraded to default, and the answer says why: bypassPermissions is locked out by requirements",
 		"  PASS  dangerous floor, via allow-all rule + bypassPermissions: rm -rf /: denied: ",
 	} {
 		if !strings.Contains(out, want) {
