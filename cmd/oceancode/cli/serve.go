@@ -402,21 +402,18 @@ func (f *sessionFactory) resumable(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	all, err := f.store.List(ctx, session.ListOptions{})
+	pending, err := f.store.PendingAskSessions(ctx)
 	if err != nil {
 		return nil, err
 	}
 	var ids []string
-	for _, s := range all {
-		if s.Cwd != cwd {
-			continue
-		}
-		asks, err := f.store.Asks(ctx, s.ID, true)
+	for _, id := range pending {
+		s, err := f.store.Get(ctx, id)
 		if err != nil {
 			return nil, err
 		}
-		if len(asks) > 0 {
-			ids = append(ids, s.ID)
+		if s.Cwd == cwd {
+			ids = append(ids, id)
 		}
 	}
 	return ids, nil
