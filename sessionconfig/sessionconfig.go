@@ -278,7 +278,7 @@ func Build(ctx context.Context, res *layers.Resolved, req Request, h Host) (*Ses
 	notices := s.Turn.Notices
 	s.Turn = agent.Config{
 		Agent: name, Model: modelName, Provider: prov, Gate: g, Env: env,
-		System:   agent.SystemPrompt(name, custom, root, cwd, time.Now()),
+		System:   agent.SystemPrompt(name, custom, res.Locks.Instructions, root, cwd, time.Now()),
 		Tools:    tools.Builtins(),
 		Auto:     req.Auto,
 		MaxTurns: maxTurns, Timeout: timeout, MaxTokens: maxTokens,
@@ -306,7 +306,7 @@ func Build(ctx context.Context, res *layers.Resolved, req Request, h Host) (*Ses
 		if err != nil {
 			return agent.Config{}, invalid(err)
 		}
-		sub.System = agent.SystemPrompt(sub.Agent, subPrompt, root, cwd, time.Now())
+		sub.System = agent.SystemPrompt(sub.Agent, subPrompt, res.Locks.Instructions, root, cwd, time.Now())
 		sub.Tools = tools.Builtins()
 		sub.Notices, sub.OnEvent, sub.OnMessage = nil, nil, nil
 		sub.Env = nil // the session's, as the engine holds it (its ask and task hooks)
@@ -357,6 +357,9 @@ func providerFor(res *layers.Resolved, model string, h Host) (provider.Provider,
 	default:
 		return nil, "", invalid(fmt.Errorf("provider %q: type %q: %w (want anthropic or openai)", name, pc.Type, provider.ErrUnknownType))
 	}
+	if err := providerAllowed(res, model, name, pc.Type, pc.BaseURL); err != nil {
+		return nil, "", err
+	}
 	if h.Provider == nil {
 		return nil, "", errors.New("build session: the host has no provider")
 	}
@@ -365,6 +368,30 @@ func providerFor(res *layers.Resolved, model string, h Host) (provider.Provider,
 		return nil, "", err
 	}
 	return p, modelName, nil
+}
+
+// providerAllowed refuses a model or provider endpoint the requirements'
+// allowed_models or allowed_providers (of the policy, or of a scope that
+// applies here) exclude, before any provider is built: every front end
+// builds its provider here, so none can reach a model the policy refuses.
+// The error is layers.ErrRequirementsRefused (exit 4).
+func providerAllowed(res *layers.Resolved, model, name, typ, baseURL string) error {
+	pol := res.Locks.Policy
+	if pol == nil {
+		return nil
+	}
+	ok, why := pol.ModelAllowed(model)
+	if ok {
+		ok, why = pol.ProviderAllowed(name, typ, baseURL)
+	}
+	if ok {
+		return nil
+	}
+	src := ""
+	if res.Requirements != nil {
+		src = " " + res.Requirements.Path
+	}
+	return &kindError{layers.ErrRequirementsRefused, fmt.Errorf("start session with model %s: refused by requirements%s: %s", model, src, why)}
 }
 
 // DefaultKeyEnv is the variable a provider type's key is read from when

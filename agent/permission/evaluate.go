@@ -126,9 +126,10 @@ type Decision struct {
 }
 
 // ResidualAsk reports whether the decision is an ask that only a catch-all
-// "*" rule settled — the kind the Jev advisor may look at.
+// "*" rule settled — the kind the Jev advisor may look at. A requirements
+// ask (a rule, or the default-deny shell posture) is never residual.
 func (d Decision) ResidualAsk() bool {
-	return d.Action == Ask && d.Rule != nil && d.Rule.Pattern == "*" && d.Rule.Source != "requirements"
+	return d.Action == Ask && d.Rule != nil && d.Rule.Pattern == "*" && !strings.HasPrefix(d.Rule.Source, "requirements")
 }
 
 // Reasons (constants, so Evaluate does not format strings).
@@ -349,7 +350,7 @@ func (e *Engine) decide(key, pat string, safe bool, allowRule *Rule, c Call) uni
 	l := e.tiers[tierReq].forKey(key)
 	for i := len(l) - 1; i >= 0; i-- {
 		m := &l[i]
-		if m.r.Action < u.act || (u.tier == tierReq && m.r.Action == u.act) || (safe && m.catchAll && m.r.Action == Ask) || !m.m.match(pat) {
+		if m.r.Action < u.act || (u.tier == tierReq && m.r.Action == u.act) || (safe && m.catchAll && m.r.Action == Ask && !m.strict) || !m.m.match(pat) {
 			continue
 		}
 		u = unit{act: m.r.Action, rule: m.r, reason: reasonReq, tier: tierReq}
