@@ -268,30 +268,43 @@ func (p *Policy) ProviderAllowed(name, typ, baseURL string) (bool, string) {
 		}
 		port = uint16(n)
 	}
-	def, _ := url.Parse(DefaultEndpoint(typ))
 	for _, s := range sets {
 		ok := false
-		var list []string
 		for _, r := range s.rules {
-			hosts := r.Hosts
-			if len(hosts) == 0 && def != nil {
-				hosts = []string{def.Hostname()}
-			}
-			list = append(list, r.Type+" at "+strings.Join(hosts, " or "))
 			if r.Type != typ {
 				continue
 			}
-			for _, h := range hosts {
+			for _, h := range r.hosts() {
 				if m, _ := policycheck.HostMatches(h, u.Hostname(), port); m {
 					ok = true
 				}
 			}
 		}
 		if !ok {
-			return false, fmt.Sprintf("provider %s (type %s, endpoint %s:%d) is not allowed by the requirements' %s (%s)", name, typ, u.Hostname(), port, s.from, strings.Join(list, "; "))
+			return false, fmt.Sprintf("provider %s (type %s, endpoint %s:%d) is not allowed by the requirements' %s", name, typ, u.Hostname(), port, s.describe())
 		}
 	}
 	return true, ""
+}
+
+// hosts are the hosts an entry admits: its own, or its type's endpoint.
+func (r ProviderRule) hosts() []string {
+	if len(r.Hosts) > 0 {
+		return r.Hosts
+	}
+	if u, err := url.Parse(DefaultEndpoint(r.Type)); err == nil && u.Hostname() != "" {
+		return []string{u.Hostname()}
+	}
+	return nil
+}
+
+// describe renders a provider set: "allowed_providers (anthropic at api.anthropic.com; …)".
+func (s providerSet) describe() string {
+	var list []string
+	for _, r := range s.rules {
+		list = append(list, r.Type+" at "+strings.Join(r.hosts(), " or "))
+	}
+	return s.from + " (" + strings.Join(list, "; ") + ")"
 }
 
 // VersionAllowed says whether an agent of version v may start sessions
@@ -324,4 +337,24 @@ func versionLess(a, b string) bool {
 	va, err1 := parseVersion(a)
 	vb, err2 := parseVersion(b)
 	return err1 == nil && err2 == nil && va.LessThan(vb)
+}
+
+// AllowedModelSets describes each allowed-model list a session must
+// satisfy ("allowed_models: anthropic/claude-*"), for inspect.
+func (p *Policy) AllowedModelSets() []string {
+	var out []string
+	for _, s := range p.modelSets() {
+		out = append(out, s.from+" ("+strings.Join(s.patterns, ", ")+")")
+	}
+	return out
+}
+
+// AllowedProviderSets describes each allowed-provider list a session must
+// satisfy ("allowed_providers (anthropic at api.anthropic.com)"), for inspect.
+func (p *Policy) AllowedProviderSets() []string {
+	var out []string
+	for _, s := range p.providerSets() {
+		out = append(out, s.describe())
+	}
+	return out
 }
