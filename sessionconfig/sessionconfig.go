@@ -38,6 +38,7 @@ import (
 	"github.com/oceancode/oceancode/internal/secret"
 	"github.com/oceancode/oceancode/internal/secretenv"
 	"github.com/oceancode/oceancode/layers"
+	"github.com/oceancode/oceancode/requirements"
 )
 
 // Error kinds: errors.Is(err, ErrUsage) for what the front end's user asked
@@ -326,6 +327,11 @@ func providerFor(res *layers.Resolved, model string, h Host) (provider.Provider,
 	if !ok || name == "" || modelName == "" {
 		return nil, "", usage(fmt.Errorf("model %q: want PROVIDER/MODEL, e.g. anthropic/claude-sonnet-4-5 or local/qwen3-coder", model))
 	}
+	// The allowed models first: a refused model is refused whether or not
+	// its provider is configured.
+	if err := refusedBy(res, model, func(p *requirements.Policy) (bool, string) { return p.ModelAllowed(model) }); err != nil {
+		return nil, "", err
+	}
 	pc, _, err := Provider(name).Decode(res)
 	if err != nil {
 		return nil, "", invalid(err)
@@ -357,7 +363,7 @@ func providerFor(res *layers.Resolved, model string, h Host) (provider.Provider,
 	default:
 		return nil, "", invalid(fmt.Errorf("provider %q: type %q: %w (want anthropic or openai)", name, pc.Type, provider.ErrUnknownType))
 	}
-	if err := providerAllowed(res, model, name, pc.Type, pc.BaseURL); err != nil {
+	if err := refusedBy(res, model, func(p *requirements.Policy) (bool, string) { return p.ProviderAllowed(name, pc.Type, pc.BaseURL) }); err != nil {
 		return nil, "", err
 	}
 	if h.Provider == nil {
@@ -370,20 +376,17 @@ func providerFor(res *layers.Resolved, model string, h Host) (provider.Provider,
 	return p, modelName, nil
 }
 
-// providerAllowed refuses a model or provider endpoint the requirements'
+// refusedBy refuses a model or provider endpoint the requirements'
 // allowed_models or allowed_providers (of the policy, or of a scope that
 // applies here) exclude, before any provider is built: every front end
 // builds its provider here, so none can reach a model the policy refuses.
 // The error is layers.ErrRequirementsRefused (exit 4).
-func providerAllowed(res *layers.Resolved, model, name, typ, baseURL string) error {
+func refusedBy(res *layers.Resolved, model string, allowed func(*requirements.Policy) (bool, string)) error {
 	pol := res.Locks.Policy
 	if pol == nil {
 		return nil
 	}
-	ok, why := pol.ModelAllowed(model)
-	if ok {
-		ok, why = pol.ProviderAllowed(name, typ, baseURL)
-	}
+	ok, why := allowed(pol)
 	if ok {
 		return nil
 	}
