@@ -406,7 +406,7 @@ func (r *run) settle(ctx context.Context, call message.ToolCall, tg tools.Target
 			return false, "the user declined this call: " + rep.Feedback
 		}
 		return false, "the user declined this call"
-	case r.c.Auto:
+	case r.c.Auto && !d.Posture(): // the default-deny shell posture is not --auto's to approve
 		ev.Answer = "auto"
 		r.emit(Event{Type: EventPermission, ToolCall: &c, Decision: ev})
 		return true, ""

@@ -215,7 +215,7 @@ func New(c Config) (*Engine, error) {
 	switch c.Locks.ShellPosture {
 	case "":
 	case PostureDefaultDeny:
-		posture = &Rule{Key: "bash", Pattern: "*", Action: Ask, Origin: c.Locks.PostureOrigin, Source: "requirements:shell_posture"}
+		posture = &Rule{Key: "bash", Pattern: "*", Action: Ask, Origin: c.Locks.PostureOrigin, Source: PostureSource}
 		req = append(req, posture)
 	default:
 		return nil, fmt.Errorf("permission: shell posture %q from %s: unknown (want %s)", c.Locks.ShellPosture, c.Locks.PostureOrigin, PostureDefaultDeny)

@@ -132,6 +132,16 @@ func (d Decision) ResidualAsk() bool {
 	return d.Action == Ask && d.Rule != nil && d.Rule.Pattern == "*" && !strings.HasPrefix(d.Rule.Source, "requirements")
 }
 
+// Posture reports whether the default-deny shell posture decided: an ask
+// that headless --auto must not approve (no layer below the requirements
+// loosens the posture).
+func (d Decision) Posture() bool {
+	return d.Action == Ask && d.Rule != nil && d.Rule.Source == PostureSource
+}
+
+// PostureSource is the Source of the default-deny shell posture's rule.
+const PostureSource = "requirements:shell_posture"
+
 // Reasons (constants, so Evaluate does not format strings).
 const (
 	reasonRule       = "the last matching rule decides"

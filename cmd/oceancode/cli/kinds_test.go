@@ -1,9 +1,17 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/oceancode/oceancode/agent/provider/remote"
+	"github.com/oceancode/oceancode/internal/hermetictest"
 
 	"github.com/oceancode/oceancode/agent/provider/providertest"
 	"github.com/oceancode/oceancode/internal/version"
@@ -137,5 +145,39 @@ func TestInspectAndDoctorShowNewKinds(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("doctor --policy lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// Under the default-deny posture, headless --auto does not approve a bash
+// command (it approves it without the posture): the command never runs.
+// The real binaries run it, so the bash tool runs under its real sandbox.
+func TestAutoDoesNotLoosenThePosture(t *testing.T) {
+	dir := t.TempDir()
+	for pkg, name := range map[string]string{"./../../oceancode": "oceancode", "./../../oceancode-model": remote.Binary} {
+		hermetictest.GoBuild(t, filepath.Join(dir, name), pkg)
+	}
+	for _, c := range []struct {
+		name    string
+		policy  map[string]any
+		created bool
+	}{{"without the posture", map[string]any{"org": "acme"}, true}, {"default-deny", map[string]any{"shell_posture": "default-deny"}, false}} {
+		t.Run(c.name, func(t *testing.T) {
+			m := lockedMachine(t, c.policy)
+			mockModel(t, m, "",
+				providertest.Turn{ToolCalls: []providertest.ToolCall{{ID: "c1", Name: "bash", Input: []byte(`{"command":"touch made-by-model"}`)}}},
+				providertest.Text("done"))
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, filepath.Join(dir, "oceancode"), "run", "--auto", "make a file")
+			cmd.Dir, cmd.Env = m.Project, m.Environ("PATH=/usr/bin:/bin")
+			out, err := cmd.CombinedOutput()
+			_, serr := os.Stat(filepath.Join(m.Project, "made-by-model"))
+			if (serr == nil) != c.created {
+				t.Errorf("file created: %v, want %v (%v)\n%s", serr == nil, c.created, err, out)
+			}
+			if !c.created && !strings.Contains(string(out), "cannot ask for approval") {
+				t.Errorf("the refusal is not said:\n%s", out)
+			}
+		})
 	}
 }
