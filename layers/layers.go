@@ -168,10 +168,12 @@ type Locks struct {
 	// Policy is the requirements policy in effect on this machine, the
 	// scopes that apply folded in (nil = none).
 	Policy *requirements.Policy `json:"-"`
-	// MinVersion is the version floor in effect ("" = none) and
-	// VersionRefused why this agent is below it ("" = it is not).
-	MinVersion     string `json:"min_version,omitempty"`
-	VersionRefused string `json:"version_refused,omitempty"`
+	// MinVersion is the version floor in effect ("" = none).
+	MinVersion string `json:"min_version,omitempty"`
+	// Refused says why the requirements refuse sessions on this machine
+	// although they verified: this agent is below the version floor, or
+	// the scopes that apply leave no permission mode ("" = they do not).
+	Refused string `json:"refused,omitempty"`
 	// Instructions is the organisation text appended to every agent's
 	// system prompt ("" = none).
 	Instructions string `json:"instructions,omitempty"`
@@ -233,21 +235,23 @@ func (r *Resolved) Err() error {
 	if r.Requirements != nil && r.Requirements.Blocking() {
 		return &RefusedError{Result: r.Requirements}
 	}
-	if r.Locks.VersionRefused != "" {
-		return &VersionError{Path: r.Requirements.Path, Reason: r.Locks.VersionRefused}
+	if r.Locks.Refused != "" {
+		return &MachineError{Path: r.Requirements.Path, Reason: r.Locks.Refused}
 	}
 	return nil
 }
 
-// VersionError says this agent is older than the requirements'
-// min_version: no session starts (exit 4, like other refused requirements).
-type VersionError struct{ Path, Reason string }
+// MachineError says the verified requirements refuse sessions on this
+// machine: the agent is older than min_version, or the scopes that apply
+// leave no permission mode. No session starts (exit 4, like other refused
+// requirements).
+type MachineError struct{ Path, Reason string }
 
-func (e *VersionError) Error() string {
+func (e *MachineError) Error() string {
 	return fmt.Sprintf("requirements %s refuse this oceancode, so no session can start:\n  %s\n  'oceancode inspect' shows the requirements in effect", e.Path, e.Reason)
 }
 
-func (e *VersionError) Unwrap() error { return ErrRequirementsRefused }
+func (e *MachineError) Unwrap() error { return ErrRequirementsRefused }
 
 // ConfigError lists the errors that make the configuration unusable.
 type ConfigError struct{ Diagnostics []Diagnostic }
@@ -388,7 +392,9 @@ func Resolve(o Options) *Resolved {
 		}
 		r.Locks.MinVersion = eff.MinVersion
 		if ok, why := eff.VersionAllowed(agentVersion); !ok {
-			r.Locks.VersionRefused = why
+			r.Locks.Refused = why
+		} else if c := eff.Conflict(); c != "" {
+			r.Locks.Refused = c
 		}
 		r.Locks.Instructions, r.Locks.ShellPosture = eff.Instructions, eff.ShellPosture
 	}

@@ -138,7 +138,7 @@ type providerSet struct {
 // policy's own), and every scope's status. p itself is not changed.
 func (p *Policy) ForMachine(m Machine) (*Policy, []ScopeStatus) {
 	e := *p
-	e.models, e.providers = nil, nil
+	e.models, e.providers, e.conflict = nil, nil, ""
 	if len(p.AllowedModels) > 0 {
 		e.models = []modelSet{{"allowed_models", p.AllowedModels}}
 	}
@@ -164,10 +164,11 @@ func (p *Policy) ForMachine(m Machine) (*Policy, []ScopeStatus) {
 						both = append(both, mode)
 					}
 				}
-				e.AllowedPermissionModes = both
 				if len(both) == 0 {
-					// No mode is left: lock every mode out.
-					e.AllowedPermissionModes = []string{"none (scope " + s.Name + " leaves no mode)"}
+					// No mode is left: sessions are refused here.
+					e.conflict = fmt.Sprintf("scope %s allows only the permission modes %s, none of which the policy allows (%s): no mode is left on this machine", s.Name, strings.Join(r.AllowedPermissionModes, ", "), strings.Join(e.AllowedPermissionModes, ", "))
+				} else {
+					e.AllowedPermissionModes = both
 				}
 			}
 		}
@@ -205,6 +206,10 @@ func (p *Policy) ForMachine(m Machine) (*Policy, []ScopeStatus) {
 	e.scoped = true
 	return &e, status
 }
+
+// Conflict says why the scopes that apply leave this machine no way to
+// run a session ("" = they do not).
+func (p *Policy) Conflict() string { return p.conflict }
 
 // modelSets are the allowed-model lists a model must satisfy, each.
 func (p *Policy) modelSets() []modelSet {

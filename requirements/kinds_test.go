@@ -187,3 +187,18 @@ func TestParseNewKindMessages(t *testing.T) {
 		})
 	}
 }
+
+// Two scopes that both apply and share no permission mode leave the
+// machine none: the effective policy says so (agents refuse sessions).
+func TestScopesLeavingNoMode(t *testing.T) {
+	p := mustParse(t, `{"schema_version":1,"scopes":[
+		{"name":"a","match":{"groups":["g"]},"require":{"allowed_permission_modes":["plan"]}},
+		{"name":"b","match":{"groups":["g"]},"require":{"allowed_permission_modes":["default"]}}]}`)
+	e, _ := p.ForMachine(Machine{Groups: []string{"g"}})
+	if c := e.Conflict(); !strings.Contains(c, "scope b allows only the permission modes default, none of which the policy allows (plan)") {
+		t.Errorf("conflict %q", c)
+	}
+	if e, _ := p.ForMachine(Machine{Groups: []string{"h"}}); e.Conflict() != "" {
+		t.Errorf("no scope applies, yet conflict %q", e.Conflict())
+	}
+}

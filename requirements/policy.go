@@ -69,6 +69,7 @@ type Policy struct {
 	// Set by ForMachine: the allowed sets of the policy and of every scope
 	// that applies, each of which a session must satisfy.
 	scoped    bool
+	conflict  string
 	models    []modelSet
 	providers []providerSet
 }

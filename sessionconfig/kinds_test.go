@@ -139,7 +139,7 @@ func TestPostureAndScopesReachTheGate(t *testing.T) {
 // versions; the version is injected, never the build's.
 func TestMinVersionRefusesSessions(t *testing.T) {
 	_, calls, err := buildUnder(t, map[string]any{"min_version": "2.0.0"}, `{"model": "anthropic/claude-x"}`, sessionconfig.Request{}, nil)
-	var ve *layers.VersionError
+	var ve *layers.MachineError
 	if !errors.Is(err, layers.ErrRequirementsRefused) || !errors.As(err, &ve) || calls != 0 {
 		t.Fatalf("err = %v (%d providers), want a VersionError", err, calls)
 	}

@@ -185,7 +185,7 @@ func (w *jsonWriter) report(r *Report) {
 		w.stringMapOmit("mcp_refused", r.Locks.MCPRefused)
 		w.strOmit("min_sandbox_mode", r.Locks.MinSandboxMode)
 		w.strOmit("min_version", r.Locks.MinVersion)
-		w.strOmit("version_refused", r.Locks.VersionRefused)
+		w.strOmit("refused", r.Locks.Refused)
 		w.stringsOmit("allowed_models", r.Locks.AllowedModels)
 		w.stringsOmit("allowed_providers", r.Locks.AllowedProviders)
 		w.strOmit("instructions", r.Locks.Instructions)

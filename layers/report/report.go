@@ -94,7 +94,7 @@ type Locks struct {
 	MinSandboxMode  string            `json:"min_sandbox_mode,omitempty"`
 	// The newer requirement kinds (docs/requirements-format.md).
 	MinVersion       string   `json:"min_version,omitempty"`
-	VersionRefused   string   `json:"version_refused,omitempty"`
+	Refused          string   `json:"refused,omitempty"`
 	AllowedModels    []string `json:"allowed_models,omitempty"`
 	AllowedProviders []string `json:"allowed_providers,omitempty"`
 	Instructions     string   `json:"instructions,omitempty"`
@@ -346,7 +346,7 @@ func (r *Report) KeysInOrder() []string {
 
 // newKinds fills in the newer requirement kinds.
 func newKinds(out *Locks, l layers.Locks) {
-	out.MinVersion, out.VersionRefused = l.MinVersion, l.VersionRefused
+	out.MinVersion, out.Refused = l.MinVersion, l.Refused
 	out.AllowedModels, out.AllowedProviders = l.Policy.AllowedModelSets(), l.Policy.AllowedProviderSets()
 	out.Instructions, out.ShellPosture = l.Instructions, l.ShellPosture
 	for _, s := range l.Scopes {

@@ -193,8 +193,8 @@ func newKindsText(b *bytes.Buffer, l *Locks) {
 	if l.MinVersion != "" {
 		fmt.Fprintf(b, "  version at least %s\n", l.MinVersion)
 	}
-	if l.VersionRefused != "" {
-		fmt.Fprintf(b, "  sessions refused: %s\n", l.VersionRefused)
+	if l.Refused != "" {
+		fmt.Fprintf(b, "  sessions refused: %s\n", l.Refused)
 	}
 	for _, s := range l.AllowedModels {
 		fmt.Fprintf(b, "  models: %s\n", s)

@@ -53,7 +53,7 @@ func (p *prover) minVersion(min string) {
 			continue
 		}
 		if err := sessionGate(r); errors.Is(err, layers.ErrRequirementsRefused) {
-			p.add(what, try.name, "pass", "sessions refused: "+r.Locks.VersionRefused)
+			p.add(what, try.name, "pass", "sessions refused: "+r.Locks.Refused)
 		} else {
 			p.add(what, try.name, "fail", "sessions would start")
 		}
