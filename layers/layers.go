@@ -378,10 +378,13 @@ func Resolve(o Options) *Resolved {
 		r.Layers = append(r.Layers, info)
 	}
 	if res.Policy != nil {
+		// The hostname and groups are read only for a policy with scopes.
 		machine := o.Machine
 		if machine == nil {
-			cur := requirements.CurrentMachine()
-			machine = &cur
+			machine = &requirements.Machine{}
+			if len(res.Policy.Scopes) > 0 {
+				*machine = requirements.CurrentMachine()
+			}
 		}
 		eff, scopes := res.Policy.ForMachine(*machine)
 		r.Locks.Scopes = scopes
