@@ -105,7 +105,7 @@ func (s Scope) Applies(m Machine) (bool, string) {
 		case m.HostnameUnknown:
 			return true, "the hostname cannot be read, so a scope matching on hosts applies"
 		case policycheck.Glob(strings.ToLower(p), host):
-			return true, fmt.Sprintf("hostname %s matches %q", host, p)
+			return true, fmt.Sprintf("hostname %q matches %q", host, p)
 		}
 	}
 	for _, g := range s.Match.Groups {
@@ -116,7 +116,7 @@ func (s Scope) Applies(m Machine) (bool, string) {
 			return true, fmt.Sprintf("the user is in group %s", g)
 		}
 	}
-	return false, fmt.Sprintf("hostname %s matches none of the hosts and the user is in none of the groups", host)
+	return false, fmt.Sprintf("hostname %q matches none of the hosts and the user is in none of the groups", host)
 }
 
 // constraint is one allowed set (models or providers) with where it came
