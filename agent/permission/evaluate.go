@@ -150,6 +150,7 @@ const (
 	reasonRestrict   = "the agent's restriction (it can only narrow)"
 	reasonMode       = "the permission mode's rule"
 	reasonReq        = "a requirements rule (requirements can only narrow)"
+	reasonPosture    = "the requirements' default-deny shell posture: every bash command asks, and no lower layer loosens it"
 	reasonApproved   = "approved for this session"
 	reasonDontAsk    = "dontAsk mode turns an ask into a deny"
 	reasonFloor      = "dangerous command: refused by the dangerous floor"
@@ -364,6 +365,9 @@ func (e *Engine) decide(key, pat string, safe bool, allowRule *Rule, c Call) uni
 			continue
 		}
 		u = unit{act: m.r.Action, rule: m.r, reason: reasonReq, tier: tierReq}
+		if m.strict {
+			u.reason = reasonPosture
+		}
 	}
 	if u.act == Ask && u.tier != tierReq && c.Approvals != nil && c.Approvals.covers(key, pat, u.origin) {
 		u.act, u.approved, u.reason = Allow, true, reasonApproved

@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/oceancode/oceancode/provenance"
@@ -44,7 +45,7 @@ func TestDefaultDenyPosture(t *testing.T) {
 			if d.Action != c.want {
 				t.Fatalf("decision %s by %v (%s), want %s", d.Action, d.Rule, d.Reason, c.want)
 			}
-			if c.byReq && (d.Origin != req || d.Rule.Source != "requirements:shell_posture") {
+			if c.byReq && (d.Origin != req || d.Rule.Source != PostureSource || !d.Posture() || !strings.Contains(d.Reason, "default-deny shell posture")) {
 				t.Errorf("decided by %v from %v, want the posture from %v", d.Rule, d.Origin, req)
 			}
 			if d.ResidualAsk() {
