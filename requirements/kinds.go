@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/Masterminds/semver/v3"
-
 	"github.com/oceancode/oceancode/policycheck"
 )
 
@@ -327,21 +325,17 @@ func (p *Policy) VersionAllowed(v string) (bool, string) {
 	if err != nil {
 		return false, fmt.Sprintf("this oceancode is a development build (version %s), which satisfies no min_version; the requirements need %s or newer: install a release of oceancode %s or newer", v, p.MinVersion, min)
 	}
-	if have.LessThan(min) {
+	if have.less(min) {
 		return false, fmt.Sprintf("this oceancode is version %s, older than the requirements' min_version %s: upgrade oceancode to %s or newer", have, p.MinVersion, min)
 	}
 	return true, ""
-}
-
-func parseVersion(s string) (*semver.Version, error) {
-	return semver.StrictNewVersion(strings.TrimPrefix(s, "v"))
 }
 
 // versionLess reports a < b for two valid versions (false when either is not).
 func versionLess(a, b string) bool {
 	va, err1 := parseVersion(a)
 	vb, err2 := parseVersion(b)
-	return err1 == nil && err2 == nil && va.LessThan(vb)
+	return err1 == nil && err2 == nil && va.less(vb)
 }
 
 // AllowedModelSets describes each allowed-model list a session must
