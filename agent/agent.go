@@ -384,7 +384,7 @@ func (r *run) settle(ctx context.Context, call message.ToolCall, tg tools.Target
 	switch {
 	case r.c.Ask != nil:
 		evc := *ev
-		rep, err := r.c.Ask(ctx, Ask{ToolCall: call, Target: tg, Decision: d, Event: &evc, Rememberable: rememberable(gr.Call)})
+		rep, err := r.c.Ask(ctx, Ask{ToolCall: call, Target: tg, Decision: d, Event: &evc, Rememberable: rememberable(gr.Call) && !d.Posture()})
 		if err != nil {
 			rep = Reply{Answer: Deny}
 		}
