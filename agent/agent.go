@@ -384,7 +384,7 @@ func (r *run) settle(ctx context.Context, call message.ToolCall, tg tools.Target
 	switch {
 	case r.c.Ask != nil:
 		evc := *ev
-		rep, err := r.c.Ask(ctx, Ask{ToolCall: call, Target: tg, Decision: d, Event: &evc, Rememberable: rememberable(gr.Call)})
+		rep, err := r.c.Ask(ctx, Ask{ToolCall: call, Target: tg, Decision: d, Event: &evc, Rememberable: rememberable(gr.Call) && !d.Posture()})
 		if err != nil {
 			rep = Reply{Answer: Deny}
 		}
@@ -406,7 +406,7 @@ func (r *run) settle(ctx context.Context, call message.ToolCall, tg tools.Target
 			return false, "the user declined this call: " + rep.Feedback
 		}
 		return false, "the user declined this call"
-	case r.c.Auto:
+	case r.c.Auto && !d.Posture(): // the default-deny shell posture is not --auto's to approve
 		ev.Answer = "auto"
 		r.emit(Event{Type: EventPermission, ToolCall: &c, Decision: ev})
 		return true, ""

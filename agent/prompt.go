@@ -28,9 +28,15 @@ var agentPrompts = map[string]string{
 	Explore: "Explore only: read and search to answer the question. You cannot edit files or run commands.",
 }
 
+// managedHeading introduces the organisation's instructions.
+const managedHeading = "Organisation instructions (set by the administrator; they take precedence over the user's and the project's):\n"
+
 // SystemPrompt builds the system prompt for an agent. custom is a custom
-// agent's own prompt (replacing the built-in line for its role).
-func SystemPrompt(agent, custom, projectRoot, cwd string, now time.Time) string {
+// agent's own prompt (replacing the built-in line for its role). managed is
+// the organisation's instructions from the signed requirements (""
+// = none): they are appended last, for every agent and sub-agent, and
+// nothing the agent's definition says replaces them.
+func SystemPrompt(agent, custom, managed, projectRoot, cwd string, now time.Time) string {
 	var b strings.Builder
 	b.WriteString(basePrompt)
 	b.WriteString("\n\n")
@@ -44,5 +50,11 @@ func SystemPrompt(agent, custom, projectRoot, cwd string, now time.Time) string 
 	b.WriteString(role)
 	fmt.Fprintf(&b, "\n\nProject root: %s\nWorking directory: %s\nPlatform: %s/%s\nDate: %s\n",
 		projectRoot, cwd, runtime.GOOS, runtime.GOARCH, now.Format("2006-01-02"))
+	if managed != "" {
+		b.WriteString("\n")
+		b.WriteString(managedHeading)
+		b.WriteString(managed)
+		b.WriteString("\n")
+	}
 	return b.String()
 }

@@ -15,8 +15,7 @@ import (
 
 // applyRequirements applies the verified policy: pins, extra rules, mode
 // locks, the minimum sandbox mode and the MCP allow-list.
-func (m *merger) applyRequirements(res *requirements.Result, path string) {
-	p := res.Policy
+func (m *merger) applyRequirements(p *requirements.Policy, path string) {
 	r := m.r
 	r.Locks.Policy = p
 	o := provenance.Origin{Layer: provenance.Requirements, Source: path}

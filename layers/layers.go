@@ -27,6 +27,7 @@ import (
 	"github.com/knadh/koanf/v2"
 
 	"github.com/oceancode/oceancode/internal/jsonpos"
+	"github.com/oceancode/oceancode/internal/version"
 	"github.com/oceancode/oceancode/provenance"
 	"github.com/oceancode/oceancode/requirements"
 	"github.com/oceancode/oceancode/schema"
@@ -132,6 +133,13 @@ type Options struct {
 	AnchorCheck signing.AnchorCheck
 	// Explicit replaces discovery (simulate).
 	Explicit *Explicit
+	// AgentVersion is the version min_version is checked against (""
+	// = this binary's, internal/version.Version); tests and oceanadmin
+	// simulate --agent-version inject it.
+	AgentVersion string
+	// Machine is what requirements scopes are matched on (nil = this
+	// machine's hostname and the user's groups).
+	Machine *requirements.Machine
 }
 
 // Rule is one permission rule from configuration, in evaluation order.
@@ -157,8 +165,23 @@ type Locks struct {
 	MCPRefused map[string]string `json:"mcp_refused,omitempty"`
 	// MinSandboxMode is the weakest sandbox mode allowed ("" = none).
 	MinSandboxMode string `json:"min_sandbox_mode,omitempty"`
-	// Policy is the requirements policy in effect (nil = none).
+	// Policy is the requirements policy in effect on this machine, the
+	// scopes that apply folded in (nil = none).
 	Policy *requirements.Policy `json:"-"`
+	// MinVersion is the version floor in effect ("" = none).
+	MinVersion string `json:"min_version,omitempty"`
+	// Refused says why the requirements refuse sessions on this machine
+	// although they verified: this agent is below the version floor, or
+	// the scopes that apply leave no permission mode ("" = they do not).
+	Refused string `json:"refused,omitempty"`
+	// Instructions is the organisation text appended to every agent's
+	// system prompt ("" = none).
+	Instructions string `json:"instructions,omitempty"`
+	// ShellPosture is the named shell posture ("" = none, or
+	// "default-deny").
+	ShellPosture string `json:"shell_posture,omitempty"`
+	// Scopes says which of the policy's scopes apply here, and why.
+	Scopes []requirements.ScopeStatus `json:"scopes,omitempty"`
 }
 
 // Resolved is the effective configuration and everything known about it.
@@ -212,8 +235,23 @@ func (r *Resolved) Err() error {
 	if r.Requirements != nil && r.Requirements.Blocking() {
 		return &RefusedError{Result: r.Requirements}
 	}
+	if r.Locks.Refused != "" {
+		return &MachineError{Path: r.Requirements.Path, Reason: r.Locks.Refused}
+	}
 	return nil
 }
+
+// MachineError says the verified requirements refuse sessions on this
+// machine: the agent is older than min_version, or the scopes that apply
+// leave no permission mode. No session starts (exit 4, like other refused
+// requirements).
+type MachineError struct{ Path, Reason string }
+
+func (e *MachineError) Error() string {
+	return fmt.Sprintf("requirements %s refuse this oceancode, so no session can start:\n  %s\n  'oceancode inspect' shows the requirements in effect", e.Path, e.Reason)
+}
+
+func (e *MachineError) Unwrap() error { return ErrRequirementsRefused }
 
 // ConfigError lists the errors that make the configuration unusable.
 type ConfigError struct{ Diagnostics []Diagnostic }
@@ -340,7 +378,28 @@ func Resolve(o Options) *Resolved {
 		r.Layers = append(r.Layers, info)
 	}
 	if res.Policy != nil {
-		m.applyRequirements(res, reqPath)
+		// The hostname and groups are read only for a policy with scopes.
+		machine := o.Machine
+		if machine == nil {
+			machine = &requirements.Machine{}
+			if len(res.Policy.Scopes) > 0 {
+				*machine = requirements.CurrentMachine()
+			}
+		}
+		eff, scopes := res.Policy.ForMachine(*machine)
+		r.Locks.Scopes = scopes
+		m.applyRequirements(eff, reqPath)
+		agentVersion := o.AgentVersion
+		if agentVersion == "" {
+			agentVersion = version.Version
+		}
+		r.Locks.MinVersion = eff.MinVersion
+		if ok, why := eff.VersionAllowed(agentVersion); !ok {
+			r.Locks.Refused = why
+		} else if c := eff.Conflict(); c != "" {
+			r.Locks.Refused = c
+		}
+		r.Locks.Instructions, r.Locks.ShellPosture = eff.Instructions, eff.ShellPosture
 	}
 
 	m.finish()

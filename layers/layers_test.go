@@ -343,3 +343,42 @@ func TestMissingRequirementsIsNoWeakerPolicy(t *testing.T) {
 		})
 	}
 }
+
+// Requirements that verified can still refuse this machine: an agent below
+// min_version, or scopes that leave no mode. The version and the machine
+// are injected.
+func TestRequirementsRefuseThisMachine(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		policy  map[string]any
+		version string
+		want    string
+	}{
+		{"below the floor", map[string]any{"min_version": "1.4.0"}, "1.3.0", "this oceancode is version 1.3.0, older than the requirements' min_version 1.4.0"},
+		{"a scope raises the floor", map[string]any{"min_version": "1.0.0", "scopes": []any{map[string]any{"name": "ci", "match": map[string]any{"hosts": []any{"ci-*"}}, "require": map[string]any{"min_version": "1.4.0"}}}}, "1.3.0", "min_version 1.4.0"},
+		{"scopes leave no mode", map[string]any{"scopes": []any{
+			map[string]any{"name": "a", "match": map[string]any{"hosts": []any{"ci-*"}}, "require": map[string]any{"allowed_permission_modes": []any{"plan"}}},
+			map[string]any{"name": "b", "match": map[string]any{"groups": []any{"dev"}}, "require": map[string]any{"allowed_permission_modes": []any{"default"}}}}}, "1.3.0", "no mode is left on this machine"},
+		{"at the floor", map[string]any{"min_version": "1.3.0"}, "v1.3.0", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := layerstest.New(t)
+			m.Anchor()
+			m.Requirements(1, c.policy)
+			o := m.Options()
+			o.AgentVersion = c.version
+			o.Machine = &requirements.Machine{Hostname: "ci-1", Groups: []string{"dev"}}
+			err := layers.Resolve(o).Err()
+			if c.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			var me *layers.MachineError
+			if !errors.Is(err, layers.ErrRequirementsRefused) || !errors.As(err, &me) || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err = %v, want a MachineError containing %q", err, c.want)
+			}
+		})
+	}
+}

@@ -75,11 +75,12 @@ func Payload(file string, doc *jsonpos.Doc) []schema.Violation {
 	pins := c.pins(root)
 	c.pinnedAllow(pins)
 	c.overlappingPins(pins)
-	rules := c.rules(root)
+	rules := c.rulesAt(root, "")
 	c.rulesUnderPins(rules, pins)
 	c.modes(root, pins)
 	c.sandbox(root, pins)
 	c.mcp(root, pins)
+	c.kinds(root, pins)
 	sortViolations(c.out)
 	return c.out
 }
@@ -224,9 +225,10 @@ type rule struct {
 	action, tool, pattern, ptr, text string
 }
 
-// rules checks the syntax of rules.deny and rules.ask and returns them.
-func (c *checker) rules(root map[string]any) []rule {
-	m, _ := root["rules"].(map[string]any)
+// rulesAt checks the syntax of rules.deny and rules.ask in obj (the
+// payload, or a scope's require block at prefix) and returns them.
+func (c *checker) rulesAt(obj map[string]any, prefix string) []rule {
+	m, _ := obj["rules"].(map[string]any)
 	var out []rule
 	for _, action := range []string{"deny", "ask"} {
 		list, _ := m[action].([]any)
@@ -235,7 +237,7 @@ func (c *checker) rules(root map[string]any) []rule {
 			if !ok {
 				continue
 			}
-			ptr := fmt.Sprintf("/rules/%s/%d", action, i)
+			ptr := fmt.Sprintf("%s/rules/%s/%d", prefix, action, i)
 			tool, pat, err := SplitRule(s)
 			if err == nil {
 				err = RuleSyntax(tool, pat)

@@ -1,7 +1,9 @@
 // Package requirements reads, checks and verifies the administrator's signed
 // requirements.json: a DSSE envelope whose payload carries hard requirements
 // (locked-out permission modes, an MCP allow-list, pins, extra deny and ask
-// rules, a minimum sandbox mode).
+// rules, a minimum sandbox mode, a version floor, allowed models and
+// provider endpoints, organisation instructions, a shell posture, and
+// scopes that add requirements on some hosts or groups).
 //
 // Parsing is strict: the size is capped before anything is parsed, and
 // duplicate keys, unknown keys, floats and integers beyond 2^53 are refused.
@@ -57,6 +59,19 @@ type Policy struct {
 	MCP                      *MCP           `json:"mcp,omitempty"`
 	Pins                     map[string]any `json:"pins,omitempty"`
 	Rules                    *Rules         `json:"rules,omitempty"`
+	MinVersion               string         `json:"min_version,omitempty"`
+	AllowedModels            []string       `json:"allowed_models,omitempty"`
+	AllowedProviders         []ProviderRule `json:"allowed_providers,omitempty"`
+	Instructions             string         `json:"instructions,omitempty"`
+	ShellPosture             string         `json:"shell_posture,omitempty"`
+	Scopes                   []Scope        `json:"scopes,omitempty"`
+
+	// Set by ForMachine: the allowed sets of the policy and of every scope
+	// that applies, each of which a session must satisfy.
+	scoped    bool
+	conflict  string
+	models    []modelSet
+	providers []providerSet
 }
 
 // MCP is the MCP server allow-list. A nil *MCP leaves MCP unrestricted; an

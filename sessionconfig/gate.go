@@ -63,6 +63,14 @@ func GateConfig(r *layers.Resolved, agent, home string) (gate.Config, error) {
 		}
 	}
 
+	if r.Locks.ShellPosture != "" {
+		pc.Locks.ShellPosture = permission.Posture(r.Locks.ShellPosture)
+		pc.Locks.PostureOrigin = provenance.Origin{Layer: provenance.Requirements}
+		if r.Requirements != nil {
+			pc.Locks.PostureOrigin.Source = r.Requirements.Path
+		}
+	}
+
 	sc := &c.Shell
 	sc.ProjectRoot, sc.Home = r.ProjectRoot, home
 	var err error

@@ -38,6 +38,7 @@ import (
 	"github.com/oceancode/oceancode/internal/secret"
 	"github.com/oceancode/oceancode/internal/secretenv"
 	"github.com/oceancode/oceancode/layers"
+	"github.com/oceancode/oceancode/requirements"
 )
 
 // Error kinds: errors.Is(err, ErrUsage) for what the front end's user asked
@@ -278,7 +279,7 @@ func Build(ctx context.Context, res *layers.Resolved, req Request, h Host) (*Ses
 	notices := s.Turn.Notices
 	s.Turn = agent.Config{
 		Agent: name, Model: modelName, Provider: prov, Gate: g, Env: env,
-		System:   agent.SystemPrompt(name, custom, root, cwd, time.Now()),
+		System:   agent.SystemPrompt(name, custom, res.Locks.Instructions, root, cwd, time.Now()),
 		Tools:    tools.Builtins(),
 		Auto:     req.Auto,
 		MaxTurns: maxTurns, Timeout: timeout, MaxTokens: maxTokens,
@@ -306,7 +307,7 @@ func Build(ctx context.Context, res *layers.Resolved, req Request, h Host) (*Ses
 		if err != nil {
 			return agent.Config{}, invalid(err)
 		}
-		sub.System = agent.SystemPrompt(sub.Agent, subPrompt, root, cwd, time.Now())
+		sub.System = agent.SystemPrompt(sub.Agent, subPrompt, res.Locks.Instructions, root, cwd, time.Now())
 		sub.Tools = tools.Builtins()
 		sub.Notices, sub.OnEvent, sub.OnMessage = nil, nil, nil
 		sub.Env = nil // the session's, as the engine holds it (its ask and task hooks)
@@ -325,6 +326,11 @@ func providerFor(res *layers.Resolved, model string, h Host) (provider.Provider,
 	name, modelName, ok := strings.Cut(model, "/")
 	if !ok || name == "" || modelName == "" {
 		return nil, "", usage(fmt.Errorf("model %q: want PROVIDER/MODEL, e.g. anthropic/claude-sonnet-4-5 or local/qwen3-coder", model))
+	}
+	// The allowed models first: a refused model is refused whether or not
+	// its provider is configured.
+	if err := refusedBy(res, model, func(p *requirements.Policy) (bool, string) { return p.ModelAllowed(model) }); err != nil {
+		return nil, "", err
 	}
 	pc, _, err := Provider(name).Decode(res)
 	if err != nil {
@@ -357,6 +363,9 @@ func providerFor(res *layers.Resolved, model string, h Host) (provider.Provider,
 	default:
 		return nil, "", invalid(fmt.Errorf("provider %q: type %q: %w (want anthropic or openai)", name, pc.Type, provider.ErrUnknownType))
 	}
+	if err := refusedBy(res, model, func(p *requirements.Policy) (bool, string) { return p.ProviderAllowed(name, pc.Type, pc.BaseURL) }); err != nil {
+		return nil, "", err
+	}
 	if h.Provider == nil {
 		return nil, "", errors.New("build session: the host has no provider")
 	}
@@ -365,6 +374,27 @@ func providerFor(res *layers.Resolved, model string, h Host) (provider.Provider,
 		return nil, "", err
 	}
 	return p, modelName, nil
+}
+
+// refusedBy refuses a model or provider endpoint the requirements'
+// allowed_models or allowed_providers (of the policy, or of a scope that
+// applies here) exclude, before any provider is built: every front end
+// builds its provider here, so none can reach a model the policy refuses.
+// The error is layers.ErrRequirementsRefused (exit 4).
+func refusedBy(res *layers.Resolved, model string, allowed func(*requirements.Policy) (bool, string)) error {
+	pol := res.Locks.Policy
+	if pol == nil {
+		return nil
+	}
+	ok, why := allowed(pol)
+	if ok {
+		return nil
+	}
+	src := ""
+	if res.Requirements != nil {
+		src = " " + res.Requirements.Path
+	}
+	return &kindError{layers.ErrRequirementsRefused, fmt.Errorf("start session with model %s: refused by requirements%s: %s", model, src, why)}
 }
 
 // DefaultKeyEnv is the variable a provider type's key is read from when

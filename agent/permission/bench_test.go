@@ -60,3 +60,23 @@ func BenchmarkEvaluateEdit(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkEvaluateBashPosture is BenchmarkEvaluateBash under the
+// default-deny shell posture (every segment reaches the requirements tier).
+func BenchmarkEvaluateBashPosture(b *testing.B) {
+	cfg := benchConfig(b)
+	cfg.Locks.ShellPosture = PostureDefaultDeny
+	e, err := New(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var ap Approvals
+	c := Call{Tool: "bash", Pattern: "go test ./... && git status", Approvals: &ap,
+		Shell: &ShellVerdict{Verdict: "ask", Segments: []string{"go test ./...", "git status"}, Verdicts: []string{"ask", "safe"}}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if d := e.Evaluate(c); d.Action != Ask {
+			b.Fatal(d.Explain())
+		}
+	}
+}

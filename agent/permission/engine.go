@@ -2,6 +2,8 @@ package permission
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/oceancode/oceancode/provenance"
@@ -19,7 +21,22 @@ type Locks struct {
 	// after everything else and can only narrow: a requirements rule
 	// applies when it is stricter than the decision so far.
 	Deny, Ask []Rule
+	// ShellPosture is a named shell posture ("" = none). PostureDefaultDeny
+	// makes every bash command ask, and nothing below the requirements
+	// loosens that: config allow rules, shell.allow, the read-only safe
+	// list, a mode's allow rules and session approvals no longer allow a
+	// bash call. Deny rules and the dangerous floor still deny.
+	ShellPosture Posture
+	// PostureOrigin is where the posture came from (the requirements file).
+	PostureOrigin provenance.Origin
 }
+
+// Posture is a named shell posture.
+type Posture string
+
+// PostureDefaultDeny: every bash command asks ("bash * ask" that no lower
+// layer can loosen).
+const PostureDefaultDeny Posture = "default-deny"
 
 // Config is everything the engine needs, as plain values.
 type Config struct {
@@ -69,6 +86,9 @@ type crule struct {
 	m        matcher
 	catchAll bool // the pattern is "*"
 	tier     tier
+	// strict: a catch-all ask that applies to safe bash segments too (the
+	// default-deny shell posture).
+	strict bool
 }
 
 // ruleset holds one tier's rules, by key. Each key's list holds the rules
@@ -191,8 +211,25 @@ func New(c Config) (*Engine, error) {
 			req = append(req, r)
 		}
 	}
+	var posture *Rule
+	switch c.Locks.ShellPosture {
+	case "":
+	case PostureDefaultDeny:
+		posture = &Rule{Key: "bash", Pattern: "*", Action: Ask, Origin: c.Locks.PostureOrigin, Source: PostureSource}
+		req = append(req, posture)
+	default:
+		return nil, fmt.Errorf("permission: shell posture %q from %s: unknown (want %s)", c.Locks.ShellPosture, c.Locks.PostureOrigin, PostureDefaultDeny)
+	}
 	if e.tiers[tierReq], err = buildRuleset(req, tierReq); err != nil {
 		return nil, err
+	}
+	if posture != nil {
+		rs := &e.tiers[tierReq]
+		for _, l := range append([][]crule{rs.star}, slices.Collect(maps.Values(rs.byKey))...) {
+			for i := range l {
+				l[i].strict = l[i].r == posture
+			}
+		}
 	}
 	eff, ch := e.effectiveMode(mode, Default)
 	if eff == "" {
@@ -204,7 +241,7 @@ func New(c Config) (*Engine, error) {
 }
 
 func copyLocks(l Locks) Locks {
-	out := Locks{Deny: append([]Rule(nil), l.Deny...), Ask: append([]Rule(nil), l.Ask...)}
+	out := Locks{Deny: append([]Rule(nil), l.Deny...), Ask: append([]Rule(nil), l.Ask...), ShellPosture: l.ShellPosture, PostureOrigin: l.PostureOrigin}
 	if l.DisallowedModes != nil {
 		out.DisallowedModes = make(map[Mode]string, len(l.DisallowedModes))
 		for k, v := range l.DisallowedModes {

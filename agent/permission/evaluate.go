@@ -126,10 +126,21 @@ type Decision struct {
 }
 
 // ResidualAsk reports whether the decision is an ask that only a catch-all
-// "*" rule settled — the kind the Jev advisor may look at.
+// "*" rule settled — the kind the Jev advisor may look at. A requirements
+// ask (a rule, or the default-deny shell posture) is never residual.
 func (d Decision) ResidualAsk() bool {
-	return d.Action == Ask && d.Rule != nil && d.Rule.Pattern == "*" && d.Rule.Source != "requirements"
+	return d.Action == Ask && d.Rule != nil && d.Rule.Pattern == "*" && !strings.HasPrefix(d.Rule.Source, "requirements")
 }
+
+// Posture reports whether the default-deny shell posture decided: an ask
+// that headless --auto must not approve (no layer below the requirements
+// loosens the posture).
+func (d Decision) Posture() bool {
+	return d.Action == Ask && d.Rule != nil && d.Rule.Source == PostureSource
+}
+
+// PostureSource is the Source of the default-deny shell posture's rule.
+const PostureSource = "requirements:shell_posture"
 
 // Reasons (constants, so Evaluate does not format strings).
 const (
@@ -139,6 +150,7 @@ const (
 	reasonRestrict   = "the agent's restriction (it can only narrow)"
 	reasonMode       = "the permission mode's rule"
 	reasonReq        = "a requirements rule (requirements can only narrow)"
+	reasonPosture    = "the requirements' default-deny shell posture: every bash command asks, and no lower layer loosens it"
 	reasonApproved   = "approved for this session"
 	reasonDontAsk    = "dontAsk mode turns an ask into a deny"
 	reasonFloor      = "dangerous command: refused by the dangerous floor"
@@ -349,10 +361,13 @@ func (e *Engine) decide(key, pat string, safe bool, allowRule *Rule, c Call) uni
 	l := e.tiers[tierReq].forKey(key)
 	for i := len(l) - 1; i >= 0; i-- {
 		m := &l[i]
-		if m.r.Action < u.act || (u.tier == tierReq && m.r.Action == u.act) || (safe && m.catchAll && m.r.Action == Ask) || !m.m.match(pat) {
+		if m.r.Action < u.act || (u.tier == tierReq && m.r.Action == u.act) || (safe && m.catchAll && m.r.Action == Ask && !m.strict) || !m.m.match(pat) {
 			continue
 		}
 		u = unit{act: m.r.Action, rule: m.r, reason: reasonReq, tier: tierReq}
+		if m.strict {
+			u.reason = reasonPosture
+		}
 	}
 	if u.act == Ask && u.tier != tierReq && c.Approvals != nil && c.Approvals.covers(key, pat, u.origin) {
 		u.act, u.approved, u.reason = Allow, true, reasonApproved

@@ -15,6 +15,7 @@ import (
 	admincli "github.com/oceancode/oceancode/cmd/oceanadmin/cli"
 	agentcli "github.com/oceancode/oceancode/cmd/oceancode/cli"
 	"github.com/oceancode/oceancode/internal/cliapp"
+	"github.com/oceancode/oceancode/internal/version"
 	"github.com/oceancode/oceancode/layers"
 	"github.com/oceancode/oceancode/policycheck"
 	"github.com/oceancode/oceancode/provenance"
@@ -31,7 +32,15 @@ type agreeCase struct {
 	user    string // the user's oceancode.json ("" = none)
 	ok      bool
 	want    string // a piece of the message oceanadmin validate prints
+	// machine: the policy is valid, but this machine (agent version
+	// agreeVersion) refuses it: validate and verify accept it, simulate
+	// (with the same agent version) and the agent refuse.
+	machine bool
 }
+
+// agreeVersion is the agent version the corpus runs under (injected:
+// never the build's own).
+const agreeVersion = "1.5.0"
 
 // agreeCorpus covers every class policycheck refuses and its valid
 // neighbours.
@@ -72,6 +81,23 @@ var agreeCorpus = []agreeCase{
 	{name: "bad shell pattern in a pin", policy: `{"schema_version":1,"pins":{"shell.deny":["Bash(a:*b:*)"]}}`, want: "only at the end"},
 	{name: "several pin errors", policy: `{"schema_version":1,"pins":{"sandbox.mdoe":"x","limits.max_turns":"many"}}`, want: "names no config key"},
 
+	{name: "version floor met", policy: `{"schema_version":1,"min_version":"1.5.0"}`, ok: true},
+	{name: "allowed models and endpoints", ok: true, policy: `{"schema_version":1,"allowed_models":["anthropic/claude-*"],
+		"allowed_providers":[{"type":"anthropic"},{"type":"openai","hosts":["llm.corp.example:443","*.gw.corp.example"]}],"pins":{"model":"anthropic/claude-sonnet-4-5"}}`},
+	{name: "instructions", policy: `{"schema_version":1,"instructions":"Never paste customer data."}`, ok: true},
+	{name: "default-deny posture", policy: `{"schema_version":1,"shell_posture":"default-deny"}`, ok: true},
+	{name: "scopes", ok: true, policy: `{"schema_version":1,"allowed_permission_modes":["default","plan"],"scopes":[{"name":"all","match":{"hosts":["*"]},
+		"require":{"allowed_permission_modes":["plan"],"shell_posture":"default-deny","min_version":"1.0.0","rules":{"deny":["Bash(curl:*)"]}}}]}`},
+	{name: "version floor above the agent", policy: `{"schema_version":1,"min_version":"2.0.0"}`, machine: true, want: ""},
+	{name: "scoped version floor above the agent", policy: `{"schema_version":1,"scopes":[{"name":"all","match":{"hosts":["*"]},"require":{"min_version":"9.0.0"}}]}`, machine: true},
+	{name: "bad min_version", policy: `{"schema_version":1,"min_version":"2.0"}`, want: "must be a semantic version"},
+	{name: "pinned model outside allowed_models", policy: `{"schema_version":1,"allowed_models":["anthropic/*"],"pins":{"model":"openai/gpt-5"}}`, want: "excludes"},
+	{name: "bad provider host", policy: `{"schema_version":1,"allowed_providers":[{"type":"openai","hosts":["https://llm.corp"]}]}`, want: "allowed_providers host"},
+	{name: "unknown posture", policy: `{"schema_version":1,"shell_posture":"strict"}`, want: "shell_posture"},
+	{name: "scope listed twice", policy: `{"schema_version":1,"scopes":[{"name":"a","match":{"groups":["g"]},"require":{"shell_posture":"default-deny"}},{"name":"a","match":{"groups":["h"]},"require":{"instructions":"x"}}]}`, want: "listed twice"},
+	{name: "scope modes disjoint", policy: `{"schema_version":1,"allowed_permission_modes":["default"],"scopes":[{"name":"a","match":{"groups":["g"]},"require":{"allowed_permission_modes":["plan"]}}]}`, want: "none of which"},
+	{name: "scope with a bad rule", policy: `{"schema_version":1,"scopes":[{"name":"a","match":{"groups":["g"]},"require":{"rules":{"ask":["Edit(src/a**/x)"]}}}]}`, want: "whole path segment"},
+
 	{name: "managed: good rules", managed: `{"permission":{"edit":{"src/**":"allow"}},"shell":{"allow":["Bash(make test:*)"]}}`, ok: true},
 	{name: "managed: bad glob", managed: `{"permission":{"edit":{"[":"deny"}}}`, want: "syntax error in pattern"},
 	{name: "managed: shell rule of another tool", managed: `{"shell":{"deny":["Edit(x)"]}}`, want: "holds Bash"},
@@ -94,8 +120,9 @@ var agreeCorpus = []agreeCase{
 // builds the permission engine as every session does).
 func TestAdminAndAgentAgree(t *testing.T) {
 	key := fixedKey("agree admin")
-	saved := layers.SystemManagedDir
-	t.Cleanup(func() { layers.SystemManagedDir = saved })
+	saved, savedVersion := layers.SystemManagedDir, version.Version
+	version.Version = agreeVersion // the agent's and simulate's version
+	t.Cleanup(func() { layers.SystemManagedDir, version.Version = saved, savedVersion })
 	for _, c := range agreeCorpus {
 		t.Run(c.name, func(t *testing.T) {
 			root := t.TempDir()
@@ -166,6 +193,18 @@ func TestAdminAndAgentAgree(t *testing.T) {
 			t.Logf("agent exit %d admin %v", agentCode, adminOK)
 			if !agentOK && agentCode != 3 && agentCode != 4 {
 				t.Errorf("oceancode exited %d, want 0, 3 or 4:\n%s", agentCode, agentOut)
+			}
+			if c.machine {
+				// validate and verify judge the policy, not this machine.
+				for _, a := range adminOK[:len(adminOK)-1] {
+					if !a {
+						t.Errorf("oceanadmin refuses a valid policy:\n%s", out)
+					}
+				}
+				adminOK = adminOK[len(adminOK)-1:]
+				if agentCode != 4 {
+					t.Errorf("oceancode exited %d below the version floor, want 4:\n%s", agentCode, agentOut)
+				}
 			}
 			for i, a := range adminOK {
 				if a != agentOK {

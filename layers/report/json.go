@@ -184,6 +184,13 @@ func (w *jsonWriter) report(r *Report) {
 		w.stringsOmit("pinned", r.Locks.Pinned)
 		w.stringMapOmit("mcp_refused", r.Locks.MCPRefused)
 		w.strOmit("min_sandbox_mode", r.Locks.MinSandboxMode)
+		w.strOmit("min_version", r.Locks.MinVersion)
+		w.strOmit("refused", r.Locks.Refused)
+		w.stringsOmit("allowed_models", r.Locks.AllowedModels)
+		w.stringsOmit("allowed_providers", r.Locks.AllowedProviders)
+		w.strOmit("instructions", r.Locks.Instructions)
+		w.strOmit("shell_posture", r.Locks.ShellPosture)
+		w.stringsOmit("scopes", r.Locks.Scopes)
 		w.close('}', p)
 	}
 	if len(r.Diagnostics) > 0 {

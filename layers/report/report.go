@@ -92,6 +92,14 @@ type Locks struct {
 	Pinned          []string          `json:"pinned,omitempty"`
 	MCPRefused      map[string]string `json:"mcp_refused,omitempty"`
 	MinSandboxMode  string            `json:"min_sandbox_mode,omitempty"`
+	// The newer requirement kinds (docs/requirements-format.md).
+	MinVersion       string   `json:"min_version,omitempty"`
+	Refused          string   `json:"refused,omitempty"`
+	AllowedModels    []string `json:"allowed_models,omitempty"`
+	AllowedProviders []string `json:"allowed_providers,omitempty"`
+	Instructions     string   `json:"instructions,omitempty"`
+	ShellPosture     string   `json:"shell_posture,omitempty"`
+	Scopes           []string `json:"scopes,omitempty"` // "name: applies (why)" or "name: does not apply (why)"
 }
 
 // Options change what Build includes.
@@ -164,6 +172,7 @@ func Build(r *layers.Resolved, o Options) *Report {
 	}
 	if l := r.Locks; l.Policy != nil {
 		rep.Locks = &Locks{DisallowedModes: l.DisallowedModes, Pinned: l.Pinned, MCPRefused: l.MCPRefused, MinSandboxMode: l.MinSandboxMode}
+		newKinds(rep.Locks, l)
 	}
 	if err := r.Err(); err != nil {
 		b := err.Error()
@@ -333,4 +342,18 @@ func (r *Report) KeysInOrder() []string {
 		sort.Strings(r.order)
 	}
 	return r.order
+}
+
+// newKinds fills in the newer requirement kinds.
+func newKinds(out *Locks, l layers.Locks) {
+	out.MinVersion, out.Refused = l.MinVersion, l.Refused
+	out.AllowedModels, out.AllowedProviders = l.Policy.AllowedModelSets(), l.Policy.AllowedProviderSets()
+	out.Instructions, out.ShellPosture = l.Instructions, l.ShellPosture
+	for _, s := range l.Scopes {
+		verdict := "does not apply"
+		if s.Applied {
+			verdict = "applies"
+		}
+		out.Scopes = append(out.Scopes, s.Name+": "+verdict+" ("+s.Why+")")
+	}
 }

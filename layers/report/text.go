@@ -79,7 +79,7 @@ func (r *Report) Text(w io.Writer, detail bool) error {
 		}
 	}
 
-	if l := r.Locks; l != nil && (len(l.DisallowedModes) > 0 || len(l.MCPRefused) > 0 || l.MinSandboxMode != "") {
+	if l := r.Locks; l != nil && (len(l.DisallowedModes) > 0 || len(l.MCPRefused) > 0 || l.MinSandboxMode != "" || newKindsSet(l)) {
 		b.WriteString("\nLocks (from requirements):\n")
 		for _, m := range slices.Sorted(maps.Keys(l.DisallowedModes)) {
 			fmt.Fprintf(&b, "  mode %s locked out: %s\n", m, l.DisallowedModes[m])
@@ -90,6 +90,7 @@ func (r *Report) Text(w io.Writer, detail bool) error {
 		for _, s := range slices.Sorted(maps.Keys(l.MCPRefused)) {
 			fmt.Fprintf(&b, "  MCP server %s will not start: %s\n", s, l.MCPRefused[s])
 		}
+		newKindsText(&b, l)
 	}
 
 	if len(r.KeysInOrder()) > 0 {
@@ -181,4 +182,36 @@ func short(ids []string) []string {
 		out[i] = signing.ShortID(id)
 	}
 	return out
+}
+
+func newKindsSet(l *Locks) bool {
+	return l.MinVersion != "" || len(l.AllowedModels) > 0 || len(l.AllowedProviders) > 0 || l.Instructions != "" || l.ShellPosture != "" || len(l.Scopes) > 0
+}
+
+// newKindsText shows the newer requirement kinds.
+func newKindsText(b *bytes.Buffer, l *Locks) {
+	if l.MinVersion != "" {
+		fmt.Fprintf(b, "  version at least %s\n", l.MinVersion)
+	}
+	if l.Refused != "" {
+		fmt.Fprintf(b, "  sessions refused: %s\n", l.Refused)
+	}
+	for _, s := range l.AllowedModels {
+		fmt.Fprintf(b, "  models: %s\n", s)
+	}
+	for _, s := range l.AllowedProviders {
+		fmt.Fprintf(b, "  providers: %s\n", s)
+	}
+	if l.ShellPosture != "" {
+		fmt.Fprintf(b, "  shell posture %s: every bash command asks; no lower layer loosens it\n", l.ShellPosture)
+	}
+	for _, s := range l.Scopes {
+		fmt.Fprintf(b, "  scope %s\n", s)
+	}
+	if l.Instructions != "" {
+		b.WriteString("  organisation instructions (appended to every agent's system prompt):\n")
+		for _, line := range strings.Split(l.Instructions, "\n") {
+			fmt.Fprintf(b, "    | %s\n", line)
+		}
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/oceancode/oceancode/internal/exitcode"
+	"github.com/oceancode/oceancode/internal/version"
 	"github.com/oceancode/oceancode/layers"
 	"github.com/oceancode/oceancode/layers/report"
 	"github.com/oceancode/oceancode/requirements"
@@ -22,6 +23,9 @@ type simulateOptions struct {
 	json         bool
 	showSecrets  bool
 	at           string
+	agentVersion string
+	hostname     string
+	groups       []string
 }
 
 func newSimulateCmd(app *App) *cobra.Command {
@@ -32,7 +36,9 @@ func newSimulateCmd(app *App) *cobra.Command {
 		Long: `Builds the effective configuration a machine would have from the given files
 — exactly as oceancode does, with the --pubkey keys standing in for the admin
 trust anchor — and renders it exactly like 'oceancode inspect'. Nothing on this
-machine is read besides the named files: no environment, no state.
+machine is read besides the named files: no environment, no state, not its
+hostname or groups (--hostname and --group describe the simulated machine for
+the policy's scopes; --agent-version its oceancode for min_version).
 
 Exit status: 0 when the simulated machine could start sessions, 3 when a file
 is invalid, 4 when its requirements would be refused.`,
@@ -51,6 +57,9 @@ is invalid, 4 when its requirements would be refused.`,
 	f.BoolVar(&o.json, "json", false, "print the JSON report (same shape as oceancode inspect --json)")
 	f.BoolVar(&o.showSecrets, "show-secrets", false, "do not redact secret-looking values")
 	f.StringVar(&o.at, "at", "", "simulate at this RFC 3339 time (expiry checks) instead of now")
+	f.StringVar(&o.agentVersion, "agent-version", "", "the simulated machine's oceancode version, checked against min_version (default: this oceanadmin's version)")
+	f.StringVar(&o.hostname, "hostname", "", "the simulated machine's hostname, for scopes matching on hosts (default: none matches)")
+	f.StringArrayVar(&o.groups, "group", nil, "an OS group of the simulated user, for scopes matching on groups (repeatable)")
 	return cmd
 }
 
@@ -62,6 +71,9 @@ func runSimulate(app *App, o simulateOptions, keys []string) error {
 			return exitcode.With(exitcode.Usage, fmt.Errorf("parse --at %q: want an RFC 3339 time", o.at))
 		}
 		now = t
+	}
+	if o.agentVersion == "" {
+		o.agentVersion = version.Version
 	}
 	if o.requirements != "" && len(o.pubkeys) == 0 {
 		return exitcode.With(exitcode.Usage, errors.New("simulate: --requirements needs --pubkey: without a trusted key a machine does not enforce requirements"))
@@ -94,9 +106,11 @@ func runSimulate(app *App, o simulateOptions, keys []string) error {
 		}
 	}
 	res := layers.Resolve(layers.Options{
-		Getenv:  func(string) string { return "" },
-		NoState: true,
-		Now:     now,
+		Getenv:       func(string) string { return "" },
+		NoState:      true,
+		Now:          now,
+		AgentVersion: o.agentVersion,
+		Machine:      &requirements.Machine{Hostname: o.hostname, Groups: o.groups},
 		Explicit: &layers.Explicit{Project: o.project, User: o.user, Managed: o.managed,
 			Requirements: o.requirements, Anchors: anchors},
 	})

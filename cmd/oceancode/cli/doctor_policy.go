@@ -30,7 +30,7 @@ type prover struct {
 	proofs []proof
 }
 
-func (p *prover) resolve(probes []layers.Probe, flags []layers.Setting, env map[string]string) (*layers.Resolved, error) {
+func (p *prover) resolve(probes []layers.Probe, flags []layers.Setting, env map[string]string, tweak ...func(*layers.Options)) (*layers.Resolved, error) {
 	dir, err := p.app.WorkDir()
 	if err != nil {
 		return nil, err
@@ -46,7 +46,11 @@ func (p *prover) resolve(probes []layers.Probe, flags []layers.Setting, env map[
 	}
 	// Probes read the anti-rollback state (so a last-known-good policy
 	// counts) but never write it.
-	return layers.Resolve(layers.Options{Dir: dir, Getenv: getenv, Flags: flags, Probes: probes, StateReadOnly: true}), nil
+	o := layers.Options{Dir: dir, Getenv: getenv, Flags: flags, Probes: probes, StateReadOnly: true}
+	for _, f := range tweak {
+		f(&o)
+	}
+	return layers.Resolve(o), nil
 }
 
 func (p *prover) add(what, path, result, detail string) {
@@ -81,6 +85,7 @@ func (p *prover) run(base *layers.Resolved) {
 	if pol.MinSandboxMode != "" {
 		p.minSandbox(pol.MinSandboxMode)
 	}
+	p.newKinds(base)
 }
 
 // gateFor builds the gate exactly as a session does: the session gate
