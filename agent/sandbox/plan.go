@@ -361,10 +361,15 @@ func buildPlan(p Policy, env Env) (*plan, error) {
 			temps = append(temps, t)
 		}
 	}
+	// over: what the mounts so far put over the host's view; the helper
+	// needs its own bind only when it lies under one of them.
+	over := append([]string{"/dev", "/proc"}, temps...)
 	if sysIsDir("/run") {
 		b.add("--tmpfs", "/run")
+		over = append(over, "/run")
 		if fi, err := sysLstat("/var/run"); err == nil && fi.IsDir() {
 			b.add("--tmpfs", "/var/run")
+			over = append(over, "/var/run")
 		}
 		if net == NetworkOn {
 			// Name resolution: /etc/resolv.conf often points into /run.
@@ -381,13 +386,21 @@ func buildPlan(p Policy, env Env) (*plan, error) {
 			egressInside = egressSocketInsideNoRun
 		}
 		b.add("--ro-bind", egressSock, egressInside)
+		over = append(over, egressInside)
 	}
 	for _, s := range []string{"/var/lib/lxd/unix.socket", "/var/snap/lxd/common/lxd/unix.socket"} {
 		if sysExists(s) {
 			b.add("--ro-bind", "/dev/null", s)
+			over = append(over, s)
 		}
 	}
-	b.add("--ro-bind", helper, helper)
+	// The helper, when a mount above hides it (a build in /tmp); anywhere
+	// else the read-only root shows it already and a bind would change
+	// nothing. The writable roots come after: a helper inside one is the
+	// host's file either way.
+	if coveredBy(helper, over) {
+		b.add("--ro-bind", helper, helper)
+	}
 
 	// Writable roots, parents before children.
 	type root struct {
@@ -558,11 +571,27 @@ func protectedFor(r string, kind rootKind) []protectedPath {
 					list = append(list, pp)
 				}
 			}
+		} else if kind == workspaceRoot && notARepository(filepath.Join(r, ".git")) {
+			// A .git directory git would not open (no HEAD: empty, or
+			// half made): read-only as a whole, one mount instead of a pin
+			// and a placeholder for each of hooks, config and info. Nothing
+			// legitimate writes there (git init would need config, which is
+			// protected either way).
+			list = []protectedPath{{rel: ".git", dir: true}}
+			for _, pp := range protectedPaths {
+				if !strings.HasPrefix(pp.rel, ".git/") {
+					list = append(list, pp)
+				}
+			}
 		} else {
 			list = protectedPaths
 		}
 		if kind == workspaceRoot {
-			list = append(list, nestedGitPaths(r)...)
+			for _, pp := range nestedGitPaths(r) {
+				if list[0].rel != ".git" || !strings.HasPrefix(pp.rel, ".git/") {
+					list = append(list, pp)
+				}
+			}
 		}
 	}
 	if kind == gitPrivateRoot || kind == extraRoot {
@@ -574,6 +603,17 @@ func protectedFor(r string, kind rootKind) []protectedPath {
 		return out
 	}
 	return list
+}
+
+// notARepository reports a directory gitDir without a HEAD: git does not
+// take it for a repository.
+func notARepository(gitDir string) bool {
+	fi, err := os.Lstat(gitDir)
+	if err != nil || !fi.IsDir() {
+		return false
+	}
+	_, err = os.Lstat(filepath.Join(gitDir, "HEAD"))
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 // protect write-protects r/pp.rel: ancestors between r and the path are
