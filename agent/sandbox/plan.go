@@ -451,8 +451,11 @@ func buildPlan(p Policy, env Env) (*plan, error) {
 		}
 	}
 	for _, c := range dedupe(caches) {
+		if !isDir(c) { // most are missing: one stat, not a walk of every component
+			continue
+		}
 		c = realPath(c)
-		if !isDir(c) || c == "/" || c == home || coveredBy(c, pl.writable) {
+		if c == "/" || c == home || coveredBy(c, pl.writable) {
 			continue
 		}
 		b.add("--bind", c, c)
@@ -696,6 +699,9 @@ func masksFor(paths []string) []mask {
 		p = filepath.Clean(p)
 		if p == "/" {
 			continue
+		}
+		if _, err := os.Stat(p); err != nil {
+			continue // missing (most credential stores): nothing to mask, one stat
 		}
 		if r, err := filepath.EvalSymlinks(p); err == nil {
 			addOne(r)
