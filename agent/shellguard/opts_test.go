@@ -420,3 +420,46 @@ func TestTablesPointerFree(t *testing.T) {
 		}
 	}
 }
+
+// TestLongLookup: exact names, unique prefixes, ambiguity and git's
+// negations on a small table.
+func TestLongLookup(t *testing.T) {
+	tb := newTable("t", gitPO, "a,all no-verify verbose version= x,exec=!x", nil)
+	name := func(i int) string { return tb.longsOf(i)[0] }
+	for _, tc := range []struct {
+		in       string
+		want     string // "" = not found
+		neg, git bool
+	}{
+		{in: "all", want: "all"},
+		{in: "al", want: "all"},
+		{in: "ver", want: ""}, // verbose or version
+		{in: "verb", want: "verbose"},
+		{in: "exec", want: "exec"},
+		{in: "zzz", want: ""},
+		{in: "", want: ""},
+		{in: "no-verify", want: "no-verify", git: true},
+		{in: "verify", want: "no-verify", neg: true, git: true},
+		{in: "no-all", want: "all", neg: true, git: true},
+		{in: "no-al", want: "all", neg: true, git: true},
+		{in: "no-", want: "", git: true},
+		{in: "n", want: "", git: true},
+		{in: "no-ver", want: "", git: true}, // no-verify, no-verbose, no-version
+		{in: "al", want: "all", git: true},
+	} {
+		var i int
+		var neg, ok bool
+		if tc.git {
+			i, neg, ok = tb.gitLong(tc.in)
+		} else {
+			i, ok = tb.lookupLong(tc.in)
+		}
+		got := ""
+		if ok {
+			got = name(i)
+		}
+		if got != tc.want || ok && neg != tc.neg {
+			t.Errorf("lookup %q (git %v) = %q neg %v, want %q neg %v", tc.in, tc.git, got, neg, tc.want, tc.neg)
+		}
+	}
+}
