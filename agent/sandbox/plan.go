@@ -80,6 +80,10 @@ var (
 	sysLstat        = os.Lstat
 	sysEvalSymlinks = filepath.EvalSymlinks
 	sysGlob         = filepath.Glob
+	// sysUnreadable reports a system secret the command could not read
+	// anyway, so masking it would change nothing (unreadable_linux.go);
+	// elsewhere every one is masked.
+	sysUnreadable = func(string, fs.FileInfo) bool { return false }
 )
 
 func sysExists(p string) bool {
@@ -494,7 +498,7 @@ func buildPlan(p Policy, env Env) (*plan, error) {
 	}
 	var sysMasks []mask
 	for _, s := range systemSecretPaths() {
-		if fi, err := sysLstat(s); err == nil && !fi.IsDir() {
+		if fi, err := sysLstat(s); err == nil && !fi.IsDir() && !sysUnreadable(s, fi) {
 			sysMasks = append(sysMasks, mask{path: s})
 		}
 	}
