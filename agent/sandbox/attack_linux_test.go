@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"fmt"
 	"net"
 	"os"
@@ -210,6 +211,40 @@ func TestAttackGitDirWithoutHead(t *testing.T) {
 		t.Errorf("%s/.git/%s was created", f.ws, e.Name())
 	}
 	absent(t, f.ws+"/.git-moved")
+	unchanged(t, f.ws+"/allowed.txt", "ok\n")
+	if t.Failed() {
+		t.Logf("stderr:\n%s", r.errOut)
+	}
+}
+
+// TestAttackHelperInWorkspace: a helper binary inside the workspace (a
+// build in the repository being worked on) cannot be replaced, moved or
+// removed by the command: the next command would start it before Landlock
+// and seccomp.
+func TestAttackHelperInWorkspace(t *testing.T) {
+	requireSandbox(t)
+	f := newFixture(t)
+	exe, err := os.Executable()
+	must(t, err)
+	data, err := os.ReadFile(exe)
+	must(t, err)
+	must(t, os.MkdirAll(f.ws+"/bin", 0o755))
+	helper := f.ws + "/bin/oceancode-sandbox"
+	must(t, os.WriteFile(helper, data, 0o755))
+	old := HelperPath
+	HelperPath = helper
+	t.Cleanup(func() { HelperPath = old })
+	r := run(t, f.policy(ModeWorkspaceWrite), `
+		echo evil > bin/oceancode-sandbox; rm -f bin/oceancode-sandbox
+		mv bin/oceancode-sandbox bin/x; mv bin bin-moved
+		mkdir -p bin; echo evil > bin/oceancode-sandbox
+		echo ok > allowed.txt
+		exit 0`, f.env()...)
+	if got, err := os.ReadFile(helper); err != nil || !bytes.Equal(got, data) {
+		t.Errorf("the helper in the workspace was replaced (%v)", err)
+	}
+	absent(t, f.ws+"/bin-moved")
+	absent(t, f.ws+"/bin/x")
 	unchanged(t, f.ws+"/allowed.txt", "ok\n")
 	if t.Failed() {
 		t.Logf("stderr:\n%s", r.errOut)

@@ -482,6 +482,16 @@ func buildPlan(p Policy, env Env) (*plan, error) {
 		}
 	}
 	pl.heads = readHeads(dedupe(heads))
+	// The helper itself when it lies in a writable root (a build in the
+	// workspace): protected like .git/config, or the command could replace
+	// it on the host and the next command would start unconfined code
+	// before Landlock and seccomp.
+	for _, r := range pl.writable {
+		if rel, err := filepath.Rel(r, helper); err == nil && under(helper, r) && helper != r {
+			protect(b, pl, r, protectedPath{rel: filepath.ToSlash(rel), optional: true}, home, seen)
+			break
+		}
+	}
 
 	// Deny roots: unreadable and unwritable, even inside the workspace.
 	var masks []string
