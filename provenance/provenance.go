@@ -76,14 +76,14 @@ type Origin struct {
 
 // String renders "layer source:line:col" (line and column only when known).
 func (o Origin) String() string {
-	s := o.Layer.String()
-	if loc := o.Location(); loc != "" {
-		s += " " + loc
-	}
+	pin := ""
 	if o.Pinned {
-		s += " (pinned)"
+		pin = " (pinned)"
 	}
-	return s
+	if loc := o.Location(); loc != "" {
+		return o.Layer.String() + " " + loc + pin
+	}
+	return o.Layer.String() + pin
 }
 
 // Location renders "source:line:col", "source:line" or "source".
@@ -92,9 +92,9 @@ func (o Origin) Location() string {
 	case o.Source == "":
 		return ""
 	case o.Line > 0 && o.Column > 0:
-		return fmt.Sprintf("%s:%d:%d", o.Source, o.Line, o.Column)
+		return o.Source + ":" + strconv.Itoa(o.Line) + ":" + strconv.Itoa(o.Column)
 	case o.Line > 0:
-		return fmt.Sprintf("%s:%d", o.Source, o.Line)
+		return o.Source + ":" + strconv.Itoa(o.Line)
 	}
 	return o.Source
 }

@@ -59,13 +59,20 @@ func TestLayerNames(t *testing.T) {
 }
 
 func TestOriginString(t *testing.T) {
-	o := Origin{Layer: User, Source: "/home/u/.config/oceancode/oceancode.json", Line: 3, Column: 5}
-	if got, want := o.String(), "user /home/u/.config/oceancode/oceancode.json:3:5"; got != want {
-		t.Errorf("String() = %q, want %q", got, want)
-	}
-	o = Origin{Layer: Requirements, Source: "/etc/oceancode/requirements.json", Pinned: true}
-	if got, want := o.String(), "requirements /etc/oceancode/requirements.json (pinned)"; got != want {
-		t.Errorf("String() = %q, want %q", got, want)
+	for _, tc := range []struct {
+		o    Origin
+		want string
+	}{
+		{Origin{Layer: User, Source: "/home/u/.config/oceancode/oceancode.json", Line: 3, Column: 5}, "user /home/u/.config/oceancode/oceancode.json:3:5"},
+		{Origin{Layer: Project, Source: "oceancode.json", Line: 12}, "project oceancode.json:12"},
+		{Origin{Layer: Project, Source: "oceancode.json", Column: 4}, "project oceancode.json"},
+		{Origin{Layer: Requirements, Source: "/etc/oceancode/requirements.json", Pinned: true}, "requirements /etc/oceancode/requirements.json (pinned)"},
+		{Origin{Layer: Managed, Pinned: true}, "managed (pinned)"},
+		{Origin{Layer: Default}, "default"},
+	} {
+		if got := tc.o.String(); got != tc.want {
+			t.Errorf("%+v.String() = %q, want %q", tc.o, got, tc.want)
+		}
 	}
 }
 

@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"fmt"
 	"net"
 	"os"
@@ -166,6 +167,84 @@ func TestAttackProtectedPathsInsideWorkspace(t *testing.T) {
 	absent(t, f.ws+"/.mcp.json")
 	absent(t, f.ws+"/.oceancode")
 	// The workspace itself is writable.
+	unchanged(t, f.ws+"/allowed.txt", "ok\n")
+	if t.Failed() {
+		t.Logf("stderr:\n%s", r.errOut)
+	}
+}
+
+// TestAttackGitDirWithoutHead: a .git directory git would not open (no
+// HEAD) is read-only as a whole: nothing can be created in it (hooks,
+// config, info, a HEAD that would make it a repository), and it cannot be
+// moved or removed; no placeholder is left behind.
+func TestAttackGitDirWithoutHead(t *testing.T) {
+	requireSandbox(t)
+	f := newFixture(t)
+	must(t, os.RemoveAll(f.ws+"/.git"))
+	must(t, os.Mkdir(f.ws+"/.git", 0o755))
+	pl, err := buildPlan(f.policy(ModeWorkspaceWrite), Env{Helper: "/bin/true"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := strings.Join(pl.args, " ")
+	if want := "--ro-bind " + f.ws + "/.git " + f.ws + "/.git"; !strings.Contains(args, want) {
+		t.Errorf("plan lacks %q: %s", want, args)
+	}
+	for _, ph := range pl.placeholders {
+		if strings.HasPrefix(ph.Path, f.ws+"/.git/") {
+			t.Errorf("placeholder %s inside a read-only .git", ph.Path)
+		}
+	}
+	r := run(t, f.policy(ModeWorkspaceWrite), `
+		mkdir .git/hooks; echo evil > .git/hooks/pre-commit
+		echo '[core] fsmonitor=evil' > .git/config
+		mkdir .git/info; echo 'ref: refs/heads/main' > .git/HEAD
+		git init -q . 2>/dev/null
+		mv .git .git-moved; rm -rf .git; ln -sfn /tmp .git
+		echo ok > allowed.txt
+		exit 0`, f.env()...)
+	ents, err := os.ReadDir(f.ws + "/.git")
+	if err != nil {
+		t.Fatalf("the .git directory is gone: %v", err)
+	}
+	for _, e := range ents {
+		t.Errorf("%s/.git/%s was created", f.ws, e.Name())
+	}
+	absent(t, f.ws+"/.git-moved")
+	unchanged(t, f.ws+"/allowed.txt", "ok\n")
+	if t.Failed() {
+		t.Logf("stderr:\n%s", r.errOut)
+	}
+}
+
+// TestAttackHelperInWorkspace: a helper binary inside the workspace (a
+// build in the repository being worked on) cannot be replaced, moved or
+// removed by the command: the next command would start it before Landlock
+// and seccomp.
+func TestAttackHelperInWorkspace(t *testing.T) {
+	requireSandbox(t)
+	f := newFixture(t)
+	exe, err := os.Executable()
+	must(t, err)
+	data, err := os.ReadFile(exe)
+	must(t, err)
+	must(t, os.MkdirAll(f.ws+"/bin", 0o755))
+	helper := f.ws + "/bin/oceancode-sandbox"
+	must(t, os.WriteFile(helper, data, 0o755))
+	old := HelperPath
+	HelperPath = helper
+	t.Cleanup(func() { HelperPath = old })
+	r := run(t, f.policy(ModeWorkspaceWrite), `
+		echo evil > bin/oceancode-sandbox; rm -f bin/oceancode-sandbox
+		mv bin/oceancode-sandbox bin/x; mv bin bin-moved
+		mkdir -p bin; echo evil > bin/oceancode-sandbox
+		echo ok > allowed.txt
+		exit 0`, f.env()...)
+	if got, err := os.ReadFile(helper); err != nil || !bytes.Equal(got, data) {
+		t.Errorf("the helper in the workspace was replaced (%v)", err)
+	}
+	absent(t, f.ws+"/bin-moved")
+	absent(t, f.ws+"/bin/x")
 	unchanged(t, f.ws+"/allowed.txt", "ok\n")
 	if t.Failed() {
 		t.Logf("stderr:\n%s", r.errOut)

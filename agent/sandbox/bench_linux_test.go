@@ -78,3 +78,29 @@ func BenchmarkSandboxTrue(b *testing.B) {
 		sandboxed(b, Policy{Enabled: true, Workspace: ws, Network: NetworkAllowlist, AllowHosts: allow, Egress: proxy})
 	})
 }
+
+// BenchmarkBuildPlan measures deriving the bubblewrap arguments for one
+// command (the file-system probes of the workspace, home and host) in a
+// small repository.
+func BenchmarkBuildPlan(b *testing.B) {
+	root := b.TempDir()
+	ws, home := root+"/ws", root+"/home"
+	for _, d := range []string{ws + "/.git/hooks", ws + "/.git/info", ws + "/.git/objects/pack", ws + "/.git/objects/info", ws + "/.git/refs/heads", ws + "/src/a", ws + "/src/b", home + "/.config/oceancode", home + "/.local/state/oceancode", home + "/.cache"} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, f := range []string{ws + "/.git/HEAD", ws + "/.git/config", ws + "/.git/packed-refs"} {
+		if err := os.WriteFile(f, []byte("x\n"), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	p := Policy{Enabled: true, Workspace: ws}
+	env := Env{Helper: "/usr/bin/true", Home: home, LandlockABI: 1}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := buildPlan(p, env); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -77,7 +77,7 @@ func goldenFixture(t *testing.T) (root, ws, home string) {
 			t.Fatal(err)
 		}
 	}
-	for _, f := range []string{ws + "/.git/config", ws + "/.bashrc", home + "/.netrc", home + "/.aws-real"} {
+	for _, f := range []string{ws + "/.git/HEAD", ws + "/.git/config", ws + "/.bashrc", home + "/.netrc", home + "/.aws-real"} {
 		if err := os.WriteFile(f, []byte("x"), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -298,5 +298,43 @@ func TestPolicyResolution(t *testing.T) {
 	}
 	if w, _ := (Support{OS: "darwin"}).Check(Policy{Enabled: true, Workspace: "/w", Network: NetworkAllowlist}); len(w) != 1 || !strings.Contains(w[0], "not enforced on macOS") {
 		t.Errorf("Check on darwin = %q", w)
+	}
+}
+
+// TestHelperBind: the helper gets its own read-only bind only when a mount
+// of the plan hides it (a temp directory, /run, a TMPDIR tmpfs).
+func TestHelperBind(t *testing.T) {
+	pinSystem(t)
+	root, ws, home := goldenFixture(t)
+	tmpdir := filepath.Join(root, "tmpdir")
+	if err := os.MkdirAll(tmpdir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	getenv := func(k string) string {
+		if k == "TMPDIR" {
+			return tmpdir
+		}
+		return ""
+	}
+	for _, tc := range []struct {
+		helper string
+		want   bool
+	}{
+		{"/opt/oceancode/bin/oceancode-sandbox", false},
+		{"/usr/lib/oceancode/oceancode-sandbox", false},
+		{"/tmp/build-1/oceancode-sandbox", true},
+		{"/var/tmp/oceancode-sandbox", true},
+		{"/run/oceancode/oceancode-sandbox", true},
+		{tmpdir + "/b/oceancode-sandbox", true},
+		{"/tmpfoo/oceancode-sandbox", false},
+	} {
+		pl, err := buildPlan(Policy{Mode: ModeWorkspaceWrite, Workspace: ws}, Env{Helper: tc.helper, Home: home, Getenv: getenv})
+		if err != nil {
+			t.Fatal(err)
+		}
+		bind := "--ro-bind " + tc.helper + " " + tc.helper
+		if got := strings.Contains(strings.Join(pl.args, " "), bind); got != tc.want {
+			t.Errorf("helper %s: bound = %v, want %v", tc.helper, got, tc.want)
+		}
 	}
 }

@@ -152,6 +152,17 @@ func TestAsNobody(t *testing.T) {
 			t.Errorf("%d of 96 processes ran under a limit of 32", n)
 		}
 	})
+	t.Run("system secrets", func(t *testing.T) {
+		// /etc/shadow is unreadable to uid 65534 by its mode: the plan does
+		// not mask it (a mount that changes nothing), and it stays unreadable.
+		out := runAsNobody(t, bin, dir, "__nobody-secrets", ws)
+		if !strings.Contains(out, "RC=1") || strings.Contains(out, "root:") {
+			t.Errorf("uid 65534 read a system secret in the sandbox: %q", out)
+		}
+		if strings.Contains(out, "MASKED") {
+			t.Errorf("/etc/shadow is masked for uid 65534, which cannot read it: %q", out)
+		}
+	})
 	t.Run("supervised tree ends", func(t *testing.T) {
 		out := runAsNobody(t, bin, dir, "__nobody-supervised", ws, "setsid sleep 79.1 > /dev/null 2>&1 & ( sleep 79.2 & ) ; exit 0")
 		if !strings.Contains(out, "DONE") {

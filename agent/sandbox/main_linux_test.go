@@ -50,6 +50,8 @@ func TestMain(m *testing.M) {
 			os.Exit(nobodySpawnMain(os.Args[2:]))
 		case "__nobody-supervised":
 			os.Exit(nobodySupervisedMain(os.Args[2:]))
+		case "__nobody-secrets":
+			os.Exit(nobodySecretsMain(os.Args[2:]))
 		}
 	}
 	exe, err := os.Executable()
@@ -335,6 +337,18 @@ func runToStdout(p Policy, argv, env []string) int {
 		return 1
 	}
 	return 0
+}
+
+// nobodySecretsMain says whether the plan masks /etc/shadow, then reads
+// the system secrets in a read-only sandbox (run as uid 65534).
+func nobodySecretsMain(args []string) int {
+	exe, _ := os.Executable()
+	HelperPath = exe
+	p := Policy{Mode: ModeReadOnly, Workspace: args[0]}
+	if a, err := BwrapArgs(p, Env{Helper: exe}); err == nil && strings.Contains(strings.Join(a, " "), "/etc/shadow") {
+		fmt.Println("MASKED")
+	}
+	return runToStdout(p, []string{"/bin/sh", "-c", "cat /etc/shadow /etc/gshadow 2>&1; echo RC=$?"}, []string{"PATH=/usr/bin:/bin"})
 }
 
 // nobodySupervisedMain runs a shell script with the sandbox off under the

@@ -80,6 +80,10 @@ var (
 	sysLstat        = os.Lstat
 	sysEvalSymlinks = filepath.EvalSymlinks
 	sysGlob         = filepath.Glob
+	// sysUnreadable reports a system secret the command could not read
+	// anyway, so masking it would change nothing (unreadable_linux.go);
+	// elsewhere every one is masked.
+	sysUnreadable = func(string, fs.FileInfo) bool { return false }
 )
 
 func sysExists(p string) bool {
@@ -361,10 +365,15 @@ func buildPlan(p Policy, env Env) (*plan, error) {
 			temps = append(temps, t)
 		}
 	}
+	// over: what the mounts so far put over the host's view; the helper
+	// needs its own bind only when it lies under one of them.
+	over := append([]string{"/dev", "/proc"}, temps...)
 	if sysIsDir("/run") {
 		b.add("--tmpfs", "/run")
+		over = append(over, "/run")
 		if fi, err := sysLstat("/var/run"); err == nil && fi.IsDir() {
 			b.add("--tmpfs", "/var/run")
+			over = append(over, "/var/run")
 		}
 		if net == NetworkOn {
 			// Name resolution: /etc/resolv.conf often points into /run.
@@ -381,13 +390,21 @@ func buildPlan(p Policy, env Env) (*plan, error) {
 			egressInside = egressSocketInsideNoRun
 		}
 		b.add("--ro-bind", egressSock, egressInside)
+		over = append(over, egressInside)
 	}
 	for _, s := range []string{"/var/lib/lxd/unix.socket", "/var/snap/lxd/common/lxd/unix.socket"} {
 		if sysExists(s) {
 			b.add("--ro-bind", "/dev/null", s)
+			over = append(over, s)
 		}
 	}
-	b.add("--ro-bind", helper, helper)
+	// The helper, when a mount above hides it (a build in /tmp); anywhere
+	// else the read-only root shows it already and a bind would change
+	// nothing. The writable roots come after: a helper inside one is the
+	// host's file either way.
+	if coveredBy(helper, over) {
+		b.add("--ro-bind", helper, helper)
+	}
 
 	// Writable roots, parents before children.
 	type root struct {
@@ -438,8 +455,11 @@ func buildPlan(p Policy, env Env) (*plan, error) {
 		}
 	}
 	for _, c := range dedupe(caches) {
+		if !isDir(c) { // most are missing: one stat, not a walk of every component
+			continue
+		}
 		c = realPath(c)
-		if !isDir(c) || c == "/" || c == home || coveredBy(c, pl.writable) {
+		if c == "/" || c == home || coveredBy(c, pl.writable) {
 			continue
 		}
 		b.add("--bind", c, c)
@@ -462,6 +482,16 @@ func buildPlan(p Policy, env Env) (*plan, error) {
 		}
 	}
 	pl.heads = readHeads(dedupe(heads))
+	// The helper itself when it lies in a writable root (a build in the
+	// workspace): protected like .git/config, or the command could replace
+	// it on the host and the next command would start unconfined code
+	// before Landlock and seccomp.
+	for _, r := range pl.writable {
+		if rel, err := filepath.Rel(r, helper); err == nil && under(helper, r) && helper != r {
+			protect(b, pl, r, protectedPath{rel: filepath.ToSlash(rel), optional: true}, home, seen)
+			break
+		}
+	}
 
 	// Deny roots: unreadable and unwritable, even inside the workspace.
 	var masks []string
@@ -478,7 +508,7 @@ func buildPlan(p Policy, env Env) (*plan, error) {
 	}
 	var sysMasks []mask
 	for _, s := range systemSecretPaths() {
-		if fi, err := sysLstat(s); err == nil && !fi.IsDir() {
+		if fi, err := sysLstat(s); err == nil && !fi.IsDir() && !sysUnreadable(s, fi) {
 			sysMasks = append(sysMasks, mask{path: s})
 		}
 	}
@@ -558,11 +588,27 @@ func protectedFor(r string, kind rootKind) []protectedPath {
 					list = append(list, pp)
 				}
 			}
+		} else if kind == workspaceRoot && notARepository(filepath.Join(r, ".git")) {
+			// A .git directory git would not open (no HEAD: empty, or
+			// half made): read-only as a whole, one mount instead of a pin
+			// and a placeholder for each of hooks, config and info. Nothing
+			// legitimate writes there (git init would need config, which is
+			// protected either way).
+			list = []protectedPath{{rel: ".git", dir: true}}
+			for _, pp := range protectedPaths {
+				if !strings.HasPrefix(pp.rel, ".git/") {
+					list = append(list, pp)
+				}
+			}
 		} else {
 			list = protectedPaths
 		}
 		if kind == workspaceRoot {
-			list = append(list, nestedGitPaths(r)...)
+			for _, pp := range nestedGitPaths(r) {
+				if list[0].rel != ".git" || !strings.HasPrefix(pp.rel, ".git/") {
+					list = append(list, pp)
+				}
+			}
 		}
 	}
 	if kind == gitPrivateRoot || kind == extraRoot {
@@ -574,6 +620,17 @@ func protectedFor(r string, kind rootKind) []protectedPath {
 		return out
 	}
 	return list
+}
+
+// notARepository reports a directory gitDir without a HEAD: git does not
+// take it for a repository.
+func notARepository(gitDir string) bool {
+	fi, err := os.Lstat(gitDir)
+	if err != nil || !fi.IsDir() {
+		return false
+	}
+	_, err = os.Lstat(filepath.Join(gitDir, "HEAD"))
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 // protect write-protects r/pp.rel: ancestors between r and the path are
@@ -656,6 +713,9 @@ func masksFor(paths []string) []mask {
 		p = filepath.Clean(p)
 		if p == "/" {
 			continue
+		}
+		if _, err := os.Stat(p); err != nil {
+			continue // missing (most credential stores): nothing to mask, one stat
 		}
 		if r, err := filepath.EvalSymlinks(p); err == nil {
 			addOne(r)

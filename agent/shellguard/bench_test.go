@@ -73,3 +73,17 @@ func longScript() string {
 	}
 	return sb.String()
 }
+
+// BenchmarkClassifyBatchMix: the commands of the CLI's --batch benchmark
+// (cmd/oceancode/cli BenchmarkPermissionBatch), one per iteration in turn.
+func BenchmarkClassifyBatchMix(b *testing.B) {
+	cmds := []string{"git status", "go test ./...", "git status && npm test", "rm -rf build", "ls -la src",
+		"grep -rn TODO .", "make build 2>&1 | tail -n 20", "git diff HEAD~1", "cat README.md", "npm run lint"}
+	c := benchClassifier(b)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		_ = c.Classify(cmds[i%len(cmds)], "")
+		i++
+	}
+}

@@ -76,7 +76,10 @@ func (w *walker) call(s *syntax.Stmt, ce *syntax.CallExpr, x ctx, r stmtRedirs) 
 		}
 	}
 	args, mark := w.evalWords(ce.Args, x)
-	defer w.popWords(mark)
+	// One deferred call, not one per prefix variable: a defer in a loop
+	// makes every defer of the function a heap-allocated record.
+	var saved []savedVar
+	defer w.endCall(mark, &saved)
 	in := segIn{raw: w.slice(s), redirs: r.texts, write: r.write, device: r.device, net: r.net}
 	if r.write != "" {
 		app := false
@@ -96,13 +99,7 @@ func (w *walker) call(s *syntax.Stmt, ce *syntax.CallExpr, x ctx, r stmtRedirs) 
 			}
 			old, had := w.vars[pv.name]
 			w.setVar(pv.name, pv.val)
-			defer func(n string) {
-				if had {
-					w.vars[n] = old
-				} else {
-					delete(w.vars, n)
-				}
-			}(pv.name)
+			saved = append(saved, savedVar{pv.name, old, had})
 		}
 	}
 	if r.hasStdin || r.stdinDL {
@@ -715,3 +712,23 @@ func runsArgv(code string) bool {
 
 // prefixVar is a NAME=value before a command, with a known value.
 type prefixVar struct{ name, val string }
+
+// savedVar is a variable's value before a NAME=value prefix set it.
+type savedVar struct {
+	name, old string
+	had       bool
+}
+
+// endCall undoes what call set for its command: the prefix variables,
+// last first, then the words it pushed.
+func (w *walker) endCall(mark int, saved *[]savedVar) {
+	for i := len(*saved) - 1; i >= 0; i-- {
+		v := (*saved)[i]
+		if v.had {
+			w.vars[v.name] = v.old
+		} else {
+			delete(w.vars, v.name)
+		}
+	}
+	w.popWords(mark)
+}

@@ -42,14 +42,49 @@ const (
 	markNoIndex                    // git grep --no-index / diff --no-index
 )
 
-// optDef is one option of a table.
+// optDef is one option of a table. It holds no pointers (nor does any
+// slice of a table but its name), so the collector never scans the tables:
+// they stay live for the process and every GC cycle would otherwise walk
+// their thousands of strings and map slots (twice the rest of the heap).
 type optDef struct {
-	shorts string
-	longs  []string
-	why    string // for effWrite/effExec: what it does ("writes a file")
-	mark   uint32
-	arg    optArg
-	eff    optEffect
+	mark uint32
+	why  uint16 // index into reasons: for effWrite/effExec, what it does
+	arg  optArg
+	eff  optEffect
+}
+
+// reason is what a writing or running option does ("writes a file").
+func (d *optDef) reason() string { return reasons[d.why] }
+
+// reasons interns the tables' reasons (optDef.why); reasonIDs serves only
+// while the tables are built.
+var (
+	reasons   = []string{""}
+	reasonIDs = map[string]uint16{}
+)
+
+func reasonID(s string) uint16 {
+	if s == "" {
+		return 0
+	}
+	if id, ok := reasonIDs[s]; ok {
+		return id
+	}
+	if len(reasons) > 0xffff {
+		panic("shellguard: too many option reasons")
+	}
+	id := uint16(len(reasons))
+	reasons = append(reasons, s)
+	reasonIDs[s] = id
+	return id
+}
+
+// nameRef is one long option name of a table: blob[off:off+n], naming
+// defs[def].
+type nameRef struct {
+	off uint32
+	n   uint16
+	def uint16
 }
 
 // optStyle is how a program parses its arguments.
@@ -72,19 +107,21 @@ type optStyle struct {
 
 // optTable is one program's (or git subcommand's) options.
 type optTable struct {
-	name  string
-	style optStyle
-	defs  []optDef
-	// danger: some option writes or runs: every argument must be literal and
-	// a glob must not be able to expand to an option.
-	danger bool
-	short  [128]int16 // letter -> defs index+1
-	long   map[string]int
-	names  []string // sorted long names, for prefix search
+	name string
+	defs []optDef
+	// blob holds the long names in sorted order; names indexes it, sorted,
+	// for exact and prefix search.
+	blob  string
+	names []nameRef
 	// next holds options the program hands on to another parser that
 	// matches exactly (git blame's revision options); tried when this
 	// table does not know a name.
-	next *optTable
+	next  *optTable
+	short [128]int16 // letter -> defs index+1
+	style optStyle
+	// danger: some option writes or runs: every argument must be literal and
+	// a glob must not be able to expand to an option.
+	danger bool
 }
 
 // optRes is what parsing found.
@@ -119,9 +156,12 @@ func (r *optRes) operand(i int) {
 // reason of a !-entry comes from whys (by its first name) or a default.
 func newTable(name string, style optStyle, spec string, whys map[string]string) *optTable {
 	ents := strings.Fields(spec)
-	// Exact capacities: the tables stay live for the process, and every GC
-	// cycle scans them (append's spare capacity doubled what it marked).
 	t := &optTable{name: name, style: style, defs: make([]optDef, 0, len(ents))}
+	type longName struct {
+		n   string
+		def int
+	}
+	var longs []longName
 	for _, ent := range ents {
 		var d optDef
 		if i := strings.IndexByte(ent, '@'); i >= 0 {
@@ -141,14 +181,15 @@ func newTable(name string, style optStyle, spec string, whys map[string]string) 
 			}
 			ent = ent[:i]
 		}
+		why := ""
 		if i := strings.IndexByte(ent, '!'); i >= 0 {
 			switch ent[i+1:] {
 			case "w":
-				d.eff, d.why = effWrite, "writes a file"
+				d.eff, why = effWrite, "writes a file"
 			case "x":
-				d.eff, d.why = effExec, "runs a program"
+				d.eff, why = effExec, "runs a program"
 			case "s":
-				d.eff, d.why = effWrite, "changes state"
+				d.eff, why = effWrite, "changes state"
 			default:
 				panic("shellguard: table " + name + ": bad effect in " + ent)
 			}
@@ -164,13 +205,19 @@ func newTable(name string, style optStyle, spec string, whys map[string]string) 
 		}
 		names := strings.Split(ent, ",")
 		if w, ok := whys[names[0]]; ok {
-			d.why = w
+			why = w
 		}
+		d.why = reasonID(why)
+		i := len(t.defs)
 		for _, n := range names {
 			if len(n) == 1 && !style.single {
-				d.shorts += n
+				c := n[0]
+				if c >= 128 || t.short[c] != 0 {
+					panic("shellguard: table " + name + ": duplicate short option -" + n)
+				}
+				t.short[c] = int16(i + 1)
 			} else if n != "" {
-				d.longs = append(d.longs, n)
+				longs = append(longs, longName{n, i})
 			}
 		}
 		if d.eff != effRead {
@@ -178,51 +225,64 @@ func newTable(name string, style optStyle, spec string, whys map[string]string) 
 		}
 		t.defs = append(t.defs, d)
 	}
-	n := 0
-	for _, d := range t.defs {
-		n += len(d.longs)
+	if len(t.defs) > 0x7fff {
+		panic("shellguard: table " + name + ": too many options")
 	}
-	longs := make([]string, 0, n)
-	for i := range t.defs {
-		d := &t.defs[i]
-		k := len(longs)
-		longs = append(longs, d.longs...)
-		d.longs = longs[k:len(longs):len(longs)]
-	}
-	t.long, t.names = make(map[string]int, n), make([]string, 0, n)
-	for i, d := range t.defs {
-		for j := 0; j < len(d.shorts); j++ {
-			c := d.shorts[j]
-			if c >= 128 || t.short[c] != 0 {
-				panic("shellguard: table " + name + ": duplicate short option -" + string(c))
-			}
-			t.short[c] = int16(i + 1)
+	sort.Slice(longs, func(i, j int) bool { return longs[i].n < longs[j].n })
+	var blob strings.Builder
+	t.names = make([]nameRef, len(longs))
+	for k, l := range longs {
+		if k > 0 && longs[k-1].n == l.n {
+			panic("shellguard: table " + name + ": duplicate long option " + l.n)
 		}
-		for _, l := range d.longs {
-			if _, dup := t.long[l]; dup {
-				panic("shellguard: table " + name + ": duplicate long option " + l)
-			}
-			t.long[l] = i
-			t.names = append(t.names, l)
-		}
+		t.names[k] = nameRef{off: uint32(blob.Len()), n: uint16(len(l.n)), def: uint16(l.def)}
+		blob.WriteString(l.n)
 	}
-	sort.Strings(t.names)
+	t.blob = blob.String()
 	return t
+}
+
+// nameAt is the k-th long name in sorted order.
+func (t *optTable) nameAt(k int) string {
+	r := t.names[k]
+	return t.blob[r.off : r.off+uint32(r.n)]
+}
+
+// search is the index of the first long name >= n.
+func (t *optTable) search(n string) int {
+	lo, hi := 0, len(t.names)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if t.nameAt(m) < n {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// exact finds a long option by its exact name.
+func (t *optTable) exact(n string) (int, bool) {
+	if k := t.search(n); k < len(t.names) && t.nameAt(k) == n {
+		return int(t.names[k].def), true
+	}
+	return 0, false
 }
 
 // lookupLong finds a long option by exact name or, with abbreviations, by a
 // unique prefix (prefixes of several names of one option are not ambiguous).
 func (t *optTable) lookupLong(n string) (int, bool) {
-	if i, ok := t.long[n]; ok {
-		return i, true
+	k := t.search(n)
+	if k < len(t.names) && t.nameAt(k) == n {
+		return int(t.names[k].def), true
 	}
 	if !t.style.abbrev || n == "" {
 		return 0, false
 	}
-	k := sort.SearchStrings(t.names, n)
 	found := -1
-	for ; k < len(t.names) && strings.HasPrefix(t.names[k], n); k++ {
-		i := t.long[t.names[k]]
+	for ; k < len(t.names) && strings.HasPrefix(t.nameAt(k), n); k++ {
+		i := int(t.names[k].def)
 		if found >= 0 && found != i {
 			return 0, false // ambiguous: the program refuses it
 		}
@@ -236,16 +296,16 @@ func (t *optTable) lookupLong(n string) (int, bool) {
 // abbreviation is taken only when every way of reading it (as a name or as
 // a negation) names the same option; otherwise git calls it ambiguous.
 func (t *optTable) gitLong(n string) (int, bool, bool) {
-	if i, ok := t.long[n]; ok {
+	if i, ok := t.exact(n); ok {
 		return i, false, true
 	}
 	rest, isNo := strings.CutPrefix(n, "no-")
 	if isNo {
-		if i, ok := t.long[rest]; ok {
+		if i, ok := t.exact(rest); ok {
 			return i, true, true
 		}
 	}
-	if i, ok := t.long["no-"+n]; ok {
+	if i, ok := t.exactNo(n); ok {
 		return i, true, true
 	}
 	if n == "" || strings.HasPrefix("no-", n) {
@@ -253,9 +313,8 @@ func (t *optTable) gitLong(n string) (int, bool, bool) {
 	}
 	found, neg := -1, false
 	try := func(pre string, negated bool) bool {
-		k := sort.SearchStrings(t.names, pre)
-		for ; k < len(t.names) && strings.HasPrefix(t.names[k], pre); k++ {
-			i := t.long[t.names[k]]
+		for k := t.search(pre); k < len(t.names) && strings.HasPrefix(t.nameAt(k), pre); k++ {
+			i := int(t.names[k].def)
 			if found >= 0 && found != i {
 				return false
 			}
@@ -267,6 +326,37 @@ func (t *optTable) gitLong(n string) (int, bool, bool) {
 		return 0, false, false
 	}
 	return found, neg, found >= 0
+}
+
+// exactNo finds the option named "no-"+n without building that string.
+func (t *optTable) exactNo(n string) (int, bool) {
+	lo, hi := 0, len(t.names)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if lessNo(t.nameAt(m), n) {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < len(t.names) {
+		if x := t.nameAt(lo); len(x) == len(n)+3 && x[:3] == "no-" && x[3:] == n {
+			return int(t.names[lo].def), true
+		}
+	}
+	return 0, false
+}
+
+// lessNo reports x < "no-"+n.
+func lessNo(x, n string) bool {
+	const p = "no-"
+	if len(x) < len(p) {
+		return x < p[:len(x)] || x == p[:len(x)]
+	}
+	if x[:3] != p {
+		return x[:3] < p
+	}
+	return x[3:] < n
 }
 
 // findLong finds a long option here or in t.next (exact names only).
@@ -281,7 +371,7 @@ func (t *optTable) findLong(n string) (d *optDef, neg, ok bool) {
 		return &t.defs[i], neg, true
 	}
 	if t.next != nil {
-		if i, ok := t.next.long[n]; ok {
+		if i, ok := t.next.exact(n); ok {
 			return &t.next.defs[i], false, true
 		}
 	}
@@ -308,7 +398,7 @@ func (t *optTable) optNotSafe(d *optDef, spelled string) string {
 	if len(spelled) > 2 && spelled[1] == '-' {
 		spelled, _, _ = strings.Cut(spelled, "=") // the option, not its value
 	}
-	return d.why + " (" + t.name + " " + spelled + " is not read-only)"
+	return d.reason() + " (" + t.name + " " + spelled + " is not read-only)"
 }
 
 func (t *optTable) unknown(spelled string) string {

@@ -2,6 +2,7 @@ package shellguard
 
 import (
 	"math/rand"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -145,6 +146,37 @@ func allTables() []*optTable {
 	return out
 }
 
+// longsOf is defs[i]'s long names, in sorted order.
+func (t *optTable) longsOf(i int) []string {
+	var out []string
+	for k, r := range t.names {
+		if int(r.def) == i {
+			out = append(out, t.nameAt(k))
+		}
+	}
+	return out
+}
+
+// shortsOf is defs[i]'s short letters.
+func (t *optTable) shortsOf(i int) string {
+	var out []byte
+	for c, d := range t.short {
+		if int(d) == i+1 {
+			out = append(out, byte(c))
+		}
+	}
+	return string(out)
+}
+
+// allNames is every long name of t, sorted.
+func (t *optTable) allNames() []string {
+	out := make([]string, len(t.names))
+	for k := range t.names {
+		out[k] = t.nameAt(k)
+	}
+	return out
+}
+
 // spell is the command line that gives t the option spelled o.
 func spell(t *optTable, o string) string {
 	switch {
@@ -161,8 +193,8 @@ func spell(t *optTable, o string) string {
 // TestTableNames: every name in a table is a plain option name.
 func TestTableNames(t *testing.T) {
 	for _, tb := range allTables() {
-		for _, d := range tb.defs {
-			for _, l := range d.longs {
+		for i := range tb.defs {
+			for _, l := range tb.longsOf(i) {
 				if strings.ContainsAny(l, "=?!@, ") || strings.HasPrefix(l, "-") {
 					t.Errorf("table %s: bad long name %q", tb.name, l)
 				}
@@ -178,7 +210,7 @@ func TestWriteExecOptions(t *testing.T) {
 	c := newTest(t, Config{})
 	n := 0
 	for _, tb := range allTables() {
-		for _, d := range tb.defs {
+		for di, d := range tb.defs {
 			if d.eff == effRead {
 				continue
 			}
@@ -193,22 +225,22 @@ func TestWriteExecOptions(t *testing.T) {
 			if tb.style.single {
 				dash = "-"
 			}
-			for _, l := range d.longs {
+			for _, l := range tb.longsOf(di) {
 				forms = append(forms, val(dash+l)...)
 				if tb.style.abbrev {
 					for k := len(l) - 1; k >= 1; k-- {
-						if i, ok := tb.lookupLong(l[:k]); !ok || &tb.defs[i] != &d && tb.defs[i].longs[0] != d.longs[0] {
+						if i, ok := tb.lookupLong(l[:k]); !ok || i != di {
 							break
 						}
 						forms = append(forms, val(dash+l[:k])...)
 					}
 				}
 			}
-			for _, s := range d.shorts {
+			for _, s := range tb.shortsOf(di) {
 				forms = append(forms, "-"+string(s)+" v", "-"+string(s)+"v")
-				for _, o := range tb.defs {
-					if o.eff == effRead && o.arg == argNone && o.shorts != "" {
-						forms = append(forms, "-"+o.shorts[:1]+string(s)+" v")
+				for oi, o := range tb.defs {
+					if o.eff == effRead && o.arg == argNone && tb.shortsOf(oi) != "" {
+						forms = append(forms, "-"+tb.shortsOf(oi)[:1]+string(s)+" v")
 						break
 					}
 				}
@@ -217,12 +249,12 @@ func TestWriteExecOptions(t *testing.T) {
 				n++
 				cmd := spell(tb, f)
 				if r := c.Classify(cmd, ""); r.Verdict == Safe {
-					t.Errorf("Classify(%q) = safe (%s); the option %s", cmd, r.Reason, d.why)
+					t.Errorf("Classify(%q) = safe (%s); the option %s", cmd, r.Reason, d.reason())
 				}
 				if tb.style.permute && tb != gitGlobal && tb.name != "find" {
 					cmd = tb.name + " x " + f
 					if r := c.Classify(cmd, ""); r.Verdict == Safe {
-						t.Errorf("Classify(%q) = safe (%s); the option %s", cmd, r.Reason, d.why)
+						t.Errorf("Classify(%q) = safe (%s); the option %s", cmd, r.Reason, d.reason())
 					}
 				}
 			}
@@ -237,9 +269,9 @@ func TestWriteExecOptions(t *testing.T) {
 // unknownLong returns a random long option name that no option of t (or
 // the table it hands on to) has, as a name, a prefix or a negation.
 func unknownLong(rng *rand.Rand, t *optTable) string {
-	names := append([]string(nil), t.names...)
+	names := t.allNames()
 	if t.next != nil {
-		names = append(names, t.next.names...)
+		names = append(names, t.next.allNames()...)
 	}
 	for range 10000 {
 		b := make([]byte, 2+rng.Intn(10))
@@ -314,9 +346,9 @@ func TestUnknownOptionNeverSafe(t *testing.T) {
 				continue
 			}
 			check(spell(tb, "-"+string(s)))
-			for _, o := range tb.defs {
-				if o.eff == effRead && o.arg == argNone && o.shorts != "" && tb != gitGlobal {
-					check(spell(tb, "-"+o.shorts[:1]+string(s)))
+			for oi, o := range tb.defs {
+				if o.eff == effRead && o.arg == argNone && tb.shortsOf(oi) != "" && tb != gitGlobal {
+					check(spell(tb, "-"+tb.shortsOf(oi)[:1]+string(s)))
 					break
 				}
 			}
@@ -361,4 +393,73 @@ func FuzzOptionParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestTablesPointerFree: the tables' per-option slices hold no pointers, so
+// the collector never scans them (they stay live for the process).
+func TestTablesPointerFree(t *testing.T) {
+	var hasPtr func(reflect.Type) bool
+	hasPtr = func(ty reflect.Type) bool {
+		switch ty.Kind() {
+		case reflect.Pointer, reflect.String, reflect.Slice, reflect.Map, reflect.Interface, reflect.Func, reflect.Chan, reflect.UnsafePointer:
+			return true
+		case reflect.Array:
+			return hasPtr(ty.Elem())
+		case reflect.Struct:
+			for i := range ty.NumField() {
+				if hasPtr(ty.Field(i).Type) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for _, v := range []any{optDef{}, nameRef{}} {
+		if ty := reflect.TypeOf(v); hasPtr(ty) {
+			t.Errorf("%s holds a pointer: every GC cycle would scan the tables", ty)
+		}
+	}
+}
+
+// TestLongLookup: exact names, unique prefixes, ambiguity and git's
+// negations on a small table.
+func TestLongLookup(t *testing.T) {
+	tb := newTable("t", gitPO, "a,all no-verify verbose version= x,exec=!x", nil)
+	name := func(i int) string { return tb.longsOf(i)[0] }
+	for _, tc := range []struct {
+		in       string
+		want     string // "" = not found
+		neg, git bool
+	}{
+		{in: "all", want: "all"},
+		{in: "al", want: "all"},
+		{in: "ver", want: ""}, // verbose or version
+		{in: "verb", want: "verbose"},
+		{in: "exec", want: "exec"},
+		{in: "zzz", want: ""},
+		{in: "", want: ""},
+		{in: "no-verify", want: "no-verify", git: true},
+		{in: "verify", want: "no-verify", neg: true, git: true},
+		{in: "no-all", want: "all", neg: true, git: true},
+		{in: "no-al", want: "all", neg: true, git: true},
+		{in: "no-", want: "", git: true},
+		{in: "n", want: "", git: true},
+		{in: "no-ver", want: "", git: true}, // no-verify, no-verbose, no-version
+		{in: "al", want: "all", git: true},
+	} {
+		var i int
+		var neg, ok bool
+		if tc.git {
+			i, neg, ok = tb.gitLong(tc.in)
+		} else {
+			i, ok = tb.lookupLong(tc.in)
+		}
+		got := ""
+		if ok {
+			got = name(i)
+		}
+		if got != tc.want || ok && neg != tc.neg {
+			t.Errorf("lookup %q (git %v) = %q neg %v, want %q neg %v", tc.in, tc.git, got, neg, tc.want, tc.neg)
+		}
+	}
 }

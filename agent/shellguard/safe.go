@@ -232,7 +232,7 @@ func findCheck(a []word) string {
 			return t.unknown(v)
 		}
 		if d.eff != effRead {
-			return d.why + " (find " + v + " is not read-only)"
+			return d.reason() + " (find " + v + " is not read-only)"
 		}
 		if d.arg == argReq {
 			i++

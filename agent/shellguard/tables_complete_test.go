@@ -33,19 +33,19 @@ func TestTablesComplete(t *testing.T) {
 				continue
 			}
 			seen[n] = true
-			if _, ok := tb.long[n]; !ok {
+			if _, ok := tb.exact(n); !ok {
 				if tb.next != nil {
 					// handed on to a parser that matches exactly (blame's
 					// revision and diff options)
-					if _, ok := tb.next.long[strings.TrimPrefix(n, "no-")]; ok {
+					if _, ok := tb.next.exact(strings.TrimPrefix(n, "no-")); ok {
 						continue
 					}
-					if _, ok := tb.next.long[n]; ok {
+					if _, ok := tb.next.exact(n); ok {
 						continue
 					}
 				}
 				if tb.style.gitNeg {
-					if _, ok := tb.long[strings.TrimPrefix(n, "no-")]; ok {
+					if _, ok := tb.exact(strings.TrimPrefix(n, "no-")); ok {
 						continue
 					}
 				}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -73,6 +74,31 @@ func TestPermissionCheckGolden(t *testing.T) {
 	}
 	if diff := cmp.Diff(string(want), got); diff != "" {
 		t.Errorf("permission check --json differs (-want +got); go test -update if intended:\n%s", diff)
+	}
+}
+
+// TestPermissionBatchRestoresGC: --batch raises the collector's target
+// for its own run only; the process's setting is back afterwards.
+func TestPermissionBatchRestoresGC(t *testing.T) {
+	if _, set := os.LookupEnv("GOGC"); set {
+		t.Skip("GOGC is set: --batch leaves the collector alone")
+	}
+	m := layerstest.Full(t)
+	file := filepath.Join(m.Root, "batch.txt")
+	if err := os.WriteFile(file, []byte("git status\nrm -rf build\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := debug.SetGCPercent(77)
+	defer debug.SetGCPercent(before)
+	app, out, errb := machineApp(t, m)
+	if code := Main(context.Background(), []string{"permission", "check", "bash", "--batch", file}, app); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb)
+	}
+	if n := strings.Count(out.String(), "\n"); n != 2 {
+		t.Errorf("%d decisions, want 2:\n%s", n, out)
+	}
+	if got := debug.SetGCPercent(before); got != 77 {
+		t.Errorf("GC percent after --batch = %d, want 77 (restored)", got)
 	}
 }
 
