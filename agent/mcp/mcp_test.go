@@ -559,7 +559,10 @@ func TestPermissions(t *testing.T) {
 	t.Run("config server runs without asking", func(t *testing.T) {
 		l := newLoop(t, m, nil, providertest.Call("mcp__cfg__echo", map[string]string{"text": "a"}), providertest.Text("done"))
 		asked := 0
-		l.cfg.Ask = func(context.Context, agent.Ask) (agent.Reply, error) { asked++; return agent.Reply{Answer: agent.Deny}, nil }
+		l.cfg.Ask = func(context.Context, agent.Ask) (agent.Reply, error) {
+			asked++
+			return agent.Reply{Answer: agent.Deny}, nil
+		}
 		if _, err := agent.Run(context.Background(), l.cfg, nil, "go"); err != nil {
 			t.Fatal(err)
 		}
