@@ -1,7 +1,6 @@
 package sessionconfig
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,10 +10,8 @@ import (
 	"sort"
 	"time"
 
-	"github.com/oceancode/oceancode/agent"
 	"github.com/oceancode/oceancode/agent/mcp"
 	"github.com/oceancode/oceancode/agent/permission"
-	"github.com/oceancode/oceancode/agent/tools"
 	"github.com/oceancode/oceancode/layers"
 )
 
@@ -135,32 +132,4 @@ func MCPSettings(res *layers.Resolved, root string, getenv func(string) string) 
 		}
 	}
 	return c, nil
-}
-
-// mcpExtra is the turn loop's Extra hook over m: the tools once listed, and
-// an event for each server state not told yet.
-func mcpExtra(m *mcp.Manager) func(ctx context.Context) ([]tools.Tool, []agent.Event) {
-	return func(ctx context.Context) ([]tools.Tool, []agent.Event) {
-		ts := m.Tools(ctx)
-		var evs []agent.Event
-		for _, st := range m.Drain() {
-			evs = append(evs, MCPEvent(st))
-		}
-		return ts, evs
-	}
-}
-
-// MCPEvent is a server's state as a session event.
-func MCPEvent(st mcp.Status) agent.Event {
-	text := fmt.Sprintf("MCP server %s (%s): %s", st.Name, st.Origin, st.State)
-	switch {
-	case st.State == mcp.StateConnected:
-		text += fmt.Sprintf(", %d tools", len(st.Tools))
-		if st.Reason != "" {
-			text += "; " + st.Reason
-		}
-	case st.Reason != "":
-		text += ": " + st.Reason
-	}
-	return agent.Event{Type: agent.EventMCP, Key: st.Name, Text: text}
 }

@@ -301,7 +301,7 @@ func Build(ctx context.Context, res *layers.Resolved, req Request, h Host) (*Ses
 		MaxTurns: maxTurns, Timeout: timeout, MaxTokens: maxTokens,
 		Redact:  secretenv.Redact,
 		Notices: notices,
-		Extra:   mcpExtra(s.MCP),
+		Extra:   s.MCP.Extra,
 	}
 	// Sub-agents get the built-in tools only, never MCP or skill tools,
 	// and a gate of their own agent's rules within the session's boundary.
