@@ -10,8 +10,10 @@ import (
 	"sort"
 	"time"
 
+	"github.com/oceancode/oceancode/agent/childenv"
 	"github.com/oceancode/oceancode/agent/mcp"
 	"github.com/oceancode/oceancode/agent/permission"
+	"github.com/oceancode/oceancode/internal/secretenv"
 	"github.com/oceancode/oceancode/layers"
 )
 
@@ -132,4 +134,39 @@ func MCPSettings(res *layers.Resolved, root string, getenv func(string) string) 
 		}
 	}
 	return c, nil
+}
+
+// MCPStandalone is the MCP manager's config as a session in h.WorkDir would
+// build it — the child environment, the sandbox, the servers, the policy —
+// for the CLI's `mcp check`, which starts one server outside a session.
+// (A sandbox with an allowlist network gets no egress proxy here.)
+func MCPStandalone(res *layers.Resolved, h Host) (mcp.Config, error) {
+	if h.Getenv == nil {
+		h.Getenv = func(string) string { return "" }
+	}
+	root := MCPRoot(res, h.WorkDir)
+	c, err := MCPSettings(res, root, h.Getenv)
+	if err != nil {
+		return c, err
+	}
+	pol, _, err := Sandbox.Decode(res)
+	if err != nil {
+		return c, invalid(err)
+	}
+	pol.Workspace, pol.Dir = root, root
+	envCfg, _, err := ChildEnv.Decode(res)
+	if err != nil {
+		return c, invalid(err)
+	}
+	c.Env, c.Sandbox = childenv.Compose(secretenv.Environ(), envCfg), pol
+	return c, nil
+}
+
+// MCPRoot is the project root MCP trust is keyed on: the resolved project
+// root, else the working directory.
+func MCPRoot(res *layers.Resolved, cwd string) string {
+	if res != nil && res.ProjectRoot != "" {
+		return res.ProjectRoot
+	}
+	return cwd
 }

@@ -148,12 +148,16 @@ func definitionDigest(s Server) string {
 		env = append(env, k+"="+v)
 	}
 	sort.Strings(env)
+	args := s.Args
+	if len(args) == 0 {
+		args = nil // [] and absent are the same definition
+	}
 	b, _ := json.Marshal(struct {
 		Name, Transport, Command string
 		Args, Env                []string
 		URL                      string
 		Headers                  []string
-	}{s.Name, transport(s), s.Command, s.Args, env, s.URL, sortedKeys(s.Headers)})
+	}{s.Name, transport(s), s.Command, args, env, s.URL, sortedKeys(s.Headers)})
 	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:])
 }

@@ -79,6 +79,7 @@ func stdioTransport(fp Fingerprint, s Server, env []string, p sandbox.Policy, st
 	argv := append([]string{fp.Executable}, s.Args...)
 	if !p.Confined() {
 		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Args[0] = s.Command // argv[0] as declared, as a shell would pass it
 		cmd.Env = env
 		cmd.Dir = p.Dir
 		cmd.Stderr = stderr
