@@ -21,8 +21,8 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/oceancode/oceancode/agent"
-	"github.com/oceancode/oceancode/agent/provider/official"
 	"github.com/oceancode/oceancode/agent/mcp/mcptest"
+	"github.com/oceancode/oceancode/agent/provider/official"
 	"github.com/oceancode/oceancode/agent/provider/providertest"
 	"github.com/oceancode/oceancode/agent/provider/remote"
 	"github.com/oceancode/oceancode/agent/session"
