@@ -64,6 +64,8 @@ type Status struct {
 	State  string
 	Reason string   // why not connected; skipped tools
 	Tools  []string // the tools listed (server-side names)
+	// Took is how long the last start took, admission to listing.
+	Took time.Duration
 }
 
 // Manager owns a session's MCP servers.
@@ -273,6 +275,7 @@ func (s *server) set(state, reason string) {
 // here (session start, reconnect, runtime add), so through Admit.
 func (s *server) connect(ctx context.Context) error {
 	cfg := s.m.cfg
+	began := time.Now()
 	fp, err := cfg.Policy.Admit(s.def, cfg.Sandbox.Dir, envPath(cfg.Env))
 	if err != nil {
 		var ae *AdmitError
@@ -322,7 +325,7 @@ func (s *server) connect(ctx context.Context) error {
 		return errors.New("start mcp server " + s.def.Name + ": the session is closed")
 	}
 	s.mu.Lock()
-	s.cs, s.tl, s.st.Tools = cs, listed, names
+	s.cs, s.tl, s.st.Tools, s.st.Took = cs, listed, names, time.Since(began)
 	s.mu.Unlock()
 	s.set(StateConnected, "")
 	go func() {

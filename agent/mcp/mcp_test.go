@@ -59,7 +59,7 @@ func TestMain(m *testing.M) {
 // fixture is a project directory, a trust store in a state directory of
 // its own and the path of the server executable.
 type fixture struct {
-	t       *testing.T
+	t       testing.TB
 	root    string
 	state   string
 	exe     string
@@ -67,7 +67,7 @@ type fixture struct {
 	markers string
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	tmp, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {

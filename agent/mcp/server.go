@@ -133,7 +133,7 @@ func (f Fingerprint) Changes(old Fingerprint) string {
 	diff("env", strings.Join(old.EnvNames, ","), strings.Join(f.EnvNames, ","))
 	diff("headers", strings.Join(old.Headers, ","), strings.Join(f.Headers, ","))
 	if len(out) == 0 && old.Definition != f.Definition {
-		out = append(out, "an environment variable's or header's value")
+		out = append(out, "an environment variable's value")
 	}
 	return strings.Join(out, "; ")
 }
@@ -184,6 +184,12 @@ func sortedKeys(m map[string]string) []string {
 // hashed. A command that cannot be resolved is an error: it could not
 // start either.
 func Identify(s Server, dir, path string) (Fingerprint, error) {
+	return identify(s, dir, path, true)
+}
+
+// identify is Identify; without hash the executable is resolved but not
+// hashed (a config server that no allow-list pins: nothing compares it).
+func identify(s Server, dir, path string, hash bool) (Fingerprint, error) {
 	fp := Fingerprint{Definition: definitionDigest(s), Command: s.Command, Args: s.Args, URL: s.URL,
 		EnvNames: sortedKeys(s.Env), Headers: sortedKeys(s.Headers)}
 	if s.Remote() {
@@ -193,11 +199,15 @@ func Identify(s Server, dir, path string) (Fingerprint, error) {
 	if err != nil {
 		return fp, fmt.Errorf("resolve mcp server %s command %q: %w", s.Name, s.Command, err)
 	}
-	sum, err := fileSHA256(exe)
+	fp.Executable = exe
+	if !hash {
+		return fp, nil
+	}
+	sum, err := cachedSHA256(exe)
 	if err != nil {
 		return fp, fmt.Errorf("hash mcp server %s executable: %w", s.Name, err)
 	}
-	fp.Executable, fp.SHA256 = exe, sum
+	fp.SHA256 = sum
 	return fp, nil
 }
 
