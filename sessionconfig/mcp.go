@@ -10,7 +10,9 @@ import (
 	"sort"
 	"time"
 
+	"github.com/oceancode/oceancode/agent"
 	"github.com/oceancode/oceancode/agent/childenv"
+	"github.com/oceancode/oceancode/agent/gate"
 	"github.com/oceancode/oceancode/agent/mcp"
 	"github.com/oceancode/oceancode/agent/permission"
 	"github.com/oceancode/oceancode/internal/secretenv"
@@ -159,6 +161,17 @@ func MCPStandalone(res *layers.Resolved, h Host) (mcp.Config, error) {
 		return c, invalid(err)
 	}
 	c.Env, c.Sandbox = childenv.Compose(secretenv.Environ(), envCfg), pol
+	// The build agent's rules: a server all of whose tools they deny is
+	// not started.
+	gc, err := GateConfig(res, agent.Build, h.Getenv("HOME"))
+	if err != nil {
+		return c, invalid(err)
+	}
+	g, err := gate.New(gc)
+	if err != nil {
+		return c, invalid(err)
+	}
+	c.Policy.Denied = mcp.DeniedBy(g.Engine().OfferedMCP)
 	return c, nil
 }
 

@@ -269,6 +269,7 @@ func Build(ctx context.Context, res *layers.Resolved, req Request, h Host) (*Ses
 		return fail(err)
 	}
 	mc.Env, mc.Sandbox = env.ChildEnv, pol
+	mc.Policy.Denied = mcp.DeniedBy(func(s, t string) bool { return g.Engine().OfferedMCP(s, t) }) // the live mode's engine
 	mc.Sandbox.Dir = root
 	s.MCP = mcp.Start(mc)
 	closers = append(closers, func() { s.MCP.Close() })

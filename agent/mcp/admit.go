@@ -13,6 +13,10 @@ type Policy struct {
 	// server) and url; false comes with the reason. When an allow-list is
 	// present it is exclusive: only the servers it lists start.
 	Allowed func(name, command, sha256, url string) (bool, string)
+	// Denied, if set, reports whether the permission rules deny every tool
+	// of the server (a "server/*" or "*" deny, e.g. the requirements'
+	// rules.deny, the deny list): such a server is not started at all.
+	Denied func(name string) bool
 	// Trust is the user's trust store; nil trusts no project server.
 	Trust *TrustStore
 	// Project is the project root: the trust store's key.
@@ -23,6 +27,8 @@ type Policy struct {
 var (
 	// ErrRefused: the requirements' allow-list refuses it.
 	ErrRefused = errors.New("refused by the requirements' MCP allow-list")
+	// ErrDenied: the permission rules deny every tool of the server.
+	ErrDenied = errors.New("every tool of the server is denied by the permission rules")
 	// ErrUntrusted: a project or plugin server that is not trusted (or whose
 	// definition or executable changed since it was).
 	ErrUntrusted = errors.New("not trusted")
@@ -52,6 +58,10 @@ func (e *AdmitError) Unwrap() error { return e.Kind }
 func (p Policy) Admit(s Server, dir, path string) (Fingerprint, error) {
 	if err := s.Validate(); err != nil {
 		return Fingerprint{}, err
+	}
+	if p.Denied != nil && p.Denied(s.Name) {
+		return Fingerprint{}, &AdmitError{Server: s.Name, Kind: ErrDenied,
+			Reason: fmt.Sprintf("a deny rule covers mcp(%s/*), so it is not started", s.Name)}
 	}
 	// The executable is hashed only where something compares the digest:
 	// an allow-list in force, or trust.

@@ -49,6 +49,7 @@ type Config struct {
 const (
 	StateConnected = "connected"
 	StateRefused   = "refused"   // the requirements' allow-list refused it
+	StateDenied    = "denied"    // the permission rules deny all its tools
 	StateUntrusted = "untrusted" // a project server awaiting trust (or changed since)
 	StateFailed    = "failed"    // it did not start, or did not list its tools
 	StateDisabled  = "disabled"  // enabled: false
@@ -282,6 +283,8 @@ func (s *server) connect(ctx context.Context) error {
 		switch {
 		case errors.As(err, &ae) && ae.Kind == ErrRefused:
 			s.set(StateRefused, ae.Reason)
+		case errors.As(err, &ae) && ae.Kind == ErrDenied:
+			s.set(StateDenied, ae.Reason)
 		case errors.As(err, &ae):
 			s.set(StateUntrusted, ae.Reason)
 		default:
@@ -398,6 +401,15 @@ var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_-]`)
 
 // maxName is the longest tool name every model API accepts.
 const maxName = 64
+
+// AnyTool is a tool name no rule names but a wildcard: DeniedBy asks the
+// engine about it to tell a rule that denies every tool of a server.
+const AnyTool = "\x00any tool\x00"
+
+// DeniedBy is Policy.Denied over a permission engine's OfferedMCP.
+func DeniedBy(offered func(server, tool string) bool) func(string) bool {
+	return func(name string) bool { return !offered(name, AnyTool) }
+}
 
 // ToolName is the name the model sees: mcp__<server>__<tool> (Claude Code's
 // form, so users' rules and hooks carry over), with characters the model

@@ -632,3 +632,30 @@ func TestPermissions(t *testing.T) {
 		}
 	})
 }
+
+// TestDeniedServerNotStarted: a server all of whose tools a rule denies
+// (the deny list: "server/*" or "*") is not started; one with a single
+// tool denied starts.
+func TestDeniedServerNotStarted(t *testing.T) {
+	f := newFixture(t)
+	eng, err := permission.New(permission.Config{Rules: []permission.Rule{
+		{Key: "mcp", Pattern: "gone/*", Action: permission.Deny, Origin: ruleOrigin},
+		{Key: "mcp", Pattern: "part/fail", Action: permission.Deny, Origin: ruleOrigin},
+		{Key: "mcp", Pattern: "part/?", Action: permission.Deny, Origin: ruleOrigin},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := f.config(f.server("gone", permission.MCPConfig), f.server("part", permission.MCPConfig))
+	c.Policy.Denied = mcp.DeniedBy(eng.OfferedMCP)
+	m := f.start(c)
+	if st := statusOf(t, m, "gone"); st.State != mcp.StateDenied || !strings.Contains(st.Reason, "mcp(gone/*)") {
+		t.Errorf("gone: %+v", st)
+	}
+	if f.started("gone") {
+		t.Error("a server whose every tool is denied started")
+	}
+	if st := statusOf(t, m, "part"); st.State != mcp.StateConnected {
+		t.Errorf("part: %+v", st)
+	}
+}

@@ -91,6 +91,8 @@ func (e *mcpEnv) decide(s mcp.Server) (state, reason string, fp mcp.Fingerprint)
 		return "ready", "", fp
 	case errors.As(err, &ae) && ae.Kind == mcp.ErrRefused:
 		return mcp.StateRefused, ae.Reason, fp
+	case errors.As(err, &ae) && ae.Kind == mcp.ErrDenied:
+		return mcp.StateDenied, ae.Reason, fp
 	case errors.As(err, &ae):
 		return mcp.StateUntrusted, ae.Reason, fp
 	}
@@ -427,6 +429,7 @@ the server may not start.`,
 				return exitcode.With(exitcode.Invalid, err)
 			}
 			c := e.cfg
+			c.Policy.Denied = mcp.DeniedBy(g.Engine().OfferedMCP)
 			s.Enabled = nil // check a disabled server too
 			c.Servers = []mcp.Server{s}
 			m := mcp.Start(c)
