@@ -94,6 +94,7 @@ func runInspect(app *App, o inspectOptions, keys []string) error {
 	}
 	rep := report.Build(res, report.Options{Prefixes: keys, ShowSecrets: o.showSecrets, Abbrev: homeAbbrev(app)})
 	rep.Sandbox = sandboxView(res)
+	addMCPRefusals(app, res, rep)
 	if o.layersOnly {
 		rep.DropKeys()
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/oceancode/oceancode/internal/atomicfile"
 	"github.com/oceancode/oceancode/internal/exitcode"
 	"github.com/oceancode/oceancode/layers"
+	"github.com/oceancode/oceancode/layers/report"
 	"github.com/oceancode/oceancode/sessionconfig"
 )
 
@@ -462,4 +463,31 @@ the server may not start.`,
 	}
 	cmd.Flags().StringVar(&agentName, "agent", "build", "the agent whose rules apply")
 	return cmd
+}
+
+// addMCPRefusals completes inspect's "MCP server … will not start" lines
+// with what the start check itself says — for every declared server
+// (~/.claude.json and .mcp.json included), the executable's digest checked
+// against a pinned SHA-256 — without starting any.
+func addMCPRefusals(app *App, res *layers.Resolved, rep *report.Report) {
+	if rep.Locks == nil || res.Locks.Policy == nil || res.Locks.Policy.MCP == nil {
+		return
+	}
+	cwd, err := app.WorkDir()
+	if err != nil {
+		return
+	}
+	cfg, err := sessionconfig.MCPStandalone(res, sessionconfig.Host{Getenv: app.Getenv, WorkDir: cwd})
+	if err != nil {
+		return
+	}
+	e := &mcpEnv{res: res, root: sessionconfig.MCPRoot(res, cwd), servers: cfg.Servers, cfg: cfg}
+	for _, s := range e.servers {
+		if state, reason, _ := e.decide(s); state == mcp.StateRefused {
+			if rep.Locks.MCPRefused == nil {
+				rep.Locks.MCPRefused = map[string]string{}
+			}
+			rep.Locks.MCPRefused[s.Name] = reason
+		}
+	}
 }
