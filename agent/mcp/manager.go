@@ -89,6 +89,7 @@ type server struct {
 	cs   *sdk.ClientSession
 	st   Status
 	tl   []*Tool
+	id   string // the fingerprint's Identity at the last start
 	errs *tail
 }
 
@@ -328,7 +329,7 @@ func (s *server) connect(ctx context.Context) error {
 		return errors.New("start mcp server " + s.def.Name + ": the session is closed")
 	}
 	s.mu.Lock()
-	s.cs, s.tl, s.st.Tools, s.st.Took = cs, listed, names, time.Since(began)
+	s.cs, s.tl, s.st.Tools, s.st.Took, s.id = cs, listed, names, time.Since(began), fp.Identity()
 	s.mu.Unlock()
 	s.set(StateConnected, "")
 	go func() {

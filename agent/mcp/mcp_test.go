@@ -169,7 +169,7 @@ func TestListAndCall(t *testing.T) {
 	}
 	echo := find(t, ts, "mcp__srv__echo")
 	tg, err := echo.Target(json.RawMessage(`{"text":"hi"}`))
-	if err != nil || tg != (tools.Target{Tool: "mcp", Input: "srv/echo", MCPOrigin: permission.MCPConfig}) {
+	if err != nil || tg.Tool != "mcp" || tg.Input != "srv/echo" || tg.MCPOrigin != permission.MCPConfig || len(tg.MCPIdentity) != 16 {
 		t.Fatalf("Target = %+v, %v", tg, err)
 	}
 	res := call(t, echo, `{"text":"hi"}`)
@@ -657,5 +657,58 @@ func TestDeniedServerNotStarted(t *testing.T) {
 	}
 	if st := statusOf(t, m, "part"); st.State != mcp.StateConnected {
 		t.Errorf("part: %+v", st)
+	}
+}
+
+// TestAlwaysBoundToDefinition: "always" for a server is bound to its
+// definition and executable: the same name with a changed (and trusted
+// again) definition asks again, with the session's approvals restored.
+func TestAlwaysBoundToDefinition(t *testing.T) {
+	f := newFixture(t)
+	trust := func(d mcp.Server) {
+		fp, err := mcp.Identify(d, f.root, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.trust.Trust(f.root, d.Name, fp); err != nil {
+			t.Fatal(err)
+		}
+	}
+	def := f.server("proj", permission.MCPProjectFile)
+	trust(def)
+	approvals := &permission.Approvals{}
+	run := func(m *mcp.Manager) int {
+		l := newLoop(t, m, nil, providertest.Call("mcp__proj__echo", map[string]string{"text": "1"}), providertest.Text("done"))
+		l.cfg.Approvals = approvals
+		asks := 0
+		l.cfg.Ask = func(context.Context, agent.Ask) (agent.Reply, error) {
+			asks++
+			return agent.Reply{Answer: agent.Always}, nil
+		}
+		if _, err := agent.Run(context.Background(), l.cfg, nil, "go"); err != nil {
+			t.Fatal(err)
+		}
+		return asks
+	}
+	m := f.start(f.config(def))
+	if n := run(m); n != 1 {
+		t.Fatalf("first call asked %d times", n)
+	}
+	if n := run(m); n != 0 {
+		t.Fatalf("after always, asked %d times", n)
+	}
+	m.Close()
+	// The session's approvals as stored, restored into a new session.
+	restored := &permission.Approvals{}
+	restored.Restore(approvals.List())
+	approvals = restored
+	if n := run(f.start(f.config(def))); n != 0 {
+		t.Fatalf("same definition, restored approvals: asked %d times", n)
+	}
+	changed := def
+	changed.Args = []string{"--other"}
+	trust(changed)
+	if n := run(f.start(f.config(changed))); n != 1 {
+		t.Fatalf("changed definition: asked %d times, want 1", n)
 	}
 }

@@ -117,6 +117,13 @@ func (f Fingerprint) Same(g Fingerprint) bool {
 	return f.Definition == g.Definition && f.SHA256 == g.SHA256 && f.Executable == g.Executable
 }
 
+// Identity is the digest an "always" answer for the server is bound to:
+// the definition and the executable's SHA-256 (when it was hashed).
+func (f Fingerprint) Identity() string {
+	h := sha256.Sum256([]byte(f.Definition + "\x00" + f.SHA256))
+	return hex.EncodeToString(h[:8])
+}
+
 // Changes says what differs from old to f, for the prompt that asks again.
 func (f Fingerprint) Changes(old Fingerprint) string {
 	var out []string

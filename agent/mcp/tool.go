@@ -62,7 +62,10 @@ func (t *Tool) Target(input json.RawMessage) (tools.Target, error) {
 	if _, err := arguments(input); err != nil {
 		return tools.Target{}, err
 	}
-	return tools.Target{Tool: "mcp", Input: t.srv.def.Name + "/" + t.tool, MCPOrigin: t.srv.def.Origin}, nil
+	t.srv.mu.Lock()
+	id := t.srv.id
+	t.srv.mu.Unlock()
+	return tools.Target{Tool: "mcp", Input: t.srv.def.Name + "/" + t.tool, MCPOrigin: t.srv.def.Origin, MCPIdentity: id}, nil
 }
 
 // arguments checks that the input is a JSON object (empty is {}).

@@ -177,7 +177,7 @@ func (s *Session) resume(ctx context.Context) error {
 	}
 	var list []permission.Approval
 	for _, a := range aps {
-		list = append(list, permission.Approval{Key: a.Key, Pattern: a.Pattern, Server: a.Server == "server"})
+		list = append(list, approvalOf(a))
 	}
 	s.approvals.Restore(list)
 	if s.seq, err = st.LastEventSeq(ctx, id); err != nil {

@@ -48,6 +48,9 @@ type Target struct {
 	// MCPOrigin is the MCP server's origin (Tool "mcp"): it decides a call
 	// no mcp rule decides.
 	MCPOrigin permission.MCPOrigin
+	// MCPIdentity is a digest of the server's definition and executable: an
+	// "always" answer is bound to it.
+	MCPIdentity string
 }
 
 // MCPTool is implemented by an MCP server's tool (agent/mcp): whether it is
