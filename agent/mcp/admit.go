@@ -3,6 +3,7 @@ package mcp
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Policy decides whether a server may start. The zero Policy allows every
@@ -101,8 +102,27 @@ func describe(s Server, fp Fingerprint) string {
 	for _, a := range s.Args {
 		line += " " + a
 	}
+	out := fmt.Sprintf("command %q", line)
 	if fp.Executable != "" {
-		return fmt.Sprintf("command %q, executable %s sha256 %s", line, fp.Executable, fp.SHA256)
+		out += fmt.Sprintf(", executable %s sha256 %s", fp.Executable, fp.SHA256)
 	}
-	return fmt.Sprintf("command %q", line)
+	if e := EnvSummary(s); e != "" {
+		out += ", env " + e
+	}
+	return out
+}
+
+// EnvSummary shows a server's env for a trust decision: each name, with its
+// value where it names one of your variables (${NAME}: what it will be
+// given), else "…".
+func EnvSummary(s Server) string {
+	var parts []string
+	for _, k := range sortedKeys(s.Env) {
+		v := s.Env[k]
+		if !strings.Contains(v, "${") {
+			v = "…"
+		}
+		parts = append(parts, k+"="+v)
+	}
+	return strings.Join(parts, " ")
 }

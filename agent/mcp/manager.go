@@ -83,14 +83,15 @@ type Manager struct {
 }
 
 type server struct {
-	m    *Manager
-	def  Server
-	mu   sync.Mutex
-	cs   *sdk.ClientSession
-	st   Status
-	tl   []*Tool
-	id   string // the fingerprint's Identity at the last start
-	errs *tail
+	m     *Manager
+	def   Server
+	mu    sync.Mutex
+	cs    *sdk.ClientSession
+	st    Status
+	tl    []*Tool
+	noted map[string]bool // collisions already reported
+	id    string          // the fingerprint's Identity at the last start
+	errs  *tail
 }
 
 // Start admits and connects every server in parallel and returns at once;
@@ -178,7 +179,16 @@ func (m *Manager) Tools(ctx context.Context) []tools.Tool {
 		s.mu.Unlock()
 		for _, t := range tl {
 			if prev, dup := seen[t.name]; dup {
-				m.note(s, fmt.Sprintf("tool %s is not offered: its name %s collides with %s", t.tool, t.name, prev))
+				s.mu.Lock()
+				first := !s.noted[t.name]
+				if s.noted == nil {
+					s.noted = map[string]bool{}
+				}
+				s.noted[t.name] = true
+				s.mu.Unlock()
+				if first {
+					m.note(s, fmt.Sprintf("tool %s is not offered: its name %s collides with %s", t.tool, t.name, prev))
+				}
 				continue
 			}
 			seen[t.name] = s.def.Name + "/" + t.tool

@@ -712,3 +712,19 @@ func TestAlwaysBoundToDefinition(t *testing.T) {
 		t.Fatalf("changed definition: asked %d times, want 1", n)
 	}
 }
+
+// TestNameCollision: two servers whose tool names sanitize alike: the
+// second's tools are left out, said once in its state.
+func TestNameCollision(t *testing.T) {
+	f := newFixture(t)
+	m := f.start(f.config(f.server("x.y", permission.MCPConfig), f.server("x_y", permission.MCPConfig)))
+	for range 2 {
+		if n := len(m.Tools(context.Background())); n != len(mcptest.Tools) {
+			t.Fatalf("%d tools, want %d", n, len(mcptest.Tools))
+		}
+	}
+	st := statusOf(t, m, "x_y")
+	if !strings.Contains(st.Reason, "tool echo is not offered: its name mcp__x_y__echo collides with x.y/echo") || strings.Count(st.Reason, "tool echo ") != 1 {
+		t.Errorf("x_y reason = %q", st.Reason)
+	}
+}

@@ -323,7 +323,11 @@ func identityLine(s mcp.Server, fp mcp.Fingerprint) string {
 		return "url " + s.URL
 	}
 	line := strings.Join(append([]string{s.Command}, s.Args...), " ")
-	return fmt.Sprintf("command %q, executable %s, sha256 %s", line, fp.Executable, fp.SHA256)
+	out := fmt.Sprintf("command %q, executable %s, sha256 %s", line, fp.Executable, fp.SHA256)
+	if e := mcp.EnvSummary(s); e != "" {
+		out += ", env " + e
+	}
+	return out
 }
 
 func newMCPTrustCmd(app *App) *cobra.Command {
