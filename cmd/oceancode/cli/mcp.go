@@ -469,6 +469,38 @@ the server may not start.`,
 	return cmd
 }
 
+// mcpProblems are doctor's lines for the declared MCP servers that will
+// not start (refused, denied, or a command that cannot be found), decided
+// without starting any; a server waiting for trust is not a problem.
+func mcpProblems(app *App, res *layers.Resolved) []string {
+	e, ok := mcpEnvOf(app, res)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, s := range e.servers {
+		switch state, reason, _ := e.decide(s); state {
+		case mcp.StateRefused, mcp.StateDenied, mcp.StateFailed:
+			out = append(out, fmt.Sprintf("MCP server %s (%s) will not start: %s", s.Name, s.Source, reason))
+		}
+	}
+	return out
+}
+
+// mcpEnvOf is loadMCP for a configuration already resolved (inspect,
+// doctor); false when it cannot be built (a broken config says so elsewhere).
+func mcpEnvOf(app *App, res *layers.Resolved) (*mcpEnv, bool) {
+	cwd, err := app.WorkDir()
+	if err != nil || res.Err() != nil {
+		return nil, false
+	}
+	cfg, err := sessionconfig.MCPStandalone(res, sessionconfig.Host{Getenv: app.Getenv, WorkDir: cwd})
+	if err != nil {
+		return nil, false
+	}
+	return &mcpEnv{res: res, root: sessionconfig.MCPRoot(res, cwd), servers: cfg.Servers, cfg: cfg}, true
+}
+
 // addMCPRefusals completes inspect's "MCP server … will not start" lines
 // with what the start check itself says — for every declared server
 // (~/.claude.json and .mcp.json included), the executable's digest checked
@@ -477,15 +509,10 @@ func addMCPRefusals(app *App, res *layers.Resolved, rep *report.Report) {
 	if rep.Locks == nil || res.Locks.Policy == nil || res.Locks.Policy.MCP == nil {
 		return
 	}
-	cwd, err := app.WorkDir()
-	if err != nil {
+	e, ok := mcpEnvOf(app, res)
+	if !ok {
 		return
 	}
-	cfg, err := sessionconfig.MCPStandalone(res, sessionconfig.Host{Getenv: app.Getenv, WorkDir: cwd})
-	if err != nil {
-		return
-	}
-	e := &mcpEnv{res: res, root: sessionconfig.MCPRoot(res, cwd), servers: cfg.Servers, cfg: cfg}
 	for _, s := range e.servers {
 		if state, reason, _ := e.decide(s); state == mcp.StateRefused {
 			if rep.Locks.MCPRefused == nil {
