@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/oceancode/oceancode/agent"
 	"github.com/oceancode/oceancode/agent/tools"
@@ -14,7 +15,7 @@ func (s Status) Event() agent.Event {
 	text := fmt.Sprintf("MCP server %s (%s): %s", s.Name, s.Origin, s.State)
 	switch {
 	case s.State == StateConnected:
-		text += fmt.Sprintf(", %d tools", len(s.Tools))
+		text += fmt.Sprintf(", %d tools (started in %v)", len(s.Tools), s.Took.Round(time.Millisecond))
 		if s.Reason != "" {
 			text += "; " + s.Reason
 		}

@@ -182,6 +182,11 @@ func TestListAndCall(t *testing.T) {
 	if res := call(t, find(t, ts, "mcp__srv__fail"), `{}`); !res.IsError || !strings.Contains(res.Content, "it failed") {
 		t.Errorf("fail = %+v, want an error result", res)
 	}
+	// A server's error — here for arguments its schema refuses — is its
+	// own text: marked as untrusted too.
+	if res := call(t, echo, `{"text":5}`); !res.IsError || !strings.HasPrefix(res.Content, "[untrusted output of MCP server srv") {
+		t.Errorf("bad arguments = %+v", res)
+	}
 	// Output is capped to the session's output limit.
 	res = find(t, ts, "mcp__srv__big").Run(context.Background(), &tools.Env{OutputLimit: 1000}, json.RawMessage(`{"n":100000}`))
 	if len(res.Content) > 1300 || !strings.Contains(res.Content, "bytes omitted") {
