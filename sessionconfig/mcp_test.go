@@ -92,7 +92,7 @@ func TestSessionMCP(t *testing.T) {
 		texts = append(texts, e.Text)
 	}
 	joined := strings.Join(texts, "\n")
-	if !strings.Contains(joined, "MCP server cfg (config): connected, 9 tools") || !strings.Contains(joined, "MCP server proj (project .mcp.json): untrusted") {
+	if !strings.Contains(joined, "MCP server cfg (config): connected, 10 tools") || !strings.Contains(joined, "MCP server proj (project .mcp.json): untrusted") {
 		t.Errorf("events:\n%s", joined)
 	}
 	if _, err := os.Stat(filepath.Join(markers, "proj")); err == nil {

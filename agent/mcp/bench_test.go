@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/oceancode/oceancode/agent/mcp"
+	"github.com/oceancode/oceancode/agent/mcp/mcptest"
 	"github.com/oceancode/oceancode/agent/permission"
 	"github.com/oceancode/oceancode/agent/tools"
 )
@@ -43,8 +44,8 @@ func benchStart(b *testing.B, n int, delay time.Duration, trusted bool) {
 	for b.Loop() {
 		began := time.Now()
 		m := mcp.Start(c)
-		if got := len(m.Tools(context.Background())); got != n*9 {
-			b.Fatalf("%d tools, want %d: %+v", got, n*9, m.Statuses())
+		if got := len(m.Tools(context.Background())); got != n*len(mcptest.Tools) {
+			b.Fatalf("%d tools, want %d: %+v", got, n*len(mcptest.Tools), m.Statuses())
 		}
 		total := time.Since(began)
 		b.StopTimer()

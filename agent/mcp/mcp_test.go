@@ -733,3 +733,27 @@ func TestNameCollision(t *testing.T) {
 		t.Errorf("x_y reason = %q", st.Reason)
 	}
 }
+
+// TestServerExits: a server that dies mid-call ends the call with an error
+// naming its stderr, its state says so, and the next call starts it again.
+func TestServerExits(t *testing.T) {
+	f := newFixture(t)
+	m := f.start(f.config(f.server("srv", permission.MCPConfig)))
+	ts := m.Tools(context.Background())
+	m.Drain()
+	res := call(t, find(t, ts, "mcp__srv__crash"), `{}`)
+	if !res.IsError || !strings.Contains(res.Content, "mcptest: crashing as asked") {
+		t.Fatalf("crash = %+v", res)
+	}
+	res = call(t, find(t, ts, "mcp__srv__echo"), `{"text":"back"}`)
+	if res.IsError || !strings.Contains(res.Content, "echo: back") {
+		t.Fatalf("call after the crash = %+v", res)
+	}
+	var states []string
+	for _, st := range m.Drain() {
+		states = append(states, st.State)
+	}
+	if !slices.Contains(states, mcp.StateConnected) {
+		t.Errorf("states after the crash: %v, want a reconnect", states)
+	}
+}

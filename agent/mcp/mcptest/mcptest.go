@@ -25,7 +25,7 @@ import (
 const ServerEnv = "OC_MCP_TEST_SERVER"
 
 // Tools are the server's tool names, in the order it lists them.
-var Tools = []string{"big", "echo", "env", "fail", "sleep", "t1", "t2", "t3", "write"}
+var Tools = []string{"big", "crash", "echo", "env", "fail", "sleep", "t1", "t2", "t3", "write"}
 
 // PageSize is the server's tools/list page size: listing takes several
 // pages, so a client that does not follow the cursor misses tools.
@@ -83,6 +83,12 @@ func NewServer(name string) *sdk.Server {
 	sdk.AddTool(s, &sdk.Tool{Name: "fail", Description: "Fail."},
 		func(ctx context.Context, r *sdk.CallToolRequest, in none) (*sdk.CallToolResult, any, error) {
 			return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: "it failed"}}}, nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "crash", Description: "Exit the server mid-call."},
+		func(ctx context.Context, r *sdk.CallToolRequest, in none) (*sdk.CallToolResult, any, error) {
+			fmt.Fprintln(os.Stderr, "mcptest: crashing as asked")
+			os.Exit(3)
+			return nil, nil, nil
 		})
 	sdk.AddTool(s, &sdk.Tool{Name: "write", Description: "Write a file."},
 		func(ctx context.Context, r *sdk.CallToolRequest, in writeIn) (*sdk.CallToolResult, any, error) {
