@@ -63,6 +63,10 @@ type Config struct {
 	// prompt, each answer, each set of tool results) as soon as it is
 	// complete, so a session store can commit it before the run goes on.
 	OnMessage func(message.Message)
+	// Extra, if set, is called at the start of each run for tools beyond
+	// Tools — the MCP servers' (it waits for their listing) — and events to
+	// tell with them (a server that did not start, and why).
+	Extra func(ctx context.Context) ([]tools.Tool, []Event)
 	// QuietStart leaves out the Notices and the mode downgrade at start: a
 	// later turn of a session whose first turn told them.
 	QuietStart bool
@@ -156,6 +160,12 @@ func loop(ctx context.Context, c Config, history []message.Message, prompt *stri
 		c.Approvals = &permission.Approvals{}
 	}
 	r := &run{c: c, byName: map[string]tools.Tool{}}
+	var extraEvents []Event
+	if c.Extra != nil {
+		var more []tools.Tool
+		more, extraEvents = c.Extra(ctx)
+		r.c.Tools = append(append([]tools.Tool(nil), c.Tools...), more...)
+	}
 	r.offer()
 	res := Result{Messages: append([]message.Message(nil), history...)}
 	add := func(m message.Message) {
@@ -196,6 +206,9 @@ func loop(ctx context.Context, c Config, history []message.Message, prompt *stri
 		if ch := c.Gate.Engine().ModeChange(); ch.Downgraded() {
 			r.emit(Event{Type: EventModeChange, Key: "permission_mode", Requested: string(ch.Requested), Mode: string(ch.Effective), Text: ch.Reason})
 		}
+	}
+	for _, e := range extraEvents {
+		r.emit(e)
 	}
 	done := func(err error) (Result, error) {
 		res.StopReason = stopReason(ctx, err)
@@ -258,12 +271,22 @@ type run struct {
 	loop   permission.LoopDetector
 }
 
-// offer keeps the tools the rules do not deny outright.
+// offer keeps the tools the rules do not deny outright (an MCP tool: by
+// its <server>/<tool> pattern).
 func (r *run) offer() {
 	var names []string
 	all := map[string]tools.Tool{}
+	eng := r.c.Gate.Engine()
 	for _, t := range r.c.Tools {
 		n := t.Def().Name
+		if m, ok := t.(tools.MCPTool); ok {
+			if _, dup := all[n]; dup || !eng.OfferedMCP(m.MCPName()) {
+				continue
+			}
+			r.byName[n] = t
+			r.defs = append(r.defs, t.Def())
+			continue
+		}
 		names = append(names, n)
 		all[n] = t
 	}
@@ -329,7 +352,7 @@ func (r *run) toolCall(ctx context.Context, call message.ToolCall, res *Result) 
 		if cwd == "" && r.c.Env != nil {
 			cwd = r.c.Env.Cwd
 		}
-		d := r.c.Gate.Check(gate.Call{Tool: tg.Tool, Input: tg.Input, Cwd: cwd, Approvals: r.c.Approvals})
+		d := r.c.Gate.Check(gate.Call{Tool: tg.Tool, Input: tg.Input, Cwd: cwd, MCPOrigin: tg.MCPOrigin, MCPIdentity: tg.MCPIdentity, Approvals: r.c.Approvals})
 		ok, msg := r.settle(ctx, call, tg, d, res)
 		if !ok {
 			return fail(msg)

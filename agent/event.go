@@ -25,6 +25,7 @@ const (
 	EventRetry      EventType = "retry"       // Text: why the provider retries
 	EventError      EventType = "error"       // Text
 	EventDone       EventType = "done"        // StopReason, total Usage
+	EventMCP        EventType = "mcp"         // an MCP server's state: Key the server, Mode the state, Text why
 	// EventAsk: a permission ask (or a question of the question tool) waits
 	// for a client's answer: Ask. Only sessions with a broker (agent/runner,
 	// interactive) emit it.

@@ -10,6 +10,7 @@ import (
 	"github.com/knadh/koanf/v2"
 
 	"github.com/oceancode/oceancode/agent/childenv"
+	"github.com/oceancode/oceancode/agent/mcp"
 	"github.com/oceancode/oceancode/agent/sandbox"
 	"github.com/oceancode/oceancode/layers"
 	"github.com/oceancode/oceancode/provenance"
@@ -136,6 +137,12 @@ var (
 	LimitsMaxTurns  = intKey("limits", "max_turns")
 	LimitsMaxTokens = intKey("limits", "max_tokens")
 	LimitsTimeout   = intKey("limits", "timeout_s")
+
+	// MCPServers is read through MCPServersOf, with ~/.claude.json and
+	// the project's .mcp.json.
+	MCPServers      = objectKey[map[string]mcp.Server]("mcp", "servers")
+	MCPStartTimeout = intKey("mcp", "startup_timeout_s")
+	MCPCallTimeout  = intKey("mcp", "call_timeout_s")
 
 	JEVPermissions = stringKey([]string{"shadow", "act"}, "jev", "permissions")
 

@@ -30,6 +30,7 @@ import (
 	"github.com/oceancode/oceancode/agent/childenv"
 	"github.com/oceancode/oceancode/agent/fsguard"
 	"github.com/oceancode/oceancode/agent/gate"
+	"github.com/oceancode/oceancode/agent/mcp"
 	"github.com/oceancode/oceancode/agent/permission"
 	"github.com/oceancode/oceancode/agent/provider"
 	"github.com/oceancode/oceancode/agent/sandbox"
@@ -126,8 +127,12 @@ type Session struct {
 	// Warnings are lines for the front end's stderr, without a prefix
 	// (downgraded modes and sandboxes, secrets that could not be hidden).
 	Warnings []string
-	// Close releases what the session holds (the egress proxy); it is
-	// never nil and may be called more than once.
+	// MCP is the session's MCP servers (started by Build, in parallel; the
+	// first turn waits for their listing through Turn.Extra). Its Add is
+	// the runtime add (POST /mcp, `/mcp add`).
+	MCP *mcp.Manager
+	// Close releases what the session holds (the egress proxy, the MCP
+	// servers); it is never nil and may be called more than once.
 	Close func()
 }
 
@@ -257,6 +262,19 @@ func Build(ctx context.Context, res *layers.Resolved, req Request, h Host) (*Ses
 	env := &tools.Env{Boundary: gc.Boundary, Cwd: cwd, Tracker: tracker, Sandbox: pol,
 		ChildEnv: childenv.Compose(secretenv.Environ(), envCfg), Todos: &tools.TodoList{}}
 
+	// The MCP servers start now, in parallel, each through the one start
+	// check (allow-list, trust); the first model request waits only for
+	// their tool listing.
+	mc, err := MCPSettings(res, root, h.Getenv)
+	if err != nil {
+		return fail(err)
+	}
+	mc.Env, mc.Sandbox = env.ChildEnv, pol
+	mc.Policy.Denied = mcp.DeniedBy(func(s, t string) bool { return g.Engine().OfferedMCP(s, t) }) // the live mode's engine
+	mc.Sandbox.Dir = root
+	s.MCP = mcp.Start(mc)
+	closers = append(closers, func() { s.MCP.Close() })
+
 	maxTurns, timeout := req.MaxTurns, req.Timeout
 	if v, _, ok, err := LimitsTimeout.Get(res); err != nil {
 		return fail(invalid(err))
@@ -285,6 +303,7 @@ func Build(ctx context.Context, res *layers.Resolved, req Request, h Host) (*Ses
 		MaxTurns: maxTurns, Timeout: timeout, MaxTokens: maxTokens,
 		Redact:  secretenv.Redact,
 		Notices: notices,
+		Extra:   s.MCP.Extra,
 	}
 	// Sub-agents get the built-in tools only, never MCP or skill tools,
 	// and a gate of their own agent's rules within the session's boundary.
@@ -309,6 +328,7 @@ func Build(ctx context.Context, res *layers.Resolved, req Request, h Host) (*Ses
 		}
 		sub.System = agent.SystemPrompt(sub.Agent, subPrompt, res.Locks.Instructions, root, cwd, time.Now())
 		sub.Tools = tools.Builtins()
+		sub.Extra = nil // no MCP tools
 		sub.Notices, sub.OnEvent, sub.OnMessage = nil, nil, nil
 		sub.Env = nil // the session's, as the engine holds it (its ask and task hooks)
 		return sub, nil

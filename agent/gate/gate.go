@@ -78,8 +78,10 @@ type Call struct {
 	Input string
 	// Cwd is the working directory ("" = the project root).
 	Cwd string
-	// MCPOrigin is where an MCP server was declared.
-	MCPOrigin permission.MCPOrigin
+	// MCPOrigin is where an MCP server was declared; MCPIdentity is its
+	// definition digest (an "always" is bound to it).
+	MCPOrigin   permission.MCPOrigin
+	MCPIdentity string
 	// Approvals is the session's memory of "always" answers.
 	Approvals *permission.Approvals
 }
@@ -125,7 +127,7 @@ var fsguardOrigin = provenance.Origin{Layer: provenance.Default, Source: "builti
 // Check decides one call.
 func (g *Gate) Check(c Call) Result {
 	tool := strings.ToLower(c.Tool)
-	call := permission.Call{Tool: tool, Pattern: c.Input, MCPOrigin: c.MCPOrigin, Approvals: c.Approvals}
+	call := permission.Call{Tool: tool, Pattern: c.Input, MCPOrigin: c.MCPOrigin, MCPIdentity: c.MCPIdentity, Approvals: c.Approvals}
 	var res Result
 	switch {
 	case tool == "bash" || tool == "shell":

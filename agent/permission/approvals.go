@@ -26,9 +26,14 @@ type Approval struct {
 	// Server is true for an approval of a whole MCP server (Pattern is the
 	// server's name).
 	Server bool `json:"server,omitempty"`
+	// Identity is the MCP server's definition digest the approval is bound
+	// to ("" for other keys, and for a server approved by name alone).
+	Identity string `json:"identity,omitempty"`
 }
 
-type approvalKey struct{ key, pattern string }
+type approvalKey struct{ key, pattern, identity string }
+
+type serverKey struct{ name, identity string }
 
 // Approvals is a session's memory of "always" answers. The zero value is
 // ready to use; it is safe for concurrent use. Approvals only turn an ask
@@ -38,7 +43,7 @@ type approvalKey struct{ key, pattern string }
 type Approvals struct {
 	mu      sync.RWMutex
 	exact   map[approvalKey]struct{}
-	servers map[string]struct{}
+	servers map[serverKey]struct{}
 }
 
 // Approve records the user's answer to an ask for c. Once remembers nothing.
@@ -59,7 +64,7 @@ func (a *Approvals) Approve(c Call, s Scope) {
 	defer a.mu.Unlock()
 	if a.exact == nil {
 		a.exact = map[approvalKey]struct{}{}
-		a.servers = map[string]struct{}{}
+		a.servers = map[serverKey]struct{}{}
 	}
 	switch {
 	case key == "bash":
@@ -68,25 +73,25 @@ func (a *Approvals) Approve(c Call, s Scope) {
 		}
 		if c.Shell != nil && len(c.Shell.Segments) > 0 {
 			for _, seg := range c.Shell.Segments {
-				a.exact[approvalKey{key, seg}] = struct{}{}
+				a.exact[approvalKey{key: key, pattern: seg}] = struct{}{}
 			}
 		} else {
-			a.exact[approvalKey{key, c.Pattern}] = struct{}{}
+			a.exact[approvalKey{key: key, pattern: c.Pattern}] = struct{}{}
 		}
 	case key == "mcp":
-		a.exact[approvalKey{key, c.Pattern}] = struct{}{}
+		a.exact[approvalKey{key, c.Pattern, c.MCPIdentity}] = struct{}{}
 		if !c.MCPOrigin.trusted() {
-			a.servers[mcpServer(c.Pattern)] = struct{}{}
+			a.servers[serverKey{mcpServer(c.Pattern), c.MCPIdentity}] = struct{}{}
 		}
 	default:
-		a.exact[approvalKey{key, strings.TrimPrefix(c.Pattern, "./")}] = struct{}{}
+		a.exact[approvalKey{key: key, pattern: strings.TrimPrefix(c.Pattern, "./")}] = struct{}{}
 	}
 	outside := c.Outside
 	if c.Shell != nil && len(c.Shell.OutsidePaths) > 0 {
 		outside = c.Shell.OutsidePaths
 	}
 	for _, p := range outside {
-		a.exact[approvalKey{"external_directory", strings.TrimSuffix(p, "/")}] = struct{}{}
+		a.exact[approvalKey{key: "external_directory", pattern: strings.TrimSuffix(p, "/")}] = struct{}{}
 	}
 }
 
@@ -98,20 +103,24 @@ func mcpServer(pattern string) string {
 }
 
 // covers reports whether an ask for (key, pat) is approved. fromOrigin says
-// the ask came from the MCP origin fallback, which a server approval covers.
-func (a *Approvals) covers(key, pat string, fromOrigin bool) bool {
+// the ask came from the MCP origin fallback, which a server approval covers;
+// identity is the MCP server's, which an mcp approval must match.
+func (a *Approvals) covers(key, pat string, fromOrigin bool, identity string) bool {
 	a.mu.RLock()
 	defer a.mu.RUnlock()
 	if len(a.exact) == 0 {
 		return false
 	}
-	if _, ok := a.exact[approvalKey{key, pat}]; ok {
+	if key != "mcp" {
+		identity = ""
+	}
+	if _, ok := a.exact[approvalKey{key, pat, identity}]; ok {
 		return true
 	}
 	switch key {
 	case "mcp":
 		if fromOrigin {
-			_, ok := a.servers[mcpServer(pat)]
+			_, ok := a.servers[serverKey{mcpServer(pat), identity}]
 			return ok
 		}
 	case "external_directory":
@@ -122,7 +131,7 @@ func (a *Approvals) covers(key, pat string, fromOrigin bool) bool {
 				return false
 			}
 			p = p[:i]
-			if _, ok := a.exact[approvalKey{key, p}]; ok {
+			if _, ok := a.exact[approvalKey{key: key, pattern: p}]; ok {
 				return true
 			}
 		}
@@ -136,10 +145,10 @@ func (a *Approvals) List() []Approval {
 	defer a.mu.RUnlock()
 	out := make([]Approval, 0, len(a.exact)+len(a.servers))
 	for k := range a.exact {
-		out = append(out, Approval{Key: k.key, Pattern: k.pattern})
+		out = append(out, Approval{Key: k.key, Pattern: k.pattern, Identity: k.identity})
 	}
 	for s := range a.servers {
-		out = append(out, Approval{Key: "mcp", Pattern: s, Server: true})
+		out = append(out, Approval{Key: "mcp", Pattern: s.name, Server: true, Identity: s.identity})
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Key != out[j].Key {
@@ -148,7 +157,10 @@ func (a *Approvals) List() []Approval {
 		if out[i].Pattern != out[j].Pattern {
 			return out[i].Pattern < out[j].Pattern
 		}
-		return !out[i].Server && out[j].Server
+		if out[i].Server != out[j].Server {
+			return !out[i].Server
+		}
+		return out[i].Identity < out[j].Identity
 	})
 	return out
 }
@@ -160,13 +172,17 @@ func (a *Approvals) Restore(list []Approval) {
 	defer a.mu.Unlock()
 	if a.exact == nil {
 		a.exact = map[approvalKey]struct{}{}
-		a.servers = map[string]struct{}{}
+		a.servers = map[serverKey]struct{}{}
 	}
 	for _, ap := range list {
 		if ap.Server {
-			a.servers[ap.Pattern] = struct{}{}
+			a.servers[serverKey{ap.Pattern, ap.Identity}] = struct{}{}
 			continue
 		}
-		a.exact[approvalKey{Key(ap.Key), ap.Pattern}] = struct{}{}
+		k := approvalKey{key: Key(ap.Key), pattern: ap.Pattern}
+		if k.key == "mcp" {
+			k.identity = ap.Identity
+		}
+		a.exact[k] = struct{}{}
 	}
 }

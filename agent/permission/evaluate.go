@@ -100,6 +100,10 @@ type Call struct {
 	Outside []string
 	// MCPOrigin is the server's origin, for mcp.
 	MCPOrigin MCPOrigin
+	// MCPIdentity is a digest of the server's definition and executable
+	// (agent/mcp): an "always" for the server or one of its tools is bound
+	// to it, so a changed server asks again. "" binds to the name alone.
+	MCPIdentity string
 	// Approvals is the session's memory of "always" answers (nil: none).
 	Approvals *Approvals
 }
@@ -369,7 +373,7 @@ func (e *Engine) decide(key, pat string, safe bool, allowRule *Rule, c Call) uni
 			u.reason = reasonPosture
 		}
 	}
-	if u.act == Ask && u.tier != tierReq && c.Approvals != nil && c.Approvals.covers(key, pat, u.origin) {
+	if u.act == Ask && u.tier != tierReq && c.Approvals != nil && c.Approvals.covers(key, pat, u.origin, c.MCPIdentity) {
 		u.act, u.approved, u.reason = Allow, true, reasonApproved
 	}
 	return u

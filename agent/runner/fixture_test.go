@@ -13,6 +13,7 @@ import (
 	"github.com/oceancode/oceancode/agent"
 	"github.com/oceancode/oceancode/agent/fsguard"
 	"github.com/oceancode/oceancode/agent/gate"
+	"github.com/oceancode/oceancode/agent/mcp/mcptest"
 	"github.com/oceancode/oceancode/agent/message"
 	"github.com/oceancode/oceancode/agent/permission"
 	"github.com/oceancode/oceancode/agent/provider"
@@ -28,6 +29,9 @@ import (
 
 // The test binary doubles as the sandbox helper bash runs through.
 func TestMain(m *testing.M) {
+	if os.Getenv(mcptest.ServerEnv) == "1" {
+		mcptest.Main() // the runtime-add test's MCP server
+	}
 	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperArg {
 		err := sandbox.HelperMain(os.Args[2:])
 		var es *sandbox.ExitStatus

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -234,10 +235,7 @@ func (r *record) message(m message.Message) {
 func (r *record) turnEnded(list []permission.Approval) {
 	r.push(op{keep: true, fn: func(ctx context.Context, st *session.Store, id string) error {
 		for _, a := range list {
-			sa := session.Approval{Key: a.Key, Pattern: a.Pattern}
-			if a.Server {
-				sa.Server = "server" // a whole MCP server (Pattern is its name)
-			}
+			sa := session.Approval{Key: a.Key, Pattern: a.Pattern, Server: approvalServer(a)}
 			if err := st.AddApproval(ctx, id, sa); err != nil {
 				return err
 			}
@@ -391,4 +389,24 @@ func (r *record) close(st session.Status) error {
 		return r.writeErr
 	}
 	return err
+}
+
+// approvalServer is an approval's store "server" column: "server" for a
+// whole MCP server (Pattern is its name), then "@IDENTITY" when the MCP
+// approval is bound to a server definition's digest.
+func approvalServer(a permission.Approval) string {
+	v := ""
+	if a.Server {
+		v = "server"
+	}
+	if a.Identity != "" {
+		v += "@" + a.Identity
+	}
+	return v
+}
+
+// approvalOf reads an approval back from the store.
+func approvalOf(a session.Approval) permission.Approval {
+	kind, id, _ := strings.Cut(a.Server, "@")
+	return permission.Approval{Key: a.Key, Pattern: a.Pattern, Server: kind == "server", Identity: id}
 }

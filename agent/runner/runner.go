@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/oceancode/oceancode/agent"
+	"github.com/oceancode/oceancode/agent/mcp"
 	"github.com/oceancode/oceancode/agent/message"
 	"github.com/oceancode/oceancode/agent/permission"
 	"github.com/oceancode/oceancode/agent/session"
@@ -48,6 +49,9 @@ type Options struct {
 	// own gate for the named agent, the built-in tools only); nil: the task
 	// tool answers that sub-agents are unavailable.
 	SubAgent func(name string) (agent.Config, error)
+	// MCP is the session's MCP servers (sessionconfig.Session.MCP): AddMCP
+	// adds one at runtime. nil: AddMCP says MCP is unavailable.
+	MCP *mcp.Manager
 	// Store records the session (messages, every event with its sequence
 	// number, approvals, usage, pending asks). nil (and OpenStore nil): not
 	// recorded. The caller keeps ownership of Store.

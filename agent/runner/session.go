@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/oceancode/oceancode/agent"
+	"github.com/oceancode/oceancode/agent/mcp"
 	"github.com/oceancode/oceancode/agent/message"
 	"github.com/oceancode/oceancode/agent/permission"
 	"github.com/oceancode/oceancode/agent/session"
@@ -176,7 +177,7 @@ func (s *Session) resume(ctx context.Context) error {
 	}
 	var list []permission.Approval
 	for _, a := range aps {
-		list = append(list, permission.Approval{Key: a.Key, Pattern: a.Pattern, Server: a.Server == "server"})
+		list = append(list, approvalOf(a))
 	}
 	s.approvals.Restore(list)
 	if s.seq, err = st.LastEventSeq(ctx, id); err != nil {
@@ -590,6 +591,28 @@ func (s *Session) SetMode(m permission.Mode) (ModeResult, error) {
 		s.rec.setMode(string(res.Mode))
 	}
 	return res, nil
+}
+
+// AddMCP is the runtime add (POST /mcp, the pager's /mcp add): the server
+// goes through the one start check (the requirements' allow-list; the add
+// is itself the trust decision), starts now, and its tools are offered from
+// the next turn; its calls ask (origin runtime) and "always" approves the
+// server. Its state is told as an mcp event either way.
+func (s *Session) AddMCP(ctx context.Context, srv mcp.Server) (mcp.Status, error) {
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	switch {
+	case closed:
+		return mcp.Status{}, ErrClosed
+	case s.o.MCP == nil:
+		return mcp.Status{}, fmt.Errorf("runner: add mcp server %s: this session has no MCP client", srv.Name)
+	}
+	st, err := s.o.MCP.Add(ctx, srv)
+	for _, e := range s.o.MCP.Events() {
+		s.emit(e)
+	}
+	return st, err
 }
 
 // Mode is the mode in effect and how it came to be.

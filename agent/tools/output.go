@@ -59,6 +59,16 @@ func (e *Env) display(abs string) string {
 	return abs
 }
 
+// CapOutput cuts s to env's output limit (nil env: the default), keeping
+// its head and tail with a note saying how much was left out.
+func CapOutput(env *Env, s string) string {
+	if env == nil {
+		env = &Env{}
+	}
+	out, _ := truncate(s, env.outputLimit())
+	return out
+}
+
 // omitted is the note put where output was cut.
 func omitted(n int) string { return fmt.Sprintf("\n[… %d bytes omitted …]\n", n) }
 

@@ -150,7 +150,7 @@ func TestTargets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Target{{"apply_patch", "a.txt", ""}, {"apply_patch", "b.txt", ""}, {"apply_patch", "c.txt", ""}, {"apply_patch", "d.txt", ""}}
+	want := []Target{{Tool: "apply_patch", Input: "a.txt"}, {Tool: "apply_patch", Input: "b.txt"}, {Tool: "apply_patch", Input: "c.txt"}, {Tool: "apply_patch", Input: "d.txt"}}
 	if diff := cmp.Diff(want, ts); diff != "" {
 		t.Errorf("apply_patch targets (-want +got):\n%s", diff)
 	}

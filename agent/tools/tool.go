@@ -21,6 +21,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/oceancode/oceancode/agent/permission"
 	"github.com/oceancode/oceancode/agent/provider"
 )
 
@@ -44,6 +45,19 @@ type Target struct {
 	Input string // the command, path, URL, … the rules match
 	// Cwd is the working directory the call names ("" = the session's).
 	Cwd string
+	// MCPOrigin is the MCP server's origin (Tool "mcp"): it decides a call
+	// no mcp rule decides.
+	MCPOrigin permission.MCPOrigin
+	// MCPIdentity is a digest of the server's definition and executable: an
+	// "always" answer is bound to it.
+	MCPIdentity string
+}
+
+// MCPTool is implemented by an MCP server's tool (agent/mcp): whether it is
+// offered is the permission engine's OfferedMCP(server, tool), so a tool
+// whose last rule is a "* deny" never reaches the model.
+type MCPTool interface {
+	MCPName() (server, tool string)
 }
 
 // Result is what a tool gives back to the model.

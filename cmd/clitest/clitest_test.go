@@ -21,6 +21,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/oceancode/oceancode/agent"
+	"github.com/oceancode/oceancode/agent/mcp/mcptest"
 	"github.com/oceancode/oceancode/agent/provider/official"
 	"github.com/oceancode/oceancode/agent/provider/providertest"
 	"github.com/oceancode/oceancode/agent/provider/remote"
@@ -39,6 +40,9 @@ import (
 const testManagedDir = hermetictest.EnvManagedDir
 
 func TestMain(m *testing.M) {
+	if os.Getenv(mcptest.ServerEnv) == "1" {
+		mcptest.Main() // a test MCP server (oc-mcp-server, or this binary by another name)
+	}
 	if d := os.Getenv(testManagedDir); d != "" {
 		layers.SystemManagedDir = d
 	}
@@ -62,6 +66,8 @@ func TestMain(m *testing.M) {
 		"oceanadmin": func() {
 			os.Exit(admincli.Main(context.Background(), os.Args[1:], admincli.StdIO()))
 		},
+		// A real MCP server (agent/mcp/mcptest) for the mcp scripts.
+		"oc-mcp-server": mcptest.Main,
 		// The model-client companion, found on PATH by the oceancode above.
 		remote.Binary: func() { os.Exit(remote.HelperMain(os.Args[1:], official.Open)) },
 	})

@@ -112,7 +112,8 @@ func runDoctor(app *App, o doctorOptions) error {
 	if rep.Sessions != nil {
 		rep.Problems = append(rep.Problems, rep.Sessions.problems()...)
 	}
-	rep.Problems = append(rep.Problems, leftoverProblems()...) // doctor_procs.go
+	rep.Problems = append(rep.Problems, leftoverProblems()...)    // doctor_procs.go
+	rep.Problems = append(rep.Problems, mcpProblems(app, res)...) // mcp.go
 
 	failed := 0
 	if o.policy {

@@ -112,6 +112,7 @@ func runInspect(app *App, o inspectOptions, keys []string) error {
 func inspectReport(app *App, res *layers.Resolved, keys []string, showSecrets bool) *report.Report {
 	rep := report.Build(res, report.Options{Prefixes: keys, ShowSecrets: showSecrets, Abbrev: homeAbbrev(app)})
 	rep.Sandbox = sandboxView(res)
+	addMCPRefusals(app, res, rep)
 	return rep
 }
 

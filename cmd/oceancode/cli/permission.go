@@ -155,6 +155,10 @@ func runPermissionCheck(app *App, o checkOptions, a []string) error {
 	if modeNote != "" {
 		fmt.Fprintf(app.Stderr, "oceancode: %s\n", modeNote)
 	}
+	origins, err := loadMCPOrigins(app, res)
+	if err != nil {
+		return exitcode.With(exitcode.Invalid, err)
+	}
 	hit := false
 	judge := func(d permission.Decision) {
 		if fail[d.Action.String()] {
@@ -163,7 +167,7 @@ func runPermissionCheck(app *App, o checkOptions, a []string) error {
 	}
 
 	if o.batch == "" {
-		r := g.Check(gate.Call{Tool: a[0], Input: a[1], Cwd: cwd})
+		r := g.Check(gate.Call{Tool: a[0], Input: a[1], Cwd: cwd, MCPOrigin: origins.of(a[0], a[1])})
 		judge(r.Decision)
 		if o.json {
 			j := toJSON(a[0], a[1], mode, agent, r)
@@ -179,7 +183,7 @@ func runPermissionCheck(app *App, o checkOptions, a []string) error {
 		if len(a) > 0 {
 			tool = a[0]
 		}
-		if err := checkBatch(app, g, o.batch, tool, cwd, mode, modeNote, agent, judge); err != nil {
+		if err := checkBatch(app, g, origins, o.batch, tool, cwd, mode, modeNote, agent, judge); err != nil {
 			return err
 		}
 	}
@@ -192,7 +196,7 @@ func runPermissionCheck(app *App, o checkOptions, a []string) error {
 // batchGCPercent is the GOGC of a --batch run.
 const batchGCPercent = 400
 
-func checkBatch(app *App, g *gate.Gate, file, tool, cwd, mode, modeNote, agent string, judge func(permission.Decision)) error {
+func checkBatch(app *App, g *gate.Gate, origins mcpOrigins, file, tool, cwd, mode, modeNote, agent string, judge func(permission.Decision)) error {
 	var in io.Reader = app.Stdin
 	if file != "-" {
 		f, err := os.Open(file)
@@ -233,7 +237,7 @@ func checkBatch(app *App, g *gate.Gate, file, tool, cwd, mode, modeNote, agent s
 				return exitcode.With(exitcode.Usage, fmt.Errorf("read batch %s line %d: without TOOL on the command line each line must be TOOL<TAB>INPUT", file, line))
 			}
 		}
-		r := g.Check(gate.Call{Tool: t, Input: input, Cwd: cwd})
+		r := g.Check(gate.Call{Tool: t, Input: input, Cwd: cwd, MCPOrigin: origins.of(t, input)})
 		judge(r.Decision)
 		j := toJSON(t, input, mode, agent, r)
 		j.ModeNote = modeNote

@@ -316,6 +316,8 @@ func (r *renderer) textEvent(e agent.Event) {
 		// already on stderr when it came from the configuration
 	case agent.EventRetry:
 		fmt.Fprintf(errw, "  (retrying: %s)\n", e.Text)
+	case agent.EventMCP:
+		fmt.Fprintf(errw, "oceancode: %s\n", e.Text)
 	case agent.EventError:
 		fmt.Fprintf(errw, "oceancode: %s\n", e.Text)
 	}

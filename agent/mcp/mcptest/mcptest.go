@@ -1,0 +1,133 @@
+// Package mcptest is a real MCP server for tests, built with the go-sdk
+// server API: Main serves it on stdio (a test binary re-executes itself as
+// the server, or testscript registers it as a command) and Handler on
+// streamable HTTP.
+//
+// Environment of Main: OC_MCP_MARKER, if set, is a file the server appends
+// "started <pid>" to as it starts (proof a server did or did not start);
+// OC_MCP_START_DELAY_MS delays the start.
+package mcptest
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// ServerEnv is the variable that makes a test binary serve (Main) instead of
+// running its tests.
+const ServerEnv = "OC_MCP_TEST_SERVER"
+
+// Tools are the server's tool names, in the order it lists them.
+var Tools = []string{"big", "crash", "echo", "env", "fail", "sleep", "t1", "t2", "t3", "write"}
+
+// PageSize is the server's tools/list page size: listing takes several
+// pages, so a client that does not follow the cursor misses tools.
+const PageSize = 3
+
+type echoIn struct {
+	Text string `json:"text"`
+}
+type sleepIn struct {
+	MS int `json:"ms"`
+}
+type envIn struct {
+	Name string `json:"name"`
+}
+type bigIn struct {
+	N int `json:"n"`
+}
+type none struct{}
+type writeIn struct {
+	Path string `json:"path"`
+}
+
+func text(s string) *sdk.CallToolResult {
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: s}}}
+}
+
+// NewServer returns the test server.
+func NewServer(name string) *sdk.Server {
+	s := sdk.NewServer(&sdk.Implementation{Name: name, Version: "v0"}, &sdk.ServerOptions{PageSize: PageSize})
+	// readOnlyHint is set on echo: clients must not trust it.
+	sdk.AddTool(s, &sdk.Tool{Name: "echo", Description: "Echo the text.", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}},
+		func(ctx context.Context, r *sdk.CallToolRequest, in echoIn) (*sdk.CallToolResult, any, error) {
+			return text("echo: " + in.Text), nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "sleep", Description: "Sleep ms milliseconds."},
+		func(ctx context.Context, r *sdk.CallToolRequest, in sleepIn) (*sdk.CallToolResult, any, error) {
+			select {
+			case <-time.After(time.Duration(in.MS) * time.Millisecond):
+			case <-ctx.Done():
+			}
+			return text("slept"), nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "env", Description: "Print an environment variable."},
+		func(ctx context.Context, r *sdk.CallToolRequest, in envIn) (*sdk.CallToolResult, any, error) {
+			v, ok := os.LookupEnv(in.Name)
+			if !ok {
+				return text(in.Name + " is unset"), nil, nil
+			}
+			return text(in.Name + "=" + v), nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "big", Description: "Return n bytes."},
+		func(ctx context.Context, r *sdk.CallToolRequest, in bigIn) (*sdk.CallToolResult, any, error) {
+			return text(strings.Repeat("x", in.N)), nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "fail", Description: "Fail."},
+		func(ctx context.Context, r *sdk.CallToolRequest, in none) (*sdk.CallToolResult, any, error) {
+			return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: "it failed"}}}, nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "crash", Description: "Exit the server mid-call."},
+		func(ctx context.Context, r *sdk.CallToolRequest, in none) (*sdk.CallToolResult, any, error) {
+			fmt.Fprintln(os.Stderr, "mcptest: crashing as asked")
+			os.Exit(3)
+			return nil, nil, nil
+		})
+	sdk.AddTool(s, &sdk.Tool{Name: "write", Description: "Write a file."},
+		func(ctx context.Context, r *sdk.CallToolRequest, in writeIn) (*sdk.CallToolResult, any, error) {
+			if err := os.WriteFile(in.Path, []byte("x"), 0o644); err != nil {
+				return text("write failed: " + err.Error()), nil, nil
+			}
+			return text("wrote " + in.Path), nil, nil
+		})
+	for _, n := range []string{"t1", "t2", "t3"} {
+		sdk.AddTool(s, &sdk.Tool{Name: n, Description: "A filler tool."},
+			func(ctx context.Context, r *sdk.CallToolRequest, in none) (*sdk.CallToolResult, any, error) {
+				return text(n), nil, nil
+			})
+	}
+	return s
+}
+
+// Main serves the test server on stdin/stdout until the client hangs up,
+// then exits.
+func Main() {
+	if ms, _ := strconv.Atoi(os.Getenv("OC_MCP_START_DELAY_MS")); ms > 0 {
+		time.Sleep(time.Duration(ms) * time.Millisecond)
+	}
+	if m := os.Getenv("OC_MCP_MARKER"); m != "" {
+		f, err := os.OpenFile(m, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err == nil {
+			fmt.Fprintf(f, "started %d\n", os.Getpid())
+			f.Close()
+		}
+	}
+	if err := NewServer("mcptest").Run(context.Background(), &sdk.StdioTransport{}); err != nil {
+		fmt.Fprintln(os.Stderr, "mcptest:", err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+// Handler serves the test server on streamable HTTP.
+func Handler() http.Handler {
+	s := NewServer("mcptest-http")
+	return sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, &sdk.StreamableHTTPOptions{JSONResponse: true})
+}

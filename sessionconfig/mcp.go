@@ -1,0 +1,185 @@
+package sessionconfig
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/oceancode/oceancode/agent"
+	"github.com/oceancode/oceancode/agent/childenv"
+	"github.com/oceancode/oceancode/agent/gate"
+	"github.com/oceancode/oceancode/agent/mcp"
+	"github.com/oceancode/oceancode/agent/permission"
+	"github.com/oceancode/oceancode/internal/secretenv"
+	"github.com/oceancode/oceancode/layers"
+)
+
+// ProjectMCPFile is the project's MCP server file (Claude Code's format:
+// {"mcpServers": {NAME: {command, args, env} | {type: "http", url, headers}}}).
+const ProjectMCPFile = ".mcp.json"
+
+// MCPServersOf lists the session's MCP servers with their origins:
+//   - config (runs without asking, not trust-gated): mcp.servers of every
+//     config layer, and Claude Code's ~/.claude.json (the user tier's
+//     "mcpServers" and the project-local tier's projects[ROOT].mcpServers);
+//   - the project's .mcp.json (asks; starts only once trusted).
+//
+// A name declared in several places takes the first of: oceancode config,
+// ~/.claude.json project-local, ~/.claude.json user, .mcp.json — the
+// user's own declaration wins over the repository's.
+func MCPServersOf(res *layers.Resolved, root, home string) ([]mcp.Server, error) {
+	byName := map[string]mcp.Server{}
+	add := func(m map[string]mcp.Server, o permission.MCPOrigin, source string) {
+		for n, s := range m {
+			if _, ok := byName[n]; ok {
+				continue
+			}
+			s.Name, s.Origin, s.Source = n, o, source
+			byName[n] = s
+		}
+	}
+	cfg, _, err := MCPServers.Decode(res)
+	if err != nil {
+		return nil, err
+	}
+	add(cfg, permission.MCPConfig, "config (mcp.servers)")
+	if home != "" {
+		p := filepath.Join(home, ".claude.json")
+		var cj struct {
+			MCPServers map[string]mcp.Server `json:"mcpServers"`
+			Projects   map[string]struct {
+				MCPServers map[string]mcp.Server `json:"mcpServers"`
+			} `json:"projects"`
+		}
+		if err := readJSON(p, &cj); err != nil {
+			return nil, err
+		}
+		add(cj.Projects[root].MCPServers, permission.MCPConfig, p+" (project-local)")
+		add(cj.MCPServers, permission.MCPConfig, p)
+	}
+	if root != "" {
+		p := filepath.Join(root, ProjectMCPFile)
+		var pj struct {
+			MCPServers map[string]mcp.Server `json:"mcpServers"`
+		}
+		if err := readJSON(p, &pj); err != nil {
+			return nil, err
+		}
+		add(pj.MCPServers, permission.MCPProjectFile, p)
+	}
+	out := make([]mcp.Server, 0, len(byName))
+	for _, s := range byName {
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// readJSON decodes path into v; a missing file leaves v as it is.
+func readJSON(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	return nil
+}
+
+// MCPTrust is the user's MCP trust store (in the state directory); nil
+// when the environment names no home.
+func MCPTrust(getenv func(string) string) *mcp.TrustStore {
+	d := layers.StateDir(getenv)
+	if d == "" {
+		return nil
+	}
+	return &mcp.TrustStore{Path: filepath.Join(d, mcp.TrustFile)}
+}
+
+// MCPPolicy is what decides a start: the requirements' allow-list (when a
+// requirements policy with an mcp section is in force) and the trust store.
+func MCPPolicy(res *layers.Resolved, root string, getenv func(string) string) mcp.Policy {
+	p := mcp.Policy{Trust: MCPTrust(getenv), Project: root}
+	if pol := res.Locks.Policy; pol != nil && pol.MCP != nil {
+		p.Allowed = pol.MCPAllowed
+	}
+	return p
+}
+
+// MCPSettings builds the MCP manager's config for a session in root: the
+// servers, the policy, the timeouts; the caller sets Env and Sandbox.
+func MCPSettings(res *layers.Resolved, root string, getenv func(string) string) (mcp.Config, error) {
+	servers, err := MCPServersOf(res, root, getenv("HOME"))
+	if err != nil {
+		return mcp.Config{}, invalid(err)
+	}
+	c := mcp.Config{Servers: servers, Policy: MCPPolicy(res, root, getenv), Getenv: getenv}
+	for _, t := range []struct {
+		k   IntKey
+		dst *time.Duration
+	}{{MCPStartTimeout, &c.StartTimeout}, {MCPCallTimeout, &c.CallTimeout}} {
+		v, _, ok, err := t.k.Get(res)
+		if err != nil {
+			return mcp.Config{}, invalid(err)
+		}
+		if ok {
+			*t.dst = time.Duration(v) * time.Second
+		}
+	}
+	return c, nil
+}
+
+// MCPStandalone is the MCP manager's config as a session in h.WorkDir would
+// build it — the child environment, the sandbox, the servers, the policy —
+// for the CLI's `mcp check`, which starts one server outside a session.
+// (A sandbox with an allowlist network gets no egress proxy here.)
+func MCPStandalone(res *layers.Resolved, h Host) (mcp.Config, error) {
+	if h.Getenv == nil {
+		h.Getenv = func(string) string { return "" }
+	}
+	root := MCPRoot(res, h.WorkDir)
+	c, err := MCPSettings(res, root, h.Getenv)
+	if err != nil {
+		return c, err
+	}
+	pol, _, err := Sandbox.Decode(res)
+	if err != nil {
+		return c, invalid(err)
+	}
+	pol.Workspace, pol.Dir = root, root
+	envCfg, _, err := ChildEnv.Decode(res)
+	if err != nil {
+		return c, invalid(err)
+	}
+	c.Env, c.Sandbox = childenv.Compose(secretenv.Environ(), envCfg), pol
+	// The build agent's rules: a server all of whose tools they deny is
+	// not started.
+	gc, err := GateConfig(res, agent.Build, h.Getenv("HOME"))
+	if err != nil {
+		return c, invalid(err)
+	}
+	g, err := gate.New(gc)
+	if err != nil {
+		return c, invalid(err)
+	}
+	c.Policy.Denied = mcp.DeniedBy(g.Engine().OfferedMCP)
+	return c, nil
+}
+
+// MCPRoot is the project root MCP trust is keyed on: the resolved project
+// root, else the working directory.
+func MCPRoot(res *layers.Resolved, cwd string) string {
+	if res != nil && res.ProjectRoot != "" {
+		return res.ProjectRoot
+	}
+	return cwd
+}
