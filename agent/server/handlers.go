@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/oceancode/oceancode/agent"
+	"github.com/oceancode/oceancode/agent/mcp"
 	"github.com/oceancode/oceancode/agent/message"
 	"github.com/oceancode/oceancode/agent/permission"
 	"github.com/oceancode/oceancode/agent/runner"
@@ -263,6 +264,73 @@ func (s *Server) inspect(w http.ResponseWriter, r *http.Request) {
 	w.Write(b)
 }
 
+// mcpBody is POST /mcp's body: the session to add to and the server, in the
+// shape of a config "mcp.servers" entry (command + args + env for stdio, or
+// url + headers for streamable HTTP).
+type mcpBody struct {
+	Session string            `json:"session"`
+	Name    string            `json:"name"`
+	Command string            `json:"command,omitempty"`
+	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	URL     string            `json:"url,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+}
+
+// mcpStatusBody is POST /mcp's answer: the server's state after the add.
+type mcpStatusBody struct {
+	Name   string   `json:"name"`
+	Origin string   `json:"origin"`
+	Source string   `json:"source"`
+	State  string   `json:"state"`
+	Reason string   `json:"reason,omitempty"`
+	Tools  []string `json:"tools"`
+	TookMS float64  `json:"took_ms"`
+}
+
+// mcp adds an MCP server to a session at runtime. The add is the user's
+// trust decision; the requirements' allow-list still applies (403 when it
+// refuses), and the server's calls ask (origin runtime) until "always".
 func (s *Server) mcp(w http.ResponseWriter, r *http.Request) {
-	writeError(w, http.StatusNotImplemented, "not_implemented", "POST /mcp (adding an MCP server at runtime) is not implemented yet: configure the server in the config's \"mcp\" key and start a new session")
+	var b mcpBody
+	if !s.decode(w, r, &b) {
+		return
+	}
+	switch {
+	case b.Session == "":
+		writeError(w, http.StatusBadRequest, "bad_request", `"session": name the session to add the server to (POST /api/session creates one)`)
+		return
+	case b.Name == "" || strings.ContainsAny(b.Name, "/ \t\n"):
+		writeError(w, http.StatusBadRequest, "bad_request", `"name": give the server a name without "/" or spaces (its tools are offered as mcp__NAME__TOOL)`)
+		return
+	case (b.Command == "") == (b.URL == ""):
+		writeError(w, http.StatusBadRequest, "bad_request", `give either "command" (a stdio server) or "url" (a streamable-HTTP server)`)
+		return
+	}
+	s.mu.Lock()
+	sess := s.byID[b.Session]
+	s.mu.Unlock()
+	if sess == nil {
+		writeError(w, http.StatusNotFound, "no_session", fmt.Sprintf("no session %q on this server: create one with POST /api/session", b.Session))
+		return
+	}
+	st, err := sess.AddMCP(r.Context(), mcp.Server{Name: b.Name, Command: b.Command, Args: b.Args, Env: b.Env,
+		URL: b.URL, Headers: b.Headers, Origin: permission.MCPRuntime, Source: "runtime add (POST /mcp)"})
+	body := mcpStatusBody{Name: st.Name, Origin: st.Origin, Source: st.Source, State: st.State, Reason: st.Reason,
+		Tools: st.Tools, TookMS: float64(st.Took.Microseconds()) / 1000}
+	if body.Tools == nil {
+		body.Tools = []string{}
+	}
+	switch {
+	case errors.Is(err, runner.ErrClosed):
+		writeError(w, http.StatusConflict, "session_closed", "the session is closed: create a new one")
+	case st.State == mcp.StateRefused || st.State == mcp.StateDenied:
+		writeError(w, http.StatusForbidden, "refused", fmt.Sprintf("add mcp server %s: %s", b.Name, st.Reason))
+	case err != nil && st.State == "":
+		writeError(w, http.StatusConflict, "mcp_conflict", err.Error())
+	case err != nil:
+		writeError(w, http.StatusBadGateway, "mcp_failed", fmt.Sprintf("add mcp server %s: %v", b.Name, err))
+	default:
+		writeJSON(w, http.StatusOK, body)
+	}
 }

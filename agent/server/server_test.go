@@ -668,7 +668,11 @@ func TestBadRequests(t *testing.T) {
 		{"GET", "/api/session/nope", nil, 404, "no_session"},
 		{"DELETE", "/api/session/" + id, nil, 405, "method_not_allowed"},
 		{"GET", "/api/nothing", nil, 404, "not_found"},
-		{"POST", "/mcp", `{}`, 501, "not_implemented"},
+		{"POST", "/mcp", `{}`, 400, "bad_request"},
+		{"POST", "/mcp", `{"session": "` + id + `", "name": "a/b", "command": "x"}`, 400, "bad_request"},
+		{"POST", "/mcp", `{"session": "` + id + `", "name": "x", "command": "x", "url": "http://127.0.0.1:1/"}`, 400, "bad_request"},
+		{"POST", "/mcp", `{"session": "nope", "name": "x", "command": "x"}`, 404, "no_session"},
+		{"POST", "/mcp", `{"session": "` + id + `", "name": "x", "cmd": "x"}`, 400, "bad_body"},
 	}
 	for _, c := range cases {
 		var e map[string]any

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/oceancode/oceancode/agent"
+	"github.com/oceancode/oceancode/agent/mcp"
 	"github.com/oceancode/oceancode/agent/message"
 	"github.com/oceancode/oceancode/agent/permission"
 	"github.com/oceancode/oceancode/agent/provider"
@@ -124,7 +125,7 @@ func runRun(ctx context.Context, app *App, o runOptions, prompt string) error {
 	defer rt.close()
 
 	out := newRenderer(app, o.format)
-	opts := runner.Options{Turn: rt.cfg, SubAgent: rt.subAgent, Resume: o.session,
+	opts := runner.Options{Turn: rt.cfg, SubAgent: rt.subAgent, MCP: rt.mcp, Resume: o.session,
 		OnEvent: func(e runner.Event) {
 			out.event(e.Event)
 			if TestHooks.OnEvent != nil {
@@ -185,6 +186,8 @@ type runState struct {
 	notices []agent.Event
 	// subAgent is the task tool's sub-agent config (runner.Options.SubAgent).
 	subAgent func(name string) (agent.Config, error)
+	// mcp is the session's MCP servers (runner.Options.MCP).
+	mcp *mcp.Manager
 	closers  []func()
 }
 
@@ -217,7 +220,7 @@ func buildRuntime(ctx context.Context, app *App, res *layers.Resolved, o runOpti
 		return nil, err
 	}
 	rt.closers = append(rt.closers, sc.Close)
-	rt.cfg, rt.notices, rt.subAgent = sc.Turn, sc.Turn.Notices, sc.SubAgent
+	rt.cfg, rt.notices, rt.subAgent, rt.mcp = sc.Turn, sc.Turn.Notices, sc.SubAgent, sc.MCP
 	return rt, nil
 }
 

@@ -367,7 +367,7 @@ func (f *sessionFactory) newSession(ctx context.Context, r server.CreateRequest)
 	for _, w := range sc.Warnings {
 		fmt.Fprintf(f.app.Stderr, "oceancode: %s\n", w)
 	}
-	sess, err := runner.Start(context.WithoutCancel(ctx), runner.Options{Turn: sc.Turn, SubAgent: sc.SubAgent, Store: f.store, Resume: r.Resume, Interactive: true})
+	sess, err := runner.Start(context.WithoutCancel(ctx), runner.Options{Turn: sc.Turn, SubAgent: sc.SubAgent, MCP: sc.MCP, Store: f.store, Resume: r.Resume, Interactive: true})
 	if err != nil {
 		if sc.Close != nil {
 			sc.Close()

@@ -1,0 +1,70 @@
+package clitest
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/oceancode/oceancode/agent/mcp/mcptest"
+	"github.com/oceancode/oceancode/agent/provider/providertest"
+	"github.com/oceancode/oceancode/agent/server/servertest"
+)
+
+// TestServeAddMCP: POST /mcp adds a real stdio MCP server (agent/mcp/mcptest)
+// to a running session of the real `oceancode serve`; its tools are offered
+// from the next turn, and a call asks (origin runtime) until answered.
+func TestServeAddMCP(t *testing.T) {
+	model := providertest.New(t,
+		providertest.Call("mcp__rt__echo", map[string]string{"text": "from the runtime server"}),
+		providertest.Text("echoed"),
+	)
+	m := serveMachine(t, model, "")
+	s := startServe(t, m)
+	id := s.create(nil)
+	marker := filepath.Join(t.TempDir(), "started")
+
+	// Bad adds first: nothing may start.
+	s.call("POST", "/mcp", map[string]any{"session": "nope", "name": "rt", "command": "oc-mcp-server"}, 404, "Error")
+	s.call("POST", "/mcp", map[string]any{"session": id, "name": "rt"}, 400, "Error")
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("a refused add started a server")
+	}
+
+	add := map[string]any{"session": id, "name": "rt", "command": "oc-mcp-server",
+		"env": map[string]string{mcptest.ServerEnv: "1", "OC_MCP_MARKER": marker}}
+	st := s.call("POST", "/mcp", add, 200, "MCPStatus")
+	if st["state"] != "connected" || st["origin"] != "runtime" || !strings.Contains(strings.Join(toStrings(st["tools"]), " "), "echo") {
+		t.Fatalf("add: %v", st)
+	}
+	if b, err := os.ReadFile(marker); err != nil || !strings.Contains(string(b), "started") {
+		t.Fatalf("the added server did not start (marker %q, %v)", b, err)
+	}
+	// The same name again is a conflict.
+	s.call("POST", "/mcp", add, 409, "Error")
+
+	ch, _ := s.events(id, -1)
+	s.send(id, "echo through the new server")
+	ask := s.pending(id)
+	if ask["tool"] != "mcp__rt__echo" {
+		t.Fatalf("pending ask %v, want the runtime server's tool", ask)
+	}
+	s.answer(id, ask["id"].(string), map[string]string{"answer": "once"}, 200)
+	evs := s.until(ch, "done", 1)
+	joined := servertest.Join(evs)
+	if !strings.Contains(joined, "from the runtime server") || !strings.Contains(joined, `"type":"mcp"`) {
+		t.Errorf("the turn's events do not show the server's answer and its mcp event:\n%s", joined)
+	}
+}
+
+func toStrings(v any) []string {
+	var out []string
+	if l, ok := v.([]any); ok {
+		for _, x := range l {
+			if s, ok := x.(string); ok {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
