@@ -187,8 +187,8 @@ type runState struct {
 	// subAgent is the task tool's sub-agent config (runner.Options.SubAgent).
 	subAgent func(name string) (agent.Config, error)
 	// mcp is the session's MCP servers (runner.Options.MCP).
-	mcp *mcp.Manager
-	closers  []func()
+	mcp     *mcp.Manager
+	closers []func()
 }
 
 func (r *runState) close() {
