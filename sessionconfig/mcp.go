@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/oceancode/oceancode/agent"
@@ -182,4 +183,38 @@ func MCPRoot(res *layers.Resolved, cwd string) string {
 		return res.ProjectRoot
 	}
 	return cwd
+}
+
+// withClientServers adds the servers a client passed for the session
+// (origin client) to the declared ones, in name order; a name already
+// declared, or one an MCP tool name cannot carry, is a usage error.
+func withClientServers(declared []mcp.Server, client map[string]mcp.Server) ([]mcp.Server, error) {
+	if len(client) == 0 {
+		return declared, nil
+	}
+	have := map[string]string{}
+	for _, s := range declared {
+		have[s.Name] = s.Source
+	}
+	names := make([]string, 0, len(client))
+	for n := range client {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	out := append([]mcp.Server(nil), declared...)
+	for _, n := range names {
+		s := client[n]
+		switch {
+		case n == "" || strings.ContainsAny(n, "/ \t\n"):
+			return nil, usage(fmt.Errorf("mcp_servers %q: name the server without \"/\" or spaces (its tools are offered as mcp__NAME__TOOL)", n))
+		case have[n] != "":
+			return nil, usage(fmt.Errorf("mcp_servers.%s: a server of that name is already declared in %s: pick another name", n, have[n]))
+		case (s.Command == "") == (s.URL == ""):
+			return nil, usage(fmt.Errorf("mcp_servers.%s: give either \"command\" (a stdio server) or \"url\" (a streamable-HTTP server)", n))
+		}
+		s.Name, s.Origin, s.Source = n, permission.MCPClient, "client (POST /api/session)"
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
 }

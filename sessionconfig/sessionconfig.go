@@ -77,6 +77,12 @@ type Request struct {
 	// "" is run's flags ("flag:--permission-mode"); serve passes "api"
 	// ("api:permission_mode"), so a downgrade note names the request.
 	Via string
+	// MCPServers are MCP servers the front end's client passes for this
+	// session (serve's POST /api/session "mcp_servers"): origin client, so
+	// no trust prompt and no ask where no mcp rule decides; the allow-list
+	// applies as to every server. A name the configuration already declares
+	// is refused (ErrUsage), never silently replaced.
+	MCPServers map[string]mcp.Server
 }
 
 // Settings are the request's session-layer settings, for layers.Resolve.
@@ -267,6 +273,9 @@ func Build(ctx context.Context, res *layers.Resolved, req Request, h Host) (*Ses
 	// their tool listing.
 	mc, err := MCPSettings(res, root, h.Getenv)
 	if err != nil {
+		return fail(err)
+	}
+	if mc.Servers, err = withClientServers(mc.Servers, req.MCPServers); err != nil {
 		return fail(err)
 	}
 	mc.Env, mc.Sandbox = env.ChildEnv, pol

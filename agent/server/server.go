@@ -35,6 +35,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/oceancode/oceancode/agent/mcp"
 	"github.com/oceancode/oceancode/agent/runner"
 )
 
@@ -43,6 +44,13 @@ type CreateRequest struct {
 	Agent          string `json:"agent,omitempty"`
 	Model          string `json:"model,omitempty"`
 	PermissionMode string `json:"permission_mode,omitempty"`
+	// MCPServers are MCP servers the client passes for this session (an
+	// IDE's own servers), in the shape of a config "mcp.servers" entry.
+	// Their origin is client: they start without a trust prompt and their
+	// calls run without asking where no mcp rule decides; the requirements'
+	// allow-list applies as to every server. They are not stored: a session
+	// taken up again after a restart runs without them.
+	MCPServers map[string]mcp.Server `json:"mcp_servers,omitempty"`
 	// Resume is set by the server itself (never by a client: it is not
 	// read from the body) when it takes up a stored session on start.
 	Resume string `json:"-"`

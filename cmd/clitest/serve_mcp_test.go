@@ -68,3 +68,32 @@ func toStrings(v any) []string {
 	}
 	return out
 }
+
+// TestServeClientMCP: servers a client passes with POST /api/session have
+// the client origin: a call runs without an ask where no mcp rule decides;
+// a name the config already declares is refused, never replaced.
+func TestServeClientMCP(t *testing.T) {
+	model := providertest.New(t,
+		providertest.Call("mcp__ide__echo", map[string]string{"text": "from the client's server"}),
+		providertest.Text("echoed"),
+	)
+	marker := filepath.Join(t.TempDir(), "started")
+	m := serveMachine(t, model, `, "mcp": {"servers": {"tools": {"command": "oc-mcp-server", "env": {"`+mcptest.ServerEnv+`": "1"}}}}`)
+	s := startServe(t, m)
+	env := map[string]string{mcptest.ServerEnv: "1", "OC_MCP_MARKER": marker}
+	e := s.call("POST", "/api/session", map[string]any{"mcp_servers": map[string]any{"tools": map[string]any{"command": "oc-mcp-server", "env": env}}}, 400, "Error")
+	if !strings.Contains(e["error"].(string), "already declared") {
+		t.Errorf("a client server named like a config one: %v", e)
+	}
+	id := s.call("POST", "/api/session", map[string]any{"mcp_servers": map[string]any{"ide": map[string]any{"command": "oc-mcp-server", "env": env}}}, 200, "State")["id"].(string)
+	ch, _ := s.events(id, -1)
+	s.send(id, "echo through the client's server")
+	evs := s.until(ch, "done", 1)
+	joined := servertest.Join(evs)
+	if !strings.Contains(joined, "from the client's server") || strings.Contains(servertest.Types(evs), "ask") {
+		t.Errorf("the client's server should answer without an ask:\n%s", joined)
+	}
+	if b, err := os.ReadFile(marker); err != nil || !strings.Contains(string(b), "started") {
+		t.Errorf("the client's server did not start (marker %q, %v)", b, err)
+	}
+}

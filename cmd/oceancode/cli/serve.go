@@ -321,7 +321,7 @@ func sortedHeaders(h map[string]string) []string {
 }
 
 func (f *sessionFactory) newSession(ctx context.Context, r server.CreateRequest) (*runner.Session, error) {
-	req := sessionconfig.Request{Agent: r.Agent, Model: r.Model, PermissionMode: r.PermissionMode, Via: "api"}
+	req := sessionconfig.Request{Agent: r.Agent, Model: r.Model, PermissionMode: r.PermissionMode, Via: "api", MCPServers: r.MCPServers}
 	if r.Resume != "" {
 		meta, err := f.store.Get(ctx, r.Resume)
 		if err != nil {
