@@ -201,7 +201,9 @@ func TestOSManagedFailsClosed(t *testing.T) {
 	for name, mutate := range map[string]func(path string){
 		"world-writable": func(p string) { os.Chmod(p, 0o666) },
 		"not a plist":    func(p string) { os.WriteFile(p, []byte("{}"), 0o644) },
-		"bad keys":       func(p string) { os.WriteFile(p, []byte(`<plist><dict><key>TrustedKeys</key><string>nope</string></dict></plist>`), 0o644) },
+		"bad keys": func(p string) {
+			os.WriteFile(p, []byte(`<plist><dict><key>TrustedKeys</key><string>nope</string></dict></plist>`), 0o644)
+		},
 	} {
 		plist := writePlist(t, map[string]any{"Managed": "{}"})
 		mutate(plist)
