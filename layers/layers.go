@@ -189,6 +189,9 @@ type Resolved struct {
 	Locks Locks
 	// EnforcedAnchor is true when the admin anchor exists.
 	EnforcedAnchor bool
+	// OSManaged names the OS-native managed source in effect ("" none): the
+	// macOS managed-preferences plist or the Windows policy key.
+	OSManaged string
 }
 
 // Delim is the koanf key delimiter: a byte no config key contains, so keys
@@ -296,6 +299,9 @@ func Resolve(o Options) *Resolved {
 		anchors = requirements.AnchorsFromData(osSourceName(osm, OSValueTrustedKeys), osm.TrustedKeys, o.Getenv)
 	}
 	r.EnforcedAnchor = anchors.Enforced && o.Explicit == nil
+	if osm != nil {
+		r.OSManaged = osm.Source
+	}
 
 	// default
 	m.addMap(provenance.Origin{Layer: provenance.Default, Source: "builtin"}, defaults())

@@ -148,6 +148,9 @@ func TestOSManagedSameAsDir(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("effective configuration (-managed dir +managed preferences):\n%s", diff)
 	}
+	if fromOS.OSManaged != plist || fromDir.OSManaged != "" {
+		t.Errorf("OSManaged: %q from the plist, %q from the dir", fromOS.OSManaged, fromDir.OSManaged)
+	}
 	// inspect names the plist's values as the sources.
 	for _, s := range []string{fromOS.Requirements.Path, fromOS.Requirements.TrustSource} {
 		if !strings.HasPrefix(s, plist+"#") {

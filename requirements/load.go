@@ -75,6 +75,17 @@ type Result struct {
 	TrustSource string
 	// Warnings are non-fatal remarks (expiry soon, anchor notes, state).
 	Warnings []string
+	// LastKnownGood is this machine's anti-rollback record for the trusted
+	// key set once Load is done: the highest serial verified here and its
+	// payload hash, whose envelope stands in when a later file is refused
+	// (nil: no state, or nothing verified yet).
+	LastKnownGood *Mark
+}
+
+// Mark is an anti-rollback high-water mark.
+type Mark struct {
+	Serial        int64
+	PayloadSHA256 string
 }
 
 // Blocking reports whether sessions must be refused: requirements are
@@ -114,6 +125,13 @@ func Load(o Options) *Result {
 		}
 	}
 	fp := o.Anchors.Fingerprint()
+	if st != nil {
+		defer func() {
+			if rec, ok := st.Keysets[fp]; ok {
+				r.LastKnownGood = &Mark{Serial: rec.Serial, PayloadSHA256: rec.PayloadSHA256}
+			}
+		}()
+	}
 
 	data, err := o.Data, error(nil)
 	if data == nil {
