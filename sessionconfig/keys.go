@@ -137,6 +137,9 @@ var (
 	LimitsMaxTokens = intKey("limits", "max_tokens")
 	LimitsTimeout   = intKey("limits", "timeout_s")
 
+	TelemetryEnabled       = boolKey("telemetry", "enabled")
+	TelemetryIncludeInputs = boolKey("telemetry", "include_inputs")
+
 	JEVPermissions = stringKey([]string{"shadow", "act"}, "jev", "permissions")
 
 	agentPermissionMode = stringKey(permissionModes, "agents", Name, "permission_mode")
