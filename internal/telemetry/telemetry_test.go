@@ -127,3 +127,28 @@ func TestNilExporter(t *testing.T) {
 		t.Error("a nil exporter did something")
 	}
 }
+
+// BenchmarkEvent is the cost a decision adds to the turn that makes it
+// (docs/telemetry.md): building and queueing its span; the export runs on
+// the exporter's goroutine.
+func BenchmarkEvent(b *testing.B) {
+	rcv := otlptest.New()
+	defer rcv.Close()
+	b.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", rcv.URL())
+	x, err := telemetry.Start(context.Background(), telemetry.Options{Queue: 1 << 16})
+	if err != nil {
+		b.Fatal(err)
+	}
+	e := permission("bash", `{"command":"git status"}`, agent.Decision{Action: "allow", Rule: "Bash(git status) allow", Layer: "managed", Source: "/etc/oceancode/managed.json", Line: 3})
+	b.ReportAllocs()
+	for b.Loop() {
+		x.Event(e)
+	}
+	b.StopTimer()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := x.Close(ctx); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(x.Dropped()), "dropped")
+}
