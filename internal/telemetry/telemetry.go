@@ -15,12 +15,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
@@ -57,6 +58,8 @@ const (
 
 // Options configure Start.
 type Options struct {
+	// Getenv reads the OTEL_* variables (nil: os.Getenv).
+	Getenv func(string) string
 	// ServiceVersion is the agent's version (service.version).
 	ServiceVersion string
 	// Resource are further resource attributes: the attestation.
@@ -82,10 +85,18 @@ type Exporter struct {
 }
 
 // Start builds the exporter from the OTEL_EXPORTER_OTLP_* variables (the
-// endpoint, headers, timeout, compression and TLS settings the OTLP
-// exporter reads). It makes no network request: the first export does.
+// endpoint, headers, timeout, compression and TLS certificates) and
+// OTEL_RESOURCE_ATTRIBUTES. It makes no network request: the first export
+// does.
 func Start(ctx context.Context, o Options) (*Exporter, error) {
-	exp, err := otlptracehttp.New(ctx)
+	if o.Getenv == nil {
+		o.Getenv = os.Getenv
+	}
+	client, err := newHTTPClient(o.Getenv)
+	if err != nil {
+		return nil, fmt.Errorf("telemetry: OTLP exporter: %w", err)
+	}
+	exp, err := otlptrace.New(ctx, client)
 	if err != nil {
 		return nil, fmt.Errorf("telemetry: OTLP exporter: %w", err)
 	}

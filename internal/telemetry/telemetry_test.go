@@ -152,3 +152,54 @@ func BenchmarkEvent(b *testing.B) {
 	}
 	b.ReportMetric(float64(x.Dropped()), "dropped")
 }
+
+// TestOTLPVariables: the standard variables choose the endpoint (the
+// signal's own first, used as given), headers (URL-decoded), compression;
+// bad values are errors at Start, not silent defaults.
+func TestOTLPVariables(t *testing.T) {
+	rcv := otlptest.New()
+	defer rcv.Close()
+	env := map[string]string{
+		"OTEL_EXPORTER_OTLP_ENDPOINT":        "http://127.0.0.1:1", // nothing listens: must not be used
+		"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": rcv.URL() + "/v1/traces",
+		"OTEL_EXPORTER_OTLP_HEADERS":         "Authorization=Bearer%20t0k, x-tenant = acme",
+		"OTEL_EXPORTER_OTLP_COMPRESSION":     "gzip",
+	}
+	x, err := telemetry.Start(context.Background(), telemetry.Options{Getenv: func(k string) string { return env[k] }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.Event(permission("read", `{}`, agent.Decision{Action: "allow", Rule: "read"}))
+	if err := closeWithin(t, x, 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	h := rcv.Header()
+	if len(rcv.Spans()) != 2 || h.Get("Authorization") != "Bearer t0k" || h.Get("X-Tenant") != "acme" || h.Get("Content-Encoding") != "gzip" {
+		t.Errorf("spans %d, header %v, errors %v", len(rcv.Spans()), h, rcv.Errors())
+	}
+	for name, bad := range map[string]map[string]string{
+		"endpoint":    {"OTEL_EXPORTER_OTLP_ENDPOINT": "localhost:4318"},
+		"headers":     {"OTEL_EXPORTER_OTLP_HEADERS": "novalue"},
+		"timeout":     {"OTEL_EXPORTER_OTLP_TIMEOUT": "10s"},
+		"compression": {"OTEL_EXPORTER_OTLP_COMPRESSION": "zstd"},
+		"certificate": {"OTEL_EXPORTER_OTLP_CERTIFICATE": "/nonexistent/ca.pem"},
+	} {
+		if _, err := telemetry.Start(context.Background(), telemetry.Options{Getenv: func(k string) string { return bad[k] }}); err == nil {
+			t.Errorf("%s: %v accepted", name, bad)
+		}
+	}
+}
+
+// TestCollectorRefusal: a collector's error answer is reported by Close.
+func TestCollectorRefusal(t *testing.T) {
+	rcv := receiver(t)
+	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", rcv.URL()+"/v1/wrong")
+	x, err := telemetry.Start(context.Background(), telemetry.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.Event(permission("read", `{}`, agent.Decision{Action: "allow"}))
+	if err := closeWithin(t, x, 10*time.Second); err == nil || !strings.Contains(err.Error(), "404") {
+		t.Errorf("Close: %v, want the collector's 404", err)
+	}
+}

@@ -28,7 +28,7 @@ func startTelemetry(ctx context.Context, app *App, res *layers.Resolved) *teleme
 		return nil
 	}
 	inputs, _, _, _ := sessionconfig.TelemetryIncludeInputs.Get(res)
-	x, err := telemetry.Start(ctx, telemetry.Options{ServiceVersion: version.String(), IncludeInputs: inputs,
+	x, err := telemetry.Start(ctx, telemetry.Options{Getenv: app.Getenv, ServiceVersion: version.String(), IncludeInputs: inputs,
 		Resource: attestationAttributes(report.Build(res, report.Options{}).Attestation)})
 	if err != nil {
 		fmt.Fprintf(app.Stderr, "oceancode: warning: %v; permission decisions are not exported\n", err)

@@ -4,6 +4,7 @@
 package otlptest
 
 import (
+	"compress/gzip"
 	"fmt"
 	"io"
 	"net/http"
@@ -32,7 +33,7 @@ type Event struct {
 	Attrs map[string]string
 }
 
-// Receiver accepts POST /v1/traces.
+// Receiver accepts POST /v1/traces (protobuf, optionally gzip-compressed).
 type Receiver struct {
 	srv *httptest.Server
 
@@ -40,6 +41,7 @@ type Receiver struct {
 	spans    []Span
 	requests int
 	errs     []string
+	header   http.Header   // the last accepted request's
 	hold     chan struct{} // non-nil: requests wait until it is closed
 }
 
@@ -105,7 +107,16 @@ func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
 		fail(http.StatusUnsupportedMediaType, "content type %q, want application/x-protobuf", ct)
 		return
 	}
-	body, err := io.ReadAll(io.LimitReader(req.Body, 16<<20))
+	var rd io.Reader = req.Body
+	if req.Header.Get("Content-Encoding") == "gzip" {
+		zr, err := gzip.NewReader(req.Body)
+		if err != nil {
+			fail(http.StatusBadRequest, "gzip: %v", err)
+			return
+		}
+		rd = zr
+	}
+	body, err := io.ReadAll(io.LimitReader(rd, 16<<20))
 	if err != nil {
 		fail(http.StatusBadRequest, "read body: %v", err)
 		return
@@ -131,6 +142,7 @@ func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
 	r.mu.Lock()
 	r.spans = append(r.spans, got...)
 	r.requests++
+	r.header = req.Header.Clone()
 	r.mu.Unlock()
 	out, _ := proto.Marshal(&coltrace.ExportTraceServiceResponse{})
 	w.Header().Set("Content-Type", "application/x-protobuf")
@@ -179,6 +191,13 @@ func (r *Receiver) Requests() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.requests
+}
+
+// Header is the last accepted request's header.
+func (r *Receiver) Header() http.Header {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.header.Clone()
 }
 
 // Errors lists the refused requests.
