@@ -277,12 +277,11 @@ func Resolve(o Options) *Resolved {
 	// policy key), where MDM puts policy.
 	var osm *OSManaged
 	if o.Explicit == nil {
-		var err error
-		if osm, err = readOSSource(o); err != nil {
-			src := o.ManagedPreferences
-			if src == "" {
-				src = "OS-managed policy"
-			}
+		var (
+			src string
+			err error
+		)
+		if osm, src, err = readOSSource(o); err != nil {
 			m.diag(Diagnostic{Severity: Error, Layer: provenance.Managed, Source: src, Message: err.Error()})
 			r.Layers = append(r.Layers, LayerInfo{Layer: provenance.Managed, Source: src, Status: StatusInvalid, Reason: err.Error()})
 		}

@@ -39,29 +39,29 @@ func defaultManagedPreferences() string {
 // readOSSource reads the OS-native managed source Resolve consults: the
 // plist Options.ManagedPreferences names (tests), none when a test moved
 // the managed dir (Options.ManagedDir) without naming one, else the
-// system's. No source is (nil, nil); a source that exists but cannot be
-// trusted or parsed is an error (sessions are then refused).
-func readOSSource(o Options) (*OSManaged, error) {
-	var (
-		m   *OSManaged
-		err error
-	)
+// system's. No source is (nil, "", nil); a source that exists but cannot
+// be trusted or parsed is an error (sessions are then refused). name is
+// the source's path or key, for inspect.
+func readOSSource(o Options) (m *OSManaged, name string, err error) {
 	switch {
 	case o.ManagedPreferences != "":
-		m, err = readPreferencesFile(o.ManagedPreferences, o.AnchorCheck)
+		name = o.ManagedPreferences
+		m, err = readPreferencesFile(name, o.AnchorCheck)
 	case o.ManagedDir != "":
-		return nil, nil
+		return nil, "", nil
 	case SystemManagedPreferences != "":
-		m, err = readPreferencesFile(SystemManagedPreferences, o.AnchorCheck)
+		name = SystemManagedPreferences
+		m, err = readPreferencesFile(name, o.AnchorCheck)
 	case systemRegistry:
+		name = `HKLM\` + PolicyRegistryKey
 		m, err = ReadOSManaged()
 	default:
-		return nil, nil
+		return nil, "", nil
 	}
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrNoOSManaged) {
-		return nil, nil
+		return nil, "", nil
 	}
-	return m, err
+	return m, name, err
 }
 
 // osSourceName names one value of an OS-native source in inspect, e.g.
