@@ -203,3 +203,22 @@ func TestCollectorRefusal(t *testing.T) {
 		t.Errorf("Close: %v, want the collector's 404", err)
 	}
 }
+
+// BenchmarkStartClose is what turning telemetry on adds to a run without
+// decisions: building the exporter, then the exit flush of the summary.
+func BenchmarkStartClose(b *testing.B) {
+	rcv := otlptest.New()
+	defer rcv.Close()
+	b.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", rcv.URL())
+	for b.Loop() {
+		x, err := telemetry.Start(context.Background(), telemetry.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		if err := x.Close(ctx); err != nil {
+			b.Fatal(err)
+		}
+		cancel()
+	}
+}
