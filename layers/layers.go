@@ -288,14 +288,15 @@ func Resolve(o Options) *Resolved {
 	}
 
 	// Trust anchors decide whether env overrides of policy paths count.
+	// An OS source's TrustedKeys is the admin anchor in place of the dir's.
 	var anchors requirements.Anchors
-	if o.Explicit != nil {
+	switch {
+	case o.Explicit != nil:
 		anchors = o.Explicit.Anchors
-	} else if osm == nil || osm.TrustedKeys == nil {
-		anchors = requirements.ResolveAnchors(requirements.AnchorOptions{ManagedDir: managedDir, Getenv: o.Getenv, Check: o.AnchorCheck})
-	}
-	if osm != nil && osm.TrustedKeys != nil {
+	case osm != nil && osm.TrustedKeys != nil:
 		anchors = requirements.AnchorsFromData(osSourceName(osm, OSValueTrustedKeys), osm.TrustedKeys, o.Getenv)
+	default:
+		anchors = requirements.ResolveAnchors(requirements.AnchorOptions{ManagedDir: managedDir, Getenv: o.Getenv, Check: o.AnchorCheck})
 	}
 	r.EnforcedAnchor = anchors.Enforced && o.Explicit == nil
 	if osm != nil {
