@@ -53,9 +53,13 @@ bench: build ## run the benchmarks recorded in docs/benchmarks.md
 fuzz: tools ## run every fuzz target for FUZZTIME each
 	@scripts/fuzz.sh $(FUZZTIME)
 
-lint: tools ## gofmt, go vet, go.mod tidy
+lint: tools ## gofmt, go vet (here, and cross-built for macOS and Windows), go.mod tidy
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	@# The OS-native managed sources are build-tagged (layers/osmanaged_*.go):
+	@# every change must still build and vet where they run.
+	GOOS=darwin $(GO) build ./... && GOOS=darwin $(GO) vet ./...
+	GOOS=windows $(GO) build ./... && GOOS=windows $(GO) vet ./...
 	@$(GO) mod tidy -diff || { echo "go.mod/go.sum are not tidy: run 'go mod tidy' and commit the result"; exit 1; }
 
 clean: ## remove build output

@@ -121,7 +121,13 @@ type Options struct {
 	// value this way). Never built from user input.
 	Probes []Probe
 	// ManagedDir overrides SystemManagedDir (tests only; never user input).
+	// With it set, no OS-native managed source is read unless
+	// ManagedPreferences names one.
 	ManagedDir string
+	// ManagedPreferences names a managed-preferences plist read as the
+	// OS-native managed source in place of the system's (tests only; never
+	// user input).
+	ManagedPreferences string
 	// StateDir overrides the user's state dir; NoState disables the
 	// anti-rollback state and last-known-good policy (offline simulation).
 	StateDir string
@@ -206,6 +212,9 @@ type Resolved struct {
 	Locks Locks
 	// EnforcedAnchor is true when the admin anchor exists.
 	EnforcedAnchor bool
+	// OSManaged names the OS-native managed source in effect ("" none): the
+	// macOS managed-preferences plist or the Windows policy key.
+	OSManaged string
 }
 
 // Delim is the koanf key delimiter: a byte no config key contains, so keys
@@ -302,14 +311,35 @@ func Resolve(o Options) *Resolved {
 	r := &Resolved{Entries: provenance.Map{}, Lists: map[string][]Item{}}
 	m := newMerger(r)
 
+	// The OS-native managed source (macOS managed preferences, the Windows
+	// policy key), where MDM puts policy.
+	var osm *OSManaged
+	if o.Explicit == nil {
+		var (
+			src string
+			err error
+		)
+		if osm, src, err = readOSSource(o); err != nil {
+			m.diag(Diagnostic{Severity: Error, Layer: provenance.Managed, Source: src, Message: err.Error()})
+			r.Layers = append(r.Layers, LayerInfo{Layer: provenance.Managed, Source: src, Status: StatusInvalid, Reason: err.Error()})
+		}
+	}
+
 	// Trust anchors decide whether env overrides of policy paths count.
+	// An OS source's TrustedKeys is the admin anchor in place of the dir's.
 	var anchors requirements.Anchors
-	if o.Explicit != nil {
+	switch {
+	case o.Explicit != nil:
 		anchors = o.Explicit.Anchors
-	} else {
+	case osm != nil && osm.TrustedKeys != nil:
+		anchors = requirements.AnchorsFromData(osSourceName(osm, OSValueTrustedKeys), osm.TrustedKeys, o.Getenv)
+	default:
 		anchors = requirements.ResolveAnchors(requirements.AnchorOptions{ManagedDir: managedDir, Getenv: o.Getenv, Check: o.AnchorCheck})
 	}
 	r.EnforcedAnchor = anchors.Enforced && o.Explicit == nil
+	if osm != nil {
+		r.OSManaged = osm.Source
+	}
 
 	// default
 	m.addMap(provenance.Origin{Layer: provenance.Default, Source: "builtin"}, defaults())
@@ -331,7 +361,11 @@ func Resolve(o Options) *Resolved {
 		if d := userConfigDir(o.Getenv); d != "" {
 			userFiles = []string{filepath.Join(d, "oceancode.json")}
 		}
-		managedFiles, reqPath = r.managedSources(o, managedDir, anchors.Enforced)
+		managedFiles, reqPath = r.managedSources(o, managedDir, anchors.Enforced, osm)
+	}
+	var reqData []byte
+	if osm != nil {
+		managedFiles, reqPath, reqData = r.osPrecedence(osm, managedDir, managedFiles, reqPath)
 	}
 	for _, f := range projectFiles {
 		m.addFile(provenance.Project, f, schema.Config, o.Explicit != nil)
@@ -349,6 +383,9 @@ func Resolve(o Options) *Resolved {
 	m.addSettings(provenance.Session, probesOf(o.Probes, provenance.Session))
 
 	// managed
+	if osm != nil && osm.Managed != nil {
+		m.addData(provenance.Managed, osSourceName(osm, OSValueManaged), osm.Managed, schema.Managed)
+	}
 	for _, f := range managedFiles {
 		m.addFile(provenance.Managed, f, schema.Managed, managedRequired)
 	}
@@ -362,7 +399,7 @@ func Resolve(o Options) *Resolved {
 	if o.NoState {
 		stateDir = ""
 	}
-	res := requirements.Load(requirements.Options{Path: reqPath, Anchors: anchors, Now: o.Now, StateDir: stateDir, ReadOnly: o.StateReadOnly})
+	res := requirements.Load(requirements.Options{Path: reqPath, Data: reqData, Anchors: anchors, Now: o.Now, StateDir: stateDir, ReadOnly: o.StateReadOnly})
 	r.Requirements = res
 	info := LayerInfo{Layer: provenance.Requirements, Source: reqPath, Status: StatusUsed}
 	switch res.Status {
@@ -374,7 +411,7 @@ func Resolve(o Options) *Resolved {
 	default:
 		info.Status, info.Reason = StatusInvalid, res.Reason
 	}
-	if res.Status != requirements.NotEnforced || fileExists(reqPath) {
+	if res.Status != requirements.NotEnforced || fileExists(reqPath) || reqData != nil {
 		r.Layers = append(r.Layers, info)
 	}
 	if res.Policy != nil {
@@ -409,7 +446,7 @@ func Resolve(o Options) *Resolved {
 
 // managedSources lists the managed files and the requirements path. In
 // enforced mode the env overrides are ignored and shown as ignored.
-func (r *Resolved) managedSources(o Options, dir string, enforced bool) ([]string, string) {
+func (r *Resolved) managedSources(o Options, dir string, enforced bool, osm *OSManaged) ([]string, string) {
 	envManaged := o.Getenv(EnvManagedConfig)
 	envReq := o.Getenv(EnvRequirements)
 	osFiles := func() []string {
@@ -418,15 +455,18 @@ func (r *Resolved) managedSources(o Options, dir string, enforced bool) ([]strin
 		sort.Strings(drop)
 		return append(files, drop...)
 	}
-	if enforced {
-		const why = "ignored: the admin trust anchor %s exists, so the managed config and requirements come only from %s"
+	if enforced || osm != nil {
+		why := fmt.Sprintf("ignored: the admin trust anchor %s exists, so the managed config and requirements come only from %s", filepath.Join(dir, requirements.AnchorFile), dir)
+		if osm != nil {
+			why = fmt.Sprintf("ignored: the OS-managed source %s exists, so the managed config and requirements come only from it and %s", osm.Source, dir)
+		}
 		if envManaged != "" {
 			r.Layers = append(r.Layers, LayerInfo{Layer: provenance.Managed, Source: "env:" + EnvManagedConfig + "=" + envManaged, Status: StatusIgnored,
-				Reason: fmt.Sprintf(why, filepath.Join(dir, requirements.AnchorFile), dir)})
+				Reason: why})
 		}
 		if envReq != "" {
 			r.Layers = append(r.Layers, LayerInfo{Layer: provenance.Requirements, Source: "env:" + EnvRequirements + "=" + envReq, Status: StatusIgnored,
-				Reason: fmt.Sprintf(why, filepath.Join(dir, requirements.AnchorFile), dir)})
+				Reason: why})
 		}
 		return osFiles(), filepath.Join(dir, "requirements.json")
 	}
@@ -456,9 +496,14 @@ func parseFile(path string) (*jsonpos.Doc, []byte, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := schema.CheckSize(len(data)); err != nil {
-		return nil, data, err
-	}
-	doc, err := jsonpos.Parse(data, jsonpos.Options{MaxDepth: schema.MaxConfigDepth})
+	doc, err := parseData(data)
 	return doc, data, err
+}
+
+// parseData parses one config document.
+func parseData(data []byte) (*jsonpos.Doc, error) {
+	if err := schema.CheckSize(len(data)); err != nil {
+		return nil, err
+	}
+	return jsonpos.Parse(data, jsonpos.Options{MaxDepth: schema.MaxConfigDepth})
 }

@@ -79,6 +79,18 @@ func (m *merger) addMap(o provenance.Origin, v map[string]any) {
 // must exist: a policy that silently vanished is not applied by accident).
 func (m *merger) addFile(layer provenance.Layer, path string, kind schema.Kind, required bool) {
 	doc, _, err := parseFile(path)
+	m.addDoc(layer, path, doc, err, kind, required)
+}
+
+// addData adds a config document that an OS-native managed source holds
+// (source names it), with the same checks as a file.
+func (m *merger) addData(layer provenance.Layer, source string, data []byte, kind schema.Kind) {
+	doc, err := parseData(data)
+	m.addDoc(layer, source, doc, err, kind, true)
+}
+
+// addDoc adds one parsed document (err: why it could not be read or parsed).
+func (m *merger) addDoc(layer provenance.Layer, path string, doc *jsonpos.Doc, err error, kind schema.Kind, required bool) {
 	info := LayerInfo{Layer: layer, Source: path, Status: StatusUsed}
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {

@@ -36,17 +36,15 @@ func packagedInputs(t *testing.T) packaging.Inputs {
 	return in
 }
 
-// TestPackagedProfilesReadBack: package → read → the same policy. The
-// profiles oceanadmin package writes hold, once macOS has turned their
-// payloads into managed preferences, exactly the managed dir's three files.
-func TestPackagedProfilesReadBack(t *testing.T) {
-	in := packagedInputs(t)
+// packagedPreferences packages in as mobileconfig profiles and returns the
+// managed preferences macOS makes of them: it merges the payloads of every
+// installed profile for the domain into one dictionary.
+func packagedPreferences(t *testing.T, in packaging.Inputs) map[string]any {
+	t.Helper()
 	arts, err := packaging.Build("mobileconfig", in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// macOS merges the payloads of every installed profile for the domain
-	// into one dictionary.
 	prefs := map[string]any{}
 	for _, a := range arts {
 		v, err := layers.ParsePlist(a.Data)
@@ -61,6 +59,15 @@ func TestPackagedProfilesReadBack(t *testing.T) {
 			prefs[k] = v
 		}
 	}
+	return prefs
+}
+
+// TestPackagedProfilesReadBack: package → read → the same policy. The
+// profiles oceanadmin package writes hold, once macOS has turned their
+// payloads into managed preferences, exactly the managed dir's three files.
+func TestPackagedProfilesReadBack(t *testing.T) {
+	in := packagedInputs(t)
+	prefs := packagedPreferences(t, in)
 	got, err := layers.FromPreferences(layers.ManagedPreferencesFile, prefs)
 	if err != nil {
 		t.Fatal(err)

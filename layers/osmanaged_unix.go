@@ -25,3 +25,9 @@ func readManagedPreferences(path string, c signing.AnchorCheck) (*OSManaged, err
 	}
 	return FromPreferences(path, prefs)
 }
+
+// readPreferencesFile reads a managed-preferences plist (Resolve's macOS
+// source, and the plist tests name on any Unix).
+func readPreferencesFile(path string, c signing.AnchorCheck) (*OSManaged, error) {
+	return readManagedPreferences(path, c)
+}

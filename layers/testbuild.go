@@ -13,5 +13,9 @@ import "os"
 func init() {
 	if d := os.Getenv(EnvTestManagedDir); d != "" {
 		SystemManagedDir = d
+		// Nor is the host's OS-native source read: only the plist the
+		// test names, if any.
+		SystemManagedPreferences = os.Getenv(EnvTestManagedPreferences)
+		systemRegistry = false
 	}
 }

@@ -47,30 +47,37 @@ func TestTestManagedDirOnlyInTestBuilds(t *testing.T) {
 	if len(prod) < 20 {
 		t.Fatalf("go list found %d files", len(prod))
 	}
-	for name, path := range prod {
-		f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		uses := 0
-		ast.Inspect(f, func(n ast.Node) bool {
-			switch n := n.(type) {
-			case *ast.Ident:
-				if n.Name == "EnvTestManagedDir" {
-					uses++
-				}
-			case *ast.BasicLit:
-				if strings.Contains(n.Value, layers.EnvTestManagedDir) {
-					uses++
-				}
+	// Each test-only variable: its declaring file mentions it twice (the
+	// name and its value), no other production file at all.
+	for _, v := range []struct{ ident, value, decl string }{
+		{"EnvTestManagedDir", layers.EnvTestManagedDir, "layers/paths.go"},
+		{"EnvTestManagedPreferences", layers.EnvTestManagedPreferences, "layers/ossource.go"},
+	} {
+		for name, path := range prod {
+			f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+			if err != nil {
+				t.Fatal(err)
 			}
-			return true
-		})
-		if name == "layers/paths.go" {
-			uses -= 2 // the declaration: its name and its value
-		}
-		if uses > 0 {
-			t.Errorf("%s (production build) mentions the test managed-dir variable", name)
+			uses := 0
+			ast.Inspect(f, func(n ast.Node) bool {
+				switch n := n.(type) {
+				case *ast.Ident:
+					if n.Name == v.ident {
+						uses++
+					}
+				case *ast.BasicLit:
+					if strings.Contains(n.Value, v.value) {
+						uses++
+					}
+				}
+				return true
+			})
+			if name == v.decl {
+				uses -= 2
+			}
+			if uses > 0 {
+				t.Errorf("%s (production build) mentions the test variable %s", name, v.value)
+			}
 		}
 	}
 	if _, ok := files("-tags", layers.TestBuildTag)["layers/testbuild.go"]; !ok {

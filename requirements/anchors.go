@@ -76,27 +76,7 @@ func ResolveAnchors(o AnchorOptions) Anchors {
 	anchorPath := filepath.Join(o.ManagedDir, AnchorFile)
 	if _, err := os.Lstat(anchorPath); err == nil {
 		keys, err := signing.ReadAnchorFile(anchorPath, o.Check)
-		a := Anchors{Source: anchorPath, Enforced: true}
-		if err != nil {
-			a.Err = fmt.Errorf("read trust anchor %s: %w", anchorPath, err)
-			return a
-		}
-		a.Keys = keys
-		if env != "" {
-			envKeys, err := parseEnvKeys(env)
-			if err != nil {
-				a.Notes = append(a.Notes, fmt.Sprintf("%s ignored: %v", EnvPubkey, err))
-				return a
-			}
-			a.Keys, a.Notes = narrow(keys, envKeys)
-			if len(a.Keys) == 0 {
-				a.Keys = keys
-				a.Notes = append(a.Notes, fmt.Sprintf("%s names no key of the admin anchor %s: ignored", EnvPubkey, anchorPath))
-			} else {
-				a.Source += " ∩ env:" + EnvPubkey
-			}
-		}
-		return a
+		return adminAnchors(anchorPath, keys, err, env)
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return Anchors{Source: anchorPath, Enforced: true, Err: fmt.Errorf("stat trust anchor %s: %w", anchorPath, err)}
 	}
@@ -108,6 +88,46 @@ func ResolveAnchors(o AnchorOptions) Anchors {
 	if err != nil {
 		a.Err = err
 		a.Keys = nil
+	}
+	return a
+}
+
+// AnchorsFromData builds the admin anchor from the trusted keys an
+// OS-native managed source holds (the TrustedKeys value of macOS managed
+// preferences or the Windows policy key), which only an administrator can
+// write: the same rules as the anchor file, $OC_REQUIREMENTS_PUBKEY
+// narrowing it at most.
+func AnchorsFromData(source string, data []byte, getenv func(string) string) Anchors {
+	env := ""
+	if getenv != nil {
+		env = strings.TrimSpace(getenv(EnvPubkey))
+	}
+	keys, err := signing.ParsePublicKeys(data)
+	return adminAnchors(source, keys, err, env)
+}
+
+// adminAnchors is an admin anchor read from source (keys, or the error
+// reading them), narrowed by the variable's value env.
+func adminAnchors(source string, keys []signing.PublicKey, err error, env string) Anchors {
+	a := Anchors{Source: source, Enforced: true}
+	if err != nil {
+		a.Err = fmt.Errorf("read trust anchor %s: %w", source, err)
+		return a
+	}
+	a.Keys = keys
+	if env != "" {
+		envKeys, err := parseEnvKeys(env)
+		if err != nil {
+			a.Notes = append(a.Notes, fmt.Sprintf("%s ignored: %v", EnvPubkey, err))
+			return a
+		}
+		a.Keys, a.Notes = narrow(keys, envKeys)
+		if len(a.Keys) == 0 {
+			a.Keys = keys
+			a.Notes = append(a.Notes, fmt.Sprintf("%s names no key of the admin anchor %s: ignored", EnvPubkey, source))
+		} else {
+			a.Source += " ∩ env:" + EnvPubkey
+		}
 	}
 	return a
 }

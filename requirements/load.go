@@ -40,7 +40,11 @@ var (
 
 // Options are the inputs of Load.
 type Options struct {
-	Path    string    // the requirements file
+	Path string // the requirements file
+	// Data, when not nil, is the envelope itself, read from an OS-native
+	// managed source (macOS managed preferences, the Windows policy
+	// registry); Path then only names it.
+	Data    []byte
 	Anchors Anchors   // trusted keys
 	Now     time.Time // the clock (zero = time.Now)
 	// StateDir holds the anti-rollback state and the last-known-good
@@ -71,6 +75,17 @@ type Result struct {
 	TrustSource string
 	// Warnings are non-fatal remarks (expiry soon, anchor notes, state).
 	Warnings []string
+	// LastKnownGood is this machine's anti-rollback record for the trusted
+	// key set once Load is done: the highest serial verified here and its
+	// payload hash, whose envelope stands in when a later file is refused
+	// (nil: no state, or nothing verified yet).
+	LastKnownGood *Mark
+}
+
+// Mark is an anti-rollback high-water mark.
+type Mark struct {
+	Serial        int64
+	PayloadSHA256 string
 }
 
 // Blocking reports whether sessions must be refused: requirements are
@@ -110,8 +125,20 @@ func Load(o Options) *Result {
 		}
 	}
 	fp := o.Anchors.Fingerprint()
+	if st != nil {
+		defer func() {
+			if rec, ok := st.Keysets[fp]; ok {
+				r.LastKnownGood = &Mark{Serial: rec.Serial, PayloadSHA256: rec.PayloadSHA256}
+			}
+		}()
+	}
 
-	data, err := readCapped(o.Path)
+	data, err := o.Data, error(nil)
+	if data == nil {
+		data, err = readCapped(o.Path)
+	} else if len(data) > MaxSize {
+		err = fmt.Errorf("read requirements %s: %w: larger than %d bytes", o.Path, ErrTooLarge, MaxSize)
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		// A failed MDM push or a deleted file never means "no policy".
 		err = fmt.Errorf("requirements: %s: %w although trusted keys are configured (%s)", orDefault(o.Path, "(no path)"), ErrMissing, o.Anchors.Source)

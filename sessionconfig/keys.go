@@ -143,6 +143,8 @@ var (
 	MCPServers      = objectKey[map[string]mcp.Server]("mcp", "servers")
 	MCPStartTimeout = intKey("mcp", "startup_timeout_s")
 	MCPCallTimeout  = intKey("mcp", "call_timeout_s")
+	TelemetryEnabled       = boolKey("telemetry", "enabled")
+	TelemetryIncludeInputs = boolKey("telemetry", "include_inputs")
 
 	JEVPermissions = stringKey([]string{"shadow", "act"}, "jev", "permissions")
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/oceancode/oceancode/agent/provider/providertest"
 	"github.com/oceancode/oceancode/internal/hermetictest"
+	"github.com/oceancode/oceancode/internal/telemetry/otlptest"
 	"github.com/oceancode/oceancode/layers/layerstest"
 )
 
@@ -161,7 +162,13 @@ func contains(s, sub string) bool { return strings.Contains(s, sub) }
 // tool call against the loopback model, whole process, sandbox off. It
 // reports the median wall time, the peak RSS and the median time from the
 // process's start to its first model request.
-func BenchmarkRunTurnProcess(b *testing.B) {
+func BenchmarkRunTurnProcess(b *testing.B) { benchRunTurn(b, false) }
+
+// BenchmarkRunTurnTelemetryProcess: the same turn with telemetry.enabled,
+// exporting its decision to a loopback OTLP/HTTP receiver (docs/telemetry.md).
+func BenchmarkRunTurnTelemetryProcess(b *testing.B) { benchRunTurn(b, true) }
+
+func benchRunTurn(b *testing.B, telemetry bool) {
 	bin := built(b)
 	srv := providertest.NewScript(nil, providertest.Script{Loop: true, Turns: []providertest.Turn{
 		{ToolCalls: []providertest.ToolCall{{Name: "bash", Input: []byte(`{"command":"echo hello"}`)}}},
@@ -169,9 +176,19 @@ func BenchmarkRunTurnProcess(b *testing.B) {
 	}})
 	defer srv.Close()
 	m := layerstest.New(b)
-	m.ProjectConfig(`{"provider": {"mock": {"type": "openai", "base_url": "` + srv.OpenAIURL() + `"}}, "model": "mock/m"}`)
+	extra := ""
+	var rcv *otlptest.Receiver
+	if telemetry {
+		rcv = otlptest.New()
+		defer rcv.Close()
+		extra = `, "telemetry": {"enabled": true}`
+	}
+	m.ProjectConfig(`{"provider": {"mock": {"type": "openai", "base_url": "` + srv.OpenAIURL() + `"}}, "model": "mock/m"` + extra + `}`)
 	env := []string{"HOME=" + m.Home, "XDG_CONFIG_HOME=" + m.Env["XDG_CONFIG_HOME"], "XDG_STATE_HOME=" + m.Env["XDG_STATE_HOME"],
 		"OPENAI_API_KEY=k", "PATH=" + os.Getenv("PATH"), noManagedDir(b)}
+	if rcv != nil {
+		env = append(env, "OTEL_EXPORTER_OTLP_ENDPOINT="+rcv.URL())
+	}
 	before := len(srv.Requests())
 	b.ResetTimer()
 	runs := measure(b, b.N, m.Project, env, filepath.Join(bin, "oceancode"), "run", "--auto", "--format", "json", "say hello")
@@ -183,6 +200,9 @@ func BenchmarkRunTurnProcess(b *testing.B) {
 	var firstReq []time.Duration
 	for i, r := range runs {
 		firstReq = append(firstReq, reqs[2*i].At.Sub(time.Unix(0, r.StartUnixNano)))
+	}
+	if rcv != nil && len(rcv.Spans()) < 2*b.N {
+		b.Fatalf("the receiver got %d spans for %d runs, want a decision and a summary each", len(rcv.Spans()), b.N)
 	}
 	report(b, runs)
 	b.ReportMetric(medianMS(firstReq), "ms-to-first-request")

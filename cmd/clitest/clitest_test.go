@@ -30,6 +30,7 @@ import (
 	admincli "github.com/oceancode/oceancode/cmd/oceanadmin/cli"
 	agentcli "github.com/oceancode/oceancode/cmd/oceancode/cli"
 	"github.com/oceancode/oceancode/internal/hermetictest"
+	"github.com/oceancode/oceancode/internal/telemetry/otlptest"
 	"github.com/oceancode/oceancode/layers"
 	"github.com/oceancode/oceancode/signing"
 )
@@ -45,6 +46,9 @@ func TestMain(m *testing.M) {
 	}
 	if d := os.Getenv(testManagedDir); d != "" {
 		layers.SystemManagedDir = d
+		// Nor the host's OS-native managed source: only a plist a script
+		// names.
+		layers.SystemManagedPreferences = os.Getenv(layers.EnvTestManagedPreferences)
 	}
 	testscript.Main(m, map[string]func(){
 		"oceancode": func() {
@@ -78,6 +82,8 @@ func TestMain(m *testing.M) {
 var (
 	mockMu      sync.Mutex
 	mockServers = map[*testscript.TestScript]*providertest.Server{}
+	// otlpReceivers maps a running script to its OTLP receiver.
+	otlpReceivers = map[*testscript.TestScript]*otlptest.Receiver{}
 )
 
 func TestScripts(t *testing.T) {
@@ -142,6 +148,29 @@ func TestScripts(t *testing.T) {
 				mockMu.Lock()
 				mockServers[ts] = srv
 				mockMu.Unlock()
+			},
+			// otlpreceiver: start a loopback OTLP/HTTP receiver for the rest
+			// of the script and point OTEL_EXPORTER_OTLP_ENDPOINT at it;
+			// otlpdump writes what it received to $OTLP_DUMP for grep.
+			"otlpreceiver": func(ts *testscript.TestScript, neg bool, args []string) {
+				r := otlptest.New()
+				ts.Defer(r.Close)
+				ts.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", r.URL())
+				ts.Setenv("OTLP_DUMP", ts.MkAbs("otlp-received.txt"))
+				mockMu.Lock()
+				otlpReceivers[ts] = r
+				mockMu.Unlock()
+			},
+			"otlpdump": func(ts *testscript.TestScript, neg bool, args []string) {
+				mockMu.Lock()
+				r := otlpReceivers[ts]
+				mockMu.Unlock()
+				if r == nil {
+					ts.Fatalf("otlpdump: no otlpreceiver started")
+				}
+				var b strings.Builder
+				r.Dump(&b)
+				ts.Check(os.WriteFile(ts.Getenv("OTLP_DUMP"), []byte(b.String()), 0o644))
 			},
 			// mockrequests: write the mock model's recorded requests to
 			// $MOCK_REQUESTS (bodies included) for grep.

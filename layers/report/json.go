@@ -154,6 +154,8 @@ func (w *jsonWriter) report(r *Report) {
 	w.int("version", int64(r.Version))
 	w.field("requirements")
 	w.requirements(&r.Requirements)
+	w.field("attestation")
+	w.attestation(&r.Attestation)
 	w.field("layers")
 	if r.Layers == nil {
 		w.b = append(w.b, "null"...)
@@ -229,6 +231,29 @@ func (w *jsonWriter) requirements(q *Requirements) {
 	w.strOmit("trust_source", q.TrustSource)
 	w.boolOmit("enforced_by_admin_anchor", q.Enforced)
 	w.stringsOmit("warnings", q.Warnings)
+	w.close('}', prev)
+}
+
+func (w *jsonWriter) attestation(a *Attestation) {
+	prev := w.open('{')
+	w.str("status", a.Status)
+	w.int("serial", a.Serial)
+	w.str("payload_sha256", a.PayloadSHA256)
+	w.strings("signers", a.Signers)
+	w.strings("trusted_keys", a.TrustedKeys)
+	w.str("trust_source", a.TrustSource)
+	w.str("policy_source", a.PolicySource)
+	w.str("os_managed", a.OSManaged)
+	w.field("last_known_good")
+	if l := a.LastKnownGood; l == nil {
+		w.b = append(w.b, "null"...)
+	} else {
+		p := w.open('{')
+		w.bool("in_use", l.InUse)
+		w.int("serial", l.Serial)
+		w.str("payload_sha256", l.PayloadSHA256)
+		w.close('}', p)
+	}
 	w.close('}', prev)
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/oceancode/oceancode/internal/secret"
 	"github.com/oceancode/oceancode/layers"
 	"github.com/oceancode/oceancode/provenance"
+	"github.com/oceancode/oceancode/requirements"
 )
 
 // Version is the JSON shape's version; fields may be added, never renamed.
@@ -20,6 +21,7 @@ const Version = 1
 type Report struct {
 	Version      int                 `json:"version"`
 	Requirements Requirements        `json:"requirements"`
+	Attestation  Attestation         `json:"attestation"`
 	Layers       []layers.LayerInfo  `json:"layers"`
 	Keys         map[string]Key      `json:"keys"`
 	Locks        *Locks              `json:"locks,omitempty"`
@@ -29,6 +31,34 @@ type Report struct {
 	// machine; the CLI fills it (the report itself knows only config).
 	Sandbox *Sandbox `json:"sandbox,omitempty"`
 	order   []string
+}
+
+// Attestation is what a fleet compares across machines to find drift
+// (docs/fleet.md): which policy is in effect, who signed it, what it was
+// checked against and where it came from. Every field is always present.
+type Attestation struct {
+	// Status is the requirements status (verified, last_known_good, …).
+	Status        string   `json:"status"`
+	Serial        int64    `json:"serial"`
+	PayloadSHA256 string   `json:"payload_sha256"`
+	Signers       []string `json:"signers"`
+	TrustedKeys   []string `json:"trusted_keys"`
+	TrustSource   string   `json:"trust_source"`
+	// PolicySource is where the requirements were read from.
+	PolicySource string `json:"policy_source"`
+	// OSManaged names the OS-native managed source in effect ("" none).
+	OSManaged string `json:"os_managed"`
+	// LastKnownGood is this machine's anti-rollback mark for the trusted
+	// key set (null: no state, or nothing verified yet).
+	LastKnownGood *LastKnownGood `json:"last_known_good"`
+}
+
+// LastKnownGood is the last policy verified on this machine; InUse says it
+// stands in for a refused file.
+type LastKnownGood struct {
+	InUse         bool   `json:"in_use"`
+	Serial        int64  `json:"serial"`
+	PayloadSHA256 string `json:"payload_sha256"`
 }
 
 // Requirements is the requirements status block.
@@ -142,6 +172,25 @@ func (o Options) shorten(s string) string {
 	return s
 }
 
+// attestation summarises the policy in effect.
+func attestation(r *layers.Resolved, sh func(string) string) Attestation {
+	a := Attestation{Signers: []string{}, TrustedKeys: []string{}, OSManaged: sh(r.OSManaged)}
+	req := r.Requirements
+	if req == nil {
+		return a
+	}
+	a.Status, a.PayloadSHA256, a.TrustSource, a.PolicySource = string(req.Status), req.PayloadSHA256, sh(req.TrustSource), sh(req.Path)
+	a.Signers = append(a.Signers, req.Signers...)
+	a.TrustedKeys = append(a.TrustedKeys, req.TrustedKeys...)
+	if req.Policy != nil {
+		a.Serial = req.Policy.Serial
+	}
+	if m := req.LastKnownGood; m != nil {
+		a.LastKnownGood = &LastKnownGood{InUse: req.Status == requirements.LastKnownGood, Serial: m.Serial, PayloadSHA256: m.PayloadSHA256}
+	}
+	return a
+}
+
 // Build turns a resolved configuration into a report.
 func Build(r *layers.Resolved, o Options) *Report {
 	sh := o.shorten
@@ -170,6 +219,7 @@ func Build(r *layers.Resolved, o Options) *Report {
 			rep.Requirements.Serial, rep.Requirements.ExpiresAt, rep.Requirements.Org = p.Serial, p.ExpiresAt, p.Org
 		}
 	}
+	rep.Attestation = attestation(r, sh)
 	if l := r.Locks; l.Policy != nil {
 		rep.Locks = &Locks{DisallowedModes: l.DisallowedModes, Pinned: l.Pinned, MCPRefused: l.MCPRefused, MinSandboxMode: l.MinSandboxMode}
 		newKinds(rep.Locks, l)

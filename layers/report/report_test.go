@@ -102,7 +102,7 @@ func TestJSONShapeStable(t *testing.T) {
 	if err := json.Unmarshal(out, &top); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"version", "requirements", "layers", "keys"} {
+	for _, f := range []string{"version", "requirements", "attestation", "layers", "keys"} {
 		if _, ok := top[f]; !ok {
 			t.Errorf("inspect --json lacks %q", f)
 		}
@@ -159,5 +159,46 @@ func TestRedactsSecretShapedValues(t *testing.T) {
 	shown, _ := report.Build(r, report.Options{ShowSecrets: true}).JSON()
 	if !bytes.Contains(shown, []byte("plainsecretvalue")) || !bytes.Contains(shown, []byte("hunter2")) {
 		t.Errorf("--show-secrets hides values:\n%s", shown)
+	}
+}
+
+// TestGoldenAttestation: the attestation object for a verified policy, for
+// the last-known-good policy standing in for a refused file, and for a
+// machine that enforces nothing: every field present in each.
+func TestGoldenAttestation(t *testing.T) {
+	m := layerstest.Full(t)
+	abbrev := report.Options{Abbrev: []report.Abbrev{{Dir: m.Root, Name: "$ROOT"}}}
+	got := map[string]report.Attestation{}
+	got["verified"] = report.Build(m.Resolve(), abbrev).Attestation
+	if err := os.WriteFile(filepath.Join(m.ManagedDir, "requirements.json"), []byte(`{"payload":"tampered"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got["last_known_good"] = report.Build(m.Resolve(), abbrev).Attestation
+	bare := layerstest.New(t)
+	got["not_enforced"] = report.Build(bare.Resolve(), report.Options{Abbrev: []report.Abbrev{{Dir: bare.Root, Name: "$ROOT"}}}).Attestation
+	if !got["last_known_good"].LastKnownGood.InUse || got["verified"].LastKnownGood.InUse {
+		t.Errorf("in_use: verified %+v, last known good %+v", got["verified"].LastKnownGood, got["last_known_good"].LastKnownGood)
+	}
+	out, err := json.MarshalIndent(got, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "attestation.json", append(out, '\n'))
+	// The report's own writer writes the same object.
+	rep := report.Build(m.Resolve(), abbrev)
+	js, err := rep.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(js, &top); err != nil {
+		t.Fatal(err)
+	}
+	var a report.Attestation
+	if err := json.Unmarshal(top["attestation"], &a); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(got["last_known_good"], a); diff != "" {
+		t.Errorf("inspect --json attestation (-want +got):\n%s", diff)
 	}
 }

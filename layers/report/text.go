@@ -43,6 +43,16 @@ func (r *Report) Text(w io.Writer, detail bool) error {
 		}
 		fmt.Fprintln(tw)
 	}
+	if a := r.Attestation; a.OSManaged != "" {
+		fmt.Fprintf(tw, "  OS-managed source\t%s (wins over the managed dir for each value it sets)\n", a.OSManaged)
+	}
+	if l := r.Attestation.LastKnownGood; l != nil {
+		use := "on record"
+		if l.InUse {
+			use = "in use: it stands in for the refused file"
+		}
+		fmt.Fprintf(tw, "  last known good\tserial %d, payload sha256 %s (%s)\n", l.Serial, l.PayloadSHA256, use)
+	}
 	for _, wn := range q.Warnings {
 		fmt.Fprintf(tw, "  warning\t%s\n", oneLine(wn))
 	}

@@ -123,11 +123,14 @@ func runRun(ctx context.Context, app *App, o runOptions, prompt string) error {
 		return err
 	}
 	defer rt.close()
+	tel := startTelemetry(ctx, app, res)
+	defer closeTelemetry(app, tel)
 
 	out := newRenderer(app, o.format)
 	opts := runner.Options{Turn: rt.cfg, SubAgent: rt.subAgent, MCP: rt.mcp, Resume: o.session,
 		OnEvent: func(e runner.Event) {
 			out.event(e.Event)
+			tel.Event(e.Event)
 			if TestHooks.OnEvent != nil {
 				TestHooks.OnEvent(e.Event)
 			}

@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"syscall"
 	"time"
 )
 
@@ -51,9 +50,7 @@ func main() {
 			os.Exit(1)
 		}
 		r := Run{StartUnixNano: start.UnixNano(), WallNano: wall.Nanoseconds()}
-		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			r.MaxRSSKiB = ru.Maxrss
-		}
+		r.MaxRSSKiB = maxRSS(cmd.ProcessState)
 		runs = append(runs, r)
 	}
 	if err := json.NewEncoder(os.Stdout).Encode(runs); err != nil {
