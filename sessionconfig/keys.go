@@ -140,9 +140,9 @@ var (
 
 	// MCPServers is read through MCPServersOf, with ~/.claude.json and
 	// the project's .mcp.json.
-	MCPServers      = objectKey[map[string]mcp.Server]("mcp", "servers")
-	MCPStartTimeout = intKey("mcp", "startup_timeout_s")
-	MCPCallTimeout  = intKey("mcp", "call_timeout_s")
+	MCPServers             = objectKey[map[string]mcp.Server]("mcp", "servers")
+	MCPStartTimeout        = intKey("mcp", "startup_timeout_s")
+	MCPCallTimeout         = intKey("mcp", "call_timeout_s")
 	TelemetryEnabled       = boolKey("telemetry", "enabled")
 	TelemetryIncludeInputs = boolKey("telemetry", "include_inputs")
 
