@@ -68,7 +68,6 @@ func TestBinariesStayLean(t *testing.T) {
 		{"github.com/goreleaser/nfpm", "packaging is admin side: only oceanadmin links it"},
 		// ~7 MB and ~1 ms of init per process, telemetry on or off: the
 		// OTLP/HTTP transport is internal/telemetry's own (otlphttp.go).
-		{"google.golang.org/grpc", "the OTLP export speaks HTTP through internal/telemetry, never gRPC"},
 	}
 	// oceanadmin links packaging and nfpm, and golang.org/x/crypto/ssh
 	// through nfpm (its changelog support imports go-git); no package of the

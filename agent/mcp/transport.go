@@ -10,12 +10,12 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/oceancode/oceancode/agent/sandbox"
+	"github.com/oceancode/oceancode/internal/procgroup"
 )
 
 // terminateWait is how long a closing stdio server has, once its stdin is
@@ -83,7 +83,7 @@ func stdioTransport(fp Fingerprint, s Server, env []string, p sandbox.Policy, st
 		cmd.Env = env
 		cmd.Dir = p.Dir
 		cmd.Stderr = stderr
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		procgroup.Own(cmd)
 		return &sdk.CommandTransport{Command: cmd, TerminateDuration: terminateWait}, nil
 	}
 	c, err := sandbox.Command(context.Background(), p, argv, env)

@@ -823,7 +823,7 @@ func TestLagged(t *testing.T) {
 	h := newHarness(t, []providertest.Turn{providertest.Text(words(3000))}, withBuffer(8, true))
 	id := h.create(nil)
 	d := &net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
-		return c.Control(func(fd uintptr) { syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096) })
+		return c.Control(smallRecvBuf)
 	}}
 	client := &http.Client{Transport: &http.Transport{DialContext: d.DialContext}}
 	req, _ := http.NewRequest("GET", h.ts.URL+"/api/session/"+id+"/events", nil)

@@ -2,10 +2,14 @@
 
 package tools
 
-import "os/exec"
+import (
+	"os/exec"
 
-func ownGroup(cmd *exec.Cmd) {}
+	"github.com/oceancode/oceancode/internal/procgroup"
+)
 
-func killGroup(pid int) error { return nil }
+func ownGroup(cmd *exec.Cmd) { procgroup.Own(cmd) }
+
+func killGroup(pid int) error { return procgroup.Kill(pid) }
 
 func signalOf(ps *exec.ExitError) (string, bool) { return "", false }

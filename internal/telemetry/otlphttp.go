@@ -1,37 +1,32 @@
 package telemetry
 
 import (
-	"bytes"
-	"compress/gzip"
-	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
-	"io"
-	"net/http"
 	"net/url"
 	"os"
 	"strconv"
 	"strings"
 	"time"
 
-	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
-	"google.golang.org/protobuf/proto"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 )
 
-// httpClient is the OTLP/HTTP protobuf transport (otlptrace.Client). It
-// stands in for otlptracehttp, whose configuration package links all of
-// gRPC (about 7 MB of binary and 1 ms of package init in every process,
-// telemetry on or off). It honours the standard variables: endpoint,
-// headers, timeout, compression and TLS certificates (docs/telemetry.md).
-// An export request is the same protobuf message as TracesData (OTLP:
-// ExportTraceServiceRequest and TracesData are wire-compatible).
-type httpClient struct {
+// httpOptions turns the standard OTEL_EXPORTER_OTLP_* variables (read
+// through getenv, so tests and the CLI's environment decide) into the
+// options of the SDK's OTLP/HTTP exporter (otlptracehttp), which speaks the
+// wire protocol. The variables are checked here first: a bad endpoint,
+// header, timeout, compression or certificate is an error at Start, where
+// the exporter on its own would log it and fall back to a default. A
+// failed export is not retried (the exit flush has a deadline).
+type httpOptions struct {
 	endpoint string
 	headers  map[string]string
 	gzip     bool
 	timeout  time.Duration
-	client   *http.Client
+	tls      *tls.Config
 }
 
 // otlpEnv reads OTEL_EXPORTER_OTLP_TRACES_<name>, else
@@ -43,8 +38,8 @@ func otlpEnv(getenv func(string) string, name string) string {
 	return strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_" + name))
 }
 
-func newHTTPClient(getenv func(string) string) (*httpClient, error) {
-	c := &httpClient{endpoint: "http://localhost:4318/v1/traces", headers: map[string]string{}, timeout: 10 * time.Second}
+func newHTTPClient(getenv func(string) string) (otlptrace.Client, error) {
+	c := &httpOptions{endpoint: "http://localhost:4318/v1/traces", headers: map[string]string{}, timeout: 10 * time.Second}
 	if v := strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")); v != "" {
 		c.endpoint = v // a signal's endpoint is used as given
 	} else if v := strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_ENDPOINT")); v != "" {
@@ -81,7 +76,7 @@ func newHTTPClient(getenv func(string) string) (*httpClient, error) {
 	default:
 		return nil, fmt.Errorf("OTEL_EXPORTER_OTLP_COMPRESSION %q: want gzip or none", v)
 	}
-	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr := c
 	if ca := otlpEnv(getenv, "CERTIFICATE"); ca != "" {
 		pem, err := os.ReadFile(ca)
 		if err != nil {
@@ -91,66 +86,25 @@ func newHTTPClient(getenv func(string) string) (*httpClient, error) {
 		if !pool.AppendCertsFromPEM(pem) {
 			return nil, fmt.Errorf("OTEL_EXPORTER_OTLP_CERTIFICATE %s: no PEM certificate", ca)
 		}
-		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+		tr.tls = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
 	}
 	if cert, key := otlpEnv(getenv, "CLIENT_CERTIFICATE"), otlpEnv(getenv, "CLIENT_KEY"); cert != "" || key != "" {
 		pair, err := tls.LoadX509KeyPair(cert, key)
 		if err != nil {
 			return nil, fmt.Errorf("OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE/CLIENT_KEY: %w", err)
 		}
-		if tr.TLSClientConfig == nil {
-			tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12}
+		if tr.tls == nil {
+			tr.tls = &tls.Config{MinVersion: tls.VersionTLS12}
 		}
-		tr.TLSClientConfig.Certificates = []tls.Certificate{pair}
+		tr.tls.Certificates = []tls.Certificate{pair}
 	}
-	c.client = &http.Client{Transport: tr}
-	return c, nil
-}
-
-func (c *httpClient) Start(context.Context) error { return nil }
-
-func (c *httpClient) Stop(context.Context) error {
-	c.client.CloseIdleConnections()
-	return nil
-}
-
-// UploadTraces sends one export request and waits for the collector's
-// answer (at most the configured timeout, or ctx's deadline).
-func (c *httpClient) UploadTraces(ctx context.Context, spans []*tracepb.ResourceSpans) error {
-	body, err := proto.Marshal(&tracepb.TracesData{ResourceSpans: spans})
-	if err != nil {
-		return fmt.Errorf("encode export request: %w", err)
-	}
+	opts := []otlptracehttp.Option{otlptracehttp.WithEndpointURL(c.endpoint), otlptracehttp.WithHeaders(c.headers),
+		otlptracehttp.WithTimeout(c.timeout), otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: false})}
 	if c.gzip {
-		var b bytes.Buffer
-		zw := gzip.NewWriter(&b)
-		zw.Write(body)
-		if err := zw.Close(); err != nil {
-			return fmt.Errorf("compress export request: %w", err)
-		}
-		body = b.Bytes()
+		opts = append(opts, otlptracehttp.WithCompression(otlptracehttp.GzipCompression))
 	}
-	ctx, cancel := context.WithTimeout(ctx, c.timeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint, bytes.NewReader(body))
-	if err != nil {
-		return fmt.Errorf("export to %s: %w", c.endpoint, err)
+	if c.tls != nil {
+		opts = append(opts, otlptracehttp.WithTLSClientConfig(c.tls))
 	}
-	for k, v := range c.headers {
-		req.Header.Set(k, v)
-	}
-	req.Header.Set("Content-Type", "application/x-protobuf")
-	if c.gzip {
-		req.Header.Set("Content-Encoding", "gzip")
-	}
-	resp, err := c.client.Do(req)
-	if err != nil {
-		return fmt.Errorf("export to %s: %w", c.endpoint, err)
-	}
-	defer resp.Body.Close()
-	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-	if resp.StatusCode/100 != 2 {
-		return fmt.Errorf("export to %s: %s: %s", c.endpoint, resp.Status, strings.TrimSpace(string(msg)))
-	}
-	return nil
+	return otlptracehttp.NewClient(opts...), nil
 }

@@ -14,7 +14,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -222,8 +221,8 @@ func readToken(path string) (string, error) {
 	if perm := fi.Mode().Perm(); perm != 0o600 {
 		return "", fmt.Errorf("server token %s: mode %04o, want 0600 (others could read it): run chmod 600 %s, or remove it to make a new token", path, perm, path)
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
-		return "", fmt.Errorf("server token %s: owned by uid %d, not by you (uid %d): remove it, a new token is made on the next start", path, st.Uid, os.Geteuid())
+	if uid, ok := fileUID(fi); ok && uid != os.Geteuid() {
+		return "", fmt.Errorf("server token %s: owned by uid %d, not by you (uid %d): remove it, a new token is made on the next start", path, uid, os.Geteuid())
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -367,18 +366,27 @@ func (f *sessionFactory) newSession(ctx context.Context, r server.CreateRequest)
 	for _, w := range sc.Warnings {
 		fmt.Fprintf(f.app.Stderr, "oceancode: %s\n", w)
 	}
-	sess, err := runner.Start(context.WithoutCancel(ctx), runner.Options{Turn: sc.Turn, SubAgent: sc.SubAgent, MCP: sc.MCP, Store: f.store, Resume: r.Resume, Interactive: true})
-	if err != nil {
+	opts := runner.Options{Turn: sc.Turn, SubAgent: sc.SubAgent, MCP: sc.MCP, Store: f.store, Resume: r.Resume, Interactive: true}
+	// The managed audit stream, as run exports it (telemetry.enabled):
+	// each session's decisions, with its resolution's attestation.
+	tel := startTelemetry(context.WithoutCancel(ctx), f.app, res)
+	if tel != nil {
+		opts.OnEvent = func(e runner.Event) { tel.Event(e.Event) }
+	}
+	release := func() {
 		if sc.Close != nil {
 			sc.Close()
 		}
+		closeTelemetry(f.app, tel)
+	}
+	sess, err := runner.Start(context.WithoutCancel(ctx), opts)
+	if err != nil {
+		release()
 		return nil, err
 	}
-	if sc.Close != nil {
-		f.mu.Lock()
-		f.closers = append(f.closers, sc.Close)
-		f.mu.Unlock()
-	}
+	f.mu.Lock()
+	f.closers = append(f.closers, release)
+	f.mu.Unlock()
 	return sess, nil
 }
 

@@ -1,14 +1,18 @@
+//go:build unix
+
 package clitest
 
 import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/oceancode/oceancode/agent/mcp/mcptest"
 	"github.com/oceancode/oceancode/agent/provider/providertest"
 	"github.com/oceancode/oceancode/agent/server/servertest"
+	"github.com/oceancode/oceancode/internal/telemetry/otlptest"
 )
 
 // TestServeAddMCP: POST /mcp adds a real stdio MCP server (agent/mcp/mcptest)
@@ -95,5 +99,35 @@ func TestServeClientMCP(t *testing.T) {
 	}
 	if b, err := os.ReadFile(marker); err != nil || !strings.Contains(string(b), "started") {
 		t.Errorf("the client's server did not start (marker %q, %v)", b, err)
+	}
+}
+
+// TestServeTelemetry: with telemetry.enabled, serve exports each session's
+// permission decisions to the OTLP/HTTP collector, flushed when it stops.
+func TestServeTelemetry(t *testing.T) {
+	rcv := otlptest.New()
+	t.Cleanup(rcv.Close)
+	model := providertest.New(t,
+		providertest.Call("bash", map[string]string{"command": "echo audit"}),
+		providertest.Text("done"),
+	)
+	m := serveMachine(t, model, `, "telemetry": {"enabled": true}, "permission": {"bash": {"echo audit": "allow"}}`)
+	m.Env["OTEL_EXPORTER_OTLP_ENDPOINT"] = rcv.URL()
+	s := startServe(t, m)
+	id := s.create(nil)
+	ch, _ := s.events(id, -1)
+	s.send(id, "audit")
+	s.until(ch, "done", 1)
+	s.kill(syscall.SIGTERM)
+	var found bool
+	for _, sp := range rcv.Spans() {
+		for _, e := range sp.Events {
+			if e.Attrs["oceancode.permission.action"] == "allow" && e.Attrs["oceancode.permission.rule"] != "" {
+				found = true
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no exported allow decision; spans %+v, errors %v; stderr:\n%s", rcv.Spans(), rcv.Errors(), s.stderr.String())
 	}
 }
