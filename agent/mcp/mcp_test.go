@@ -26,6 +26,7 @@ import (
 	"github.com/oceancode/oceancode/agent/provider/anthropic"
 	"github.com/oceancode/oceancode/agent/provider/providertest"
 	"github.com/oceancode/oceancode/agent/sandbox"
+	"github.com/oceancode/oceancode/agent/sandbox/sandboxtest"
 	"github.com/oceancode/oceancode/agent/shellguard"
 	"github.com/oceancode/oceancode/agent/tools"
 	"github.com/oceancode/oceancode/provenance"
@@ -38,21 +39,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv(mcptest.ServerEnv) == "1" {
 		mcptest.Main()
 	}
-	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperArg {
-		err := sandbox.HelperMain(os.Args[2:])
-		var es *sandbox.ExitStatus
-		if errors.As(err, &es) {
-			os.Exit(es.Code)
-		}
-		fmt.Fprintln(os.Stderr, "oceancode:", err)
-		os.Exit(126)
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	sandbox.HelperPath = exe
+	sandboxtest.ServeHelper()
 	os.Exit(m.Run())
 }
 

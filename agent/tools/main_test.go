@@ -3,35 +3,19 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/oceancode/oceancode/agent/childenv"
 	"github.com/oceancode/oceancode/agent/fsguard"
-	"github.com/oceancode/oceancode/agent/sandbox"
+	"github.com/oceancode/oceancode/agent/sandbox/sandboxtest"
 )
 
 // The test binary doubles as the sandbox helper (the code the oceancode
 // binary's hidden helper mode runs), so confined bash is tested for real.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperArg {
-		err := sandbox.HelperMain(os.Args[2:])
-		var es *sandbox.ExitStatus
-		if errors.As(err, &es) {
-			os.Exit(es.Code)
-		}
-		fmt.Fprintln(os.Stderr, "oceancode:", err)
-		os.Exit(126)
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	sandbox.HelperPath = exe
+	sandboxtest.ServeHelper()
 	os.Exit(m.Run())
 }
 
