@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/oceancode/oceancode/internal/hostrule"
 )
 
 // ErrImport is returned for an input file that cannot be read as the
@@ -157,8 +159,12 @@ func ImportClaude(data []byte) (*Imported, error) {
 			im.claudeEnv(v)
 		case "model":
 			im.skip(k, "OceanCode names models PROVIDER/MODEL with the provider defined in config: set model and provider in managed.json by hand")
-		case "availableModels", "enforceAvailableModels", "requiredMinimumVersion", "requiredMaximumVersion":
-			im.skip(k, "OceanCode has no such requirement yet (allowed models and a version floor are planned: issue 13 item 4)")
+		case "availableModels":
+			im.claudeModels(v)
+		case "enforceAvailableModels":
+			im.skip(k, "allowed_models is always enforced: nothing to switch on")
+		case "requiredMinimumVersion", "requiredMaximumVersion":
+			im.skip(k, "a Claude Code version is not an OceanCode version: set the policy's min_version by hand (docs/requirements-format.md)")
 		case "allowManagedPermissionRulesOnly", "allowManagedMcpServersOnly", "allowManagedHooksOnly":
 			im.skip(k, "OceanCode keeps user and project rules under the managed ones (last match wins) and requirements rules over all; there is no switch that drops the lower layers")
 		default:
@@ -358,15 +364,16 @@ func (im *importer) claudeSandbox(v any) {
 				hosts := []any{}
 				for i, d := range asList(n[nk]) {
 					h, _ := d.(string)
-					if h == "" || strings.ContainsAny(h, "*/") {
-						im.skip(fmt.Sprintf("%s.%s[%d] %q", key, nk, i, h), "sandbox.allow_hosts takes exact hosts (host or host:port), no wildcards")
+					if _, err := hostrule.Parse(h); err != nil {
+						im.skip(fmt.Sprintf("%s.%s[%d] %q", key, nk, i, h), "not a sandbox.allow_hosts entry (host, host:port, *.domain or an IP): "+err.Error())
 						continue
 					}
 					hosts = append(hosts, h)
 				}
+				// The egress proxy enforces the list (docs/sandbox.md); a
+				// domain the list leaves out is refused, not opened.
 				set(im.managed, "sandbox.network", "allowlist")
 				set(im.managed, "sandbox.allow_hosts", hosts)
-				im.partly(key+"."+nk, "mapped to sandbox.network allowlist and sandbox.allow_hosts, which OceanCode does not enforce yet (egress stays open)")
 			}
 		default:
 			im.skip(key, "no OceanCode equivalent")
@@ -619,4 +626,27 @@ func strs(v any) []string {
 		}
 	}
 	return out
+}
+
+// claudeModels maps Claude Code's availableModels (model ids such as
+// "claude-sonnet-4-5", or the aliases sonnet, opus, haiku) to the policy's
+// allowed_models, as anthropic/… patterns.
+func (im *importer) claudeModels(v any) {
+	var pats []any
+	for i, m := range asList(v) {
+		s, _ := m.(string)
+		switch {
+		case s == "sonnet" || s == "opus" || s == "haiku":
+			pats = append(pats, "anthropic/claude-"+s+"-*")
+		case strings.HasPrefix(s, "claude-") && !strings.ContainsAny(s, "/ \t"):
+			pats = append(pats, "anthropic/"+s)
+		default:
+			im.skip(fmt.Sprintf("availableModels[%d] %q", i, s), "not a Claude model id or alias (sonnet, opus, haiku): add it to allowed_models as PROVIDER/MODEL by hand")
+		}
+	}
+	if len(pats) == 0 {
+		im.skip("availableModels", "no entry could be mapped: allowed_models stays unset (every model is allowed)")
+		return
+	}
+	im.policy["allowed_models"] = pats
 }
