@@ -179,6 +179,7 @@ func TestBuildErrors(t *testing.T) {
 		want string
 	}{
 		{name: "no model", kind: sessionconfig.ErrUsage, want: "no model: pass --model PROVIDER/MODEL"},
+		{name: "no model over the API", req: sessionconfig.Request{Via: "api"}, kind: sessionconfig.ErrUsage, want: `no model: send "model": "PROVIDER/MODEL" in the request`},
 		{name: "unknown provider", req: sessionconfig.Request{Model: "corp/m1"}, kind: sessionconfig.ErrUsage, want: `no provider "corp" is configured`},
 		{name: "a key in api_key_env", user: `{"provider": {"openai": {"type": "openai", "api_key_env": "sk_live_4eC39HqLyjWDarjtT1zdp7dc"}}}`,
 			req: sessionconfig.Request{Model: "openai/gpt-5"}, kind: sessionconfig.ErrInvalid, want: "api_key_env holds what looks like an API key"},

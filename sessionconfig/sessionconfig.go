@@ -225,7 +225,7 @@ func Build(ctx context.Context, res *layers.Resolved, req Request, h Host) (*Ses
 	if err != nil {
 		return nil, invalid(err)
 	}
-	prov, modelName, err := providerFor(res, model, h)
+	prov, modelName, err := providerFor(res, model, req.Via, h)
 	if err != nil {
 		return nil, err
 	}
@@ -348,9 +348,13 @@ func Build(ctx context.Context, res *layers.Resolved, req Request, h Host) (*Ses
 // providerFor picks the provider and model name from "PROVIDER/MODEL" and
 // the provider's configuration, and asks the host for the provider; the
 // API key is read from the environment.
-func providerFor(res *layers.Resolved, model string, h Host) (provider.Provider, string, error) {
+func providerFor(res *layers.Resolved, model, via string, h Host) (provider.Provider, string, error) {
 	if model == "" {
-		return nil, "", usage(errors.New("no model: pass --model PROVIDER/MODEL or set \"model\" in the config (see docs/providers.md)"))
+		how := "pass --model PROVIDER/MODEL"
+		if via == "api" {
+			how = `send "model": "PROVIDER/MODEL" in the request`
+		}
+		return nil, "", usage(fmt.Errorf("no model: %s or set \"model\" in the config (see docs/providers.md)", how))
 	}
 	name, modelName, ok := strings.Cut(model, "/")
 	if !ok || name == "" || modelName == "" {
