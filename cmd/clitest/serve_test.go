@@ -307,6 +307,10 @@ func TestServe(t *testing.T) {
 	m.Anchor()
 	m.Requirements(1, map[string]any{"disable_bypass_permissions": true})
 	s := startServe(t, m)
+	// stderr is copied by its own goroutine: it may trail the stdout line.
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(s.stderr.String(), "server.token") && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
 	if !strings.Contains(s.stderr.String(), "server.token") || strings.Contains(s.stderr.String(), s.Token) {
 		t.Errorf("stderr names the token file and never the token:\n%s", s.stderr.String())
 	}

@@ -140,8 +140,10 @@ func runServe(ctx context.Context, app *App, o serveOptions) error {
 	if err != nil {
 		fmt.Fprintf(app.Stderr, "oceancode: warning: %v\n", err)
 	}
-	fmt.Fprintf(app.Stdout, "listening on http://%s\n", addr)
+	// The token's path goes to stderr before the first stdout line, so a
+	// client that has read "listening on" can find it said.
 	fmt.Fprintf(app.Stderr, "oceancode: the bearer token is in %s (send Authorization: Bearer TOKEN)\n", tokenPath)
+	fmt.Fprintf(app.Stdout, "listening on http://%s\n", addr)
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
 		BaseContext: func(net.Listener) context.Context { return ctx }}
 	served := make(chan error, 1)
