@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/oceancode/oceancode/agent"
@@ -204,15 +203,13 @@ func withClientServers(declared []mcp.Server, client map[string]mcp.Server) ([]m
 	out := append([]mcp.Server(nil), declared...)
 	for _, n := range names {
 		s := client[n]
-		switch {
-		case n == "" || strings.ContainsAny(n, "/ \t\n"):
-			return nil, usage(fmt.Errorf("mcp_servers %q: name the server without \"/\" or spaces (its tools are offered as mcp__NAME__TOOL)", n))
-		case have[n] != "":
-			return nil, usage(fmt.Errorf("mcp_servers.%s: a server of that name is already declared in %s: pick another name", n, have[n]))
-		case (s.Command == "") == (s.URL == ""):
-			return nil, usage(fmt.Errorf("mcp_servers.%s: give either \"command\" (a stdio server) or \"url\" (a streamable-HTTP server)", n))
-		}
 		s.Name, s.Origin, s.Source = n, permission.MCPClient, "client (POST /api/session)"
+		if err := s.Check(); err != nil {
+			return nil, usage(fmt.Errorf("mcp_servers: %w", err))
+		}
+		if have[n] != "" {
+			return nil, usage(fmt.Errorf("mcp_servers.%s: a server of that name is already declared in %s: pick another name", n, have[n]))
+		}
 		out = append(out, s)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })

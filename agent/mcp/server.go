@@ -53,6 +53,20 @@ type Server struct {
 	Source string `json:"-"`
 }
 
+// Check says what is wrong with a definition a client hands over at
+// runtime (serve's "mcp_servers", POST /mcp): the name must be one the mcp
+// rule pattern <server>/<tool> and the tool names mcp__NAME__TOOL can carry,
+// and exactly one transport must be given.
+func (s Server) Check() error {
+	switch {
+	case s.Name == "" || strings.ContainsAny(s.Name, "/ \t\n"):
+		return fmt.Errorf("mcp server %q: name the server without \"/\" or spaces (its tools are offered as mcp__NAME__TOOL)", s.Name)
+	case (s.Command == "") == (s.URL == ""):
+		return fmt.Errorf("mcp server %s: give either \"command\" (a stdio server) or \"url\" (a streamable-HTTP server)", s.Name)
+	}
+	return nil
+}
+
 // Disabled reports whether the definition turns the server off.
 func (s Server) Disabled() bool { return s.Enabled != nil && !*s.Enabled }
 

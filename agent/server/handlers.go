@@ -296,15 +296,14 @@ func (s *Server) mcp(w http.ResponseWriter, r *http.Request) {
 	if !s.decode(w, r, &b) {
 		return
 	}
-	switch {
-	case b.Session == "":
+	srv := mcp.Server{Name: b.Name, Command: b.Command, Args: b.Args, Env: b.Env,
+		URL: b.URL, Headers: b.Headers, Origin: permission.MCPRuntime, Source: "runtime add (POST /mcp)"}
+	if b.Session == "" {
 		writeError(w, http.StatusBadRequest, "bad_request", `"session": name the session to add the server to (POST /api/session creates one)`)
 		return
-	case b.Name == "" || strings.ContainsAny(b.Name, "/ \t\n"):
-		writeError(w, http.StatusBadRequest, "bad_request", `"name": give the server a name without "/" or spaces (its tools are offered as mcp__NAME__TOOL)`)
-		return
-	case (b.Command == "") == (b.URL == ""):
-		writeError(w, http.StatusBadRequest, "bad_request", `give either "command" (a stdio server) or "url" (a streamable-HTTP server)`)
+	}
+	if err := srv.Check(); err != nil {
+		writeError(w, http.StatusBadRequest, "bad_request", err.Error())
 		return
 	}
 	s.mu.Lock()
@@ -314,8 +313,7 @@ func (s *Server) mcp(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no_session", fmt.Sprintf("no session %q on this server: create one with POST /api/session", b.Session))
 		return
 	}
-	st, err := sess.AddMCP(r.Context(), mcp.Server{Name: b.Name, Command: b.Command, Args: b.Args, Env: b.Env,
-		URL: b.URL, Headers: b.Headers, Origin: permission.MCPRuntime, Source: "runtime add (POST /mcp)"})
+	st, err := sess.AddMCP(r.Context(), srv)
 	body := mcpStatusBody{Name: st.Name, Origin: st.Origin, Source: st.Source, State: st.State, Reason: st.Reason,
 		Tools: st.Tools, TookMS: float64(st.Took.Microseconds()) / 1000}
 	if body.Tools == nil {
