@@ -231,12 +231,7 @@ func (h *harness) stream(id string, hdr map[string]string) (<-chan servertest.Ev
 		b, _ := io.ReadAll(resp.Body)
 		h.t.Fatalf("events: %d %s %s", resp.StatusCode, resp.Header.Get("Content-Type"), b)
 	}
-	ch := make(chan servertest.Event, 4096)
-	go func() {
-		defer close(ch)
-		defer resp.Body.Close()
-		servertest.Read(resp.Body, ch)
-	}()
+	ch := servertest.Stream(resp.Body, 4096)
 	h.t.Cleanup(cancel)
 	return ch, cancel
 }
@@ -467,12 +462,7 @@ func (h *harness) streamQuery(id string, after int) (<-chan servertest.Event, fu
 	if err != nil || resp.StatusCode != 200 {
 		h.t.Fatalf("events?after: %v %v", resp, err)
 	}
-	ch := make(chan servertest.Event, 4096)
-	go func() {
-		defer close(ch)
-		defer resp.Body.Close()
-		servertest.Read(resp.Body, ch)
-	}()
+	ch := servertest.Stream(resp.Body, 4096)
 	h.t.Cleanup(cancel)
 	return ch, cancel
 }

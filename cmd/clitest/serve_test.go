@@ -221,12 +221,7 @@ func (s *served) events(id string, after int64) (<-chan servertest.Event, contex
 		cancel()
 		s.t.Fatalf("events: %d %s", resp.StatusCode, b)
 	}
-	ch := make(chan servertest.Event, 1<<14)
-	go func() {
-		defer close(ch)
-		defer resp.Body.Close()
-		servertest.Read(resp.Body, ch)
-	}()
+	ch := servertest.Stream(resp.Body, 1<<14)
 	s.t.Cleanup(cancel)
 	return ch, cancel
 }

@@ -65,6 +65,19 @@ func Read(r io.Reader, ch chan<- Event) {
 	}
 }
 
+// Stream reads an SSE body in the background: its events arrive on the
+// returned channel (buffered for buffer events), which closes, with the
+// body, when the stream ends.
+func Stream(body io.ReadCloser, buffer int) <-chan Event {
+	ch := make(chan Event, buffer)
+	go func() {
+		defer close(ch)
+		defer body.Close()
+		Read(body, ch)
+	}()
+	return ch
+}
+
 // Types lists the events' types, space-separated.
 func Types(es []Event) string {
 	var out []string
