@@ -31,34 +31,31 @@ func benchConfig(b *testing.B) Config {
 	return Config{Rules: rules}
 }
 
-func BenchmarkEvaluateBash(b *testing.B) {
-	e, err := New(benchConfig(b))
+// benchBash is the bash call the evaluation benchmarks decide: one
+// segment the rules allow, one the safe list does.
+func benchBash() Call {
+	return Call{Tool: "bash", Pattern: "go test ./... && git status", Approvals: &Approvals{},
+		Shell: &ShellVerdict{Verdict: "ask", Segments: []string{"go test ./...", "git status"}, Verdicts: []string{"ask", "safe"}}}
+}
+
+// benchEvaluate measures Evaluate of c under cfg, which must decide want.
+func benchEvaluate(b *testing.B, cfg Config, c Call, want Action) {
+	e, err := New(cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
-	var ap Approvals
-	c := Call{Tool: "bash", Pattern: "go test ./... && git status", Approvals: &ap,
-		Shell: &ShellVerdict{Verdict: "ask", Segments: []string{"go test ./...", "git status"}, Verdicts: []string{"ask", "safe"}}}
 	b.ReportAllocs()
 	for b.Loop() {
-		if d := e.Evaluate(c); d.Action != Allow {
+		if d := e.Evaluate(c); d.Action != want {
 			b.Fatal(d.Explain())
 		}
 	}
 }
 
+func BenchmarkEvaluateBash(b *testing.B) { benchEvaluate(b, benchConfig(b), benchBash(), Allow) }
+
 func BenchmarkEvaluateEdit(b *testing.B) {
-	e, err := New(benchConfig(b))
-	if err != nil {
-		b.Fatal(err)
-	}
-	c := Call{Tool: "write", Pattern: "src/agent/permission/engine.go"}
-	b.ReportAllocs()
-	for b.Loop() {
-		if d := e.Evaluate(c); d.Action != Allow {
-			b.Fatal(d.Explain())
-		}
-	}
+	benchEvaluate(b, benchConfig(b), Call{Tool: "write", Pattern: "src/agent/permission/engine.go"}, Allow)
 }
 
 // BenchmarkEvaluateBashPosture is BenchmarkEvaluateBash under the
@@ -66,17 +63,5 @@ func BenchmarkEvaluateEdit(b *testing.B) {
 func BenchmarkEvaluateBashPosture(b *testing.B) {
 	cfg := benchConfig(b)
 	cfg.Locks.ShellPosture = PostureDefaultDeny
-	e, err := New(cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	var ap Approvals
-	c := Call{Tool: "bash", Pattern: "go test ./... && git status", Approvals: &ap,
-		Shell: &ShellVerdict{Verdict: "ask", Segments: []string{"go test ./...", "git status"}, Verdicts: []string{"ask", "safe"}}}
-	b.ReportAllocs()
-	for b.Loop() {
-		if d := e.Evaluate(c); d.Action != Ask {
-			b.Fatal(d.Explain())
-		}
-	}
+	benchEvaluate(b, cfg, benchBash(), Ask)
 }
