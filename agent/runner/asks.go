@@ -100,21 +100,23 @@ func (s *Session) wait(ctx context.Context, pa PendingAsk) (Reply, error) {
 		}
 	}
 	closed := s.closed
-	if x == nil && !closed {
-		pa.ID = newAskID()
-		pa.Created = time.Now().UTC()
-		x = newAsk(pa, false)
-		s.asks[pa.ID] = x
-		s.order = append(s.order, pa.ID)
-	}
 	s.mu.Unlock()
 	if closed {
 		return Reply{}, ErrClosed
 	}
-	if !x.resumed {
+	if x == nil {
+		pa.ID = newAskID()
+		pa.Created = time.Now().UTC()
+		x = newAsk(pa, false)
+		// Committed before any client can see it (Pending, the ask
+		// event): an ask a client was shown survives a crash.
 		if s.rec != nil {
 			s.rec.addAsk(x.pa)
 		}
+		s.mu.Lock()
+		s.asks[pa.ID] = x
+		s.order = append(s.order, pa.ID)
+		s.mu.Unlock()
 		p := x.pa
 		s.emit(agent.Event{Type: agent.EventAsk, Ask: &p})
 	}

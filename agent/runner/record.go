@@ -51,6 +51,16 @@ type op struct {
 	fn func(ctx context.Context, st *session.Store, id string) error
 	// keep is recorded even after freeze (the approvals given).
 	keep bool
+	// committed, if set, is closed once the write is done (or dropped):
+	// a caller that must not go on before the store holds it waits on it.
+	committed chan struct{}
+}
+
+// settle closes o.committed, if it has one.
+func (o op) settle() {
+	if o.committed != nil {
+		close(o.committed)
+	}
 }
 
 func newRecord(s *Session) *record {
@@ -185,6 +195,7 @@ func (r *record) push(o op) {
 	r.mu.Lock()
 	if r.frozen && !o.keep || r.closing {
 		r.mu.Unlock()
+		o.settle()
 		return
 	}
 	r.ops = append(r.ops, o)
@@ -254,7 +265,14 @@ func (r *record) addAsk(pa PendingAsk) {
 		return
 	}
 	a := session.Ask{ID: pa.ID, CallID: pa.CallID, InputDigest: pa.InputDigest, Body: body, Created: pa.Created}
-	r.push(op{fn: func(ctx context.Context, st *session.Store, id string) error { return st.AddAsk(ctx, id, a) }})
+	// An ask is offered only once it is committed: a client that has seen
+	// it (the ask event, GET …/pending) must find it again after a crash.
+	done := make(chan struct{})
+	r.push(op{fn: func(ctx context.Context, st *session.Store, id string) error { return st.AddAsk(ctx, id, a) }, committed: done})
+	select {
+	case <-done:
+	case <-r.done: // the writer has stopped
+	}
 }
 
 func (r *record) answerAsk(askID string, rep Reply) {
@@ -318,6 +336,7 @@ func (r *record) writer() {
 			if r.err == nil {
 				r.fail(o.fn(ctx, r.store, r.id))
 			}
+			o.settle()
 		}
 		flush()
 	}
