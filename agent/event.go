@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/oceancode/oceancode/agent/jev"
 	"github.com/oceancode/oceancode/agent/message"
 )
 
@@ -32,6 +33,10 @@ const (
 	EventAsk EventType = "ask"
 	// EventResolved: an ask was answered: AskID, Answer, By, Feedback.
 	EventResolved EventType = "resolved"
+	// EventAdvice: the Jev advisor's advice on a bash ask: ToolCall, Advice
+	// (status safe | unsafe | unavailable | timeout, the scores, whether it
+	// acted). Unavailable and unsafe are different statuses.
+	EventAdvice EventType = "advice"
 )
 
 // Event is one step of a run.
@@ -61,6 +66,9 @@ type Event struct {
 	Answer   string `json:"answer,omitempty"`
 	By       string `json:"by,omitempty"`
 	Feedback string `json:"feedback,omitempty"`
+	// Advice is an advice event's (and, in the stored ask, the advice that
+	// came with it).
+	Advice *jev.Advice `json:"advice,omitempty"`
 }
 
 // PendingAsk is an ask waiting for a client's answer, as the ask event, the
@@ -82,6 +90,33 @@ type PendingAsk struct {
 	// Choices are the answers allowed: once, always (only where it can be
 	// remembered), deny; for a question, its options ([] = free text).
 	Choices []string `json:"choices"`
+	// Segments are a bash command's segments as the shell guard parsed
+	// them, each with its verdict and reason; Asked marks those that asked.
+	Segments []AskSegment `json:"segments,omitempty"`
+	// Remember is what an "always" answer adds and where it is kept (nil
+	// when "always" is not offered).
+	Remember *Remember `json:"remember,omitempty"`
+	// Diff is a unified diff of what a file tool would change (edit, write,
+	// apply_patch), computed by the engine; "" for other tools.
+	Diff string `json:"diff,omitempty"`
+	// Advice is the Jev advisor's advice when it advised this ask.
+	Advice *jev.Advice `json:"advice,omitempty"`
+}
+
+// AskSegment is one segment of a bash command in an ask.
+type AskSegment struct {
+	Text    string `json:"text"`
+	Verdict string `json:"verdict"` // safe, allow, ask, deny, floor
+	Reason  string `json:"reason,omitempty"`
+	Asked   bool   `json:"asked,omitempty"`
+}
+
+// Remember is what "always" adds: the approvals in the rule syntax
+// (`bash "git commit *"`, `edit src/main.go`, `mcp server/*`) and where they
+// are kept ("session": for this session, stored with it).
+type Remember struct {
+	Rules []string `json:"rules"`
+	Scope string   `json:"scope"`
 }
 
 // InputDigest is "sha256:" + the hex SHA-256 of a tool call's input bytes.

@@ -125,6 +125,22 @@ type State struct {
 	Usage            message.Usage
 	LastSeq          int64
 	StopReason       StopReason // the last turn's
+	// Modes are the permission modes in the order a mode cycle offers them
+	// (default, acceptEdits, plan, then the others), each with whether the
+	// locks rule it out and why — so a client shows a locked mode with its
+	// reason instead of skipping it.
+	Modes []ModeOption
+	// Sandbox is the sandbox mode in effect (read-only, workspace-write,
+	// danger-full-access, or "off"); Policy the requirements' status as one
+	// line ("signed, serial 7" / "none" / "refused: ...").
+	Sandbox, Policy string
+}
+
+// ModeOption is one permission mode and whether it may be switched to.
+type ModeOption struct {
+	Mode   permission.Mode `json:"mode"`
+	Locked bool            `json:"locked,omitempty"`
+	Reason string          `json:"reason,omitempty"` // why it is locked
 }
 
 // Statuses of State.Status.
