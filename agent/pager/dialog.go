@@ -209,11 +209,13 @@ func (d *Dialog) View() string {
 	var b []string
 	add := func(s ...string) { b = append(b, s...) }
 
-	title := "Permission · " + clean(d.Ask.Tool)
+	title := th.Accent.Render("Permission · " + clean(d.Ask.Tool))
 	if d.Ask.Kind == runner.KindQuestion {
-		title = "Question"
+		title = th.Accent.Render("Question")
+	} else if t := d.inlineTarget(inner - lipgloss.Width(title) - len(d.counter()) - 3); t != "" {
+		title += "  " + th.Header.Render(t)
 	}
-	add(titleRow(th.Accent.Render(title), d.counter(), inner, th))
+	add(titleRow(title, d.counter(), inner, th))
 	if d.Ask.Kind == runner.KindQuestion {
 		add(d.questionBody(inner)...)
 	} else {
@@ -225,6 +227,16 @@ func (d *Dialog) View() string {
 	box := lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(th.Border.GetForeground()).
 		Padding(0, 1).Width(w)
 	return box.Render(strings.Join(b, "\n"))
+}
+
+// inlineTarget is the target when it goes on the title row (a file
+// tool's single-line target that fits in room columns), else "".
+func (d *Dialog) inlineTarget(room int) string {
+	t := clean(d.Ask.Target)
+	if d.Ask.Tool == "bash" || t == "" || strings.Contains(t, "\n") || ansi.StringWidth(t) > room {
+		return ""
+	}
+	return t
 }
 
 // counter is "1 of N" when more asks wait.
@@ -250,7 +262,7 @@ func titleRow(left, right string, width int, th Theme) string {
 func (d *Dialog) permissionBody(inner int) []string {
 	th, a := d.theme, d.Ask
 	var b []string
-	if a.Target != "" && (a.Tool != "bash" || len(a.Segments) == 0 || strings.Contains(a.Target, "\n")) {
+	if a.Target != "" && d.inlineTarget(inner-lipgloss.Width("Permission · "+clean(a.Tool))-len(d.counter())-3) == "" {
 		prefix := ""
 		if a.Tool == "bash" {
 			prefix = "$ "
