@@ -76,6 +76,9 @@ type menu struct {
 	token string // the text it completes (before the cursor)
 	items []completion
 	sel   int
+	// pending: opened by Tab before the file listing arrived; a listing
+	// with one match then completes it as Tab would have.
+	pending bool
 }
 
 // completion is one menu item: Insert replaces the token.
@@ -140,6 +143,12 @@ func (c *Composer) Update(msg tea.Msg) (cmd tea.Cmd, sub *Submit) {
 	case filesMsg:
 		c.files[msg.dir] = msg.files
 		c.refreshMenu()
+		if m := c.menu; m != nil && m.pending {
+			m.pending = false
+			if len(m.items) == 1 {
+				c.accept()
+			}
+		}
 		return nil, nil
 	case tea.KeyPressMsg:
 		return c.key(msg)
@@ -343,7 +352,7 @@ func (c *Composer) complete() tea.Cmd {
 		c.menu = &menu{token: tok, items: items}
 		c.accept()
 	case len(items) > 0 || pending:
-		c.menu = &menu{token: tok, items: items}
+		c.menu = &menu{token: tok, items: items, pending: pending}
 	}
 	return cmd
 }
@@ -591,12 +600,17 @@ func (c *Composer) menuView() string {
 	}
 	from := max(0, min(m.sel-MenuRows/2, len(m.items)-MenuRows))
 	to := min(len(m.items), from+MenuRows)
+	labelW := 0
+	for _, it := range m.items[from:to] {
+		labelW = max(labelW, ansi.StringWidth(clean(it.Label)))
+	}
+	labelW = min(labelW, w/2)
 	var b []string
 	for i := from; i < to; i++ {
 		it := m.items[i]
 		line := clean(it.Label)
 		if it.Help != "" {
-			line += "  " + th.Muted.Render(clean(it.Help))
+			line += strings.Repeat(" ", max(labelW-ansi.StringWidth(line), 0)) + "  " + th.Muted.Render(clean(it.Help))
 		}
 		line = ansi.Truncate(line, w-4, "…")
 		if i == m.sel {
@@ -619,6 +633,7 @@ func (c *Composer) Value() string { return c.ta.Value() }
 func (c *Composer) SetValue(s string) {
 	c.ta.SetValue(s)
 	c.menu = nil
+	c.hpos, c.draft = len(c.history), ""
 }
 func (c *Composer) Focus()               { c.ta.Focus() }
 func (c *Composer) Blur()                { c.ta.Blur(); c.menu = nil }
