@@ -461,8 +461,11 @@ func ListFiles(dir string) []string {
 func gitFiles(dir string) ([]string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), listTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", "-C", dir, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
-	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0")
+	// The repository may be untrusted: its config must not run a program
+	// (core.fsmonitor is a command), and git must not prompt.
+	cmd := exec.CommandContext(ctx, "git", "-c", "core.fsmonitor=false", "-C", dir,
+		"ls-files", "-z", "--cached", "--others", "--exclude-standard")
+	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0")
 	out, err := cmd.Output()
 	if err != nil {
 		return nil, fmt.Errorf("git ls-files %s: %w", dir, err)

@@ -448,3 +448,22 @@ func BenchmarkComposerUpdate(b *testing.B) {
 		i++
 	}
 }
+
+// A repository's core.fsmonitor is a program git runs on ls-files
+// --others; an untrusted checkout must not run it through @ completion.
+func TestListFilesIgnoresFsmonitor(t *testing.T) {
+	root := gitRepo(t)
+	mark := filepath.Join(t.TempDir(), "ran")
+	hook := filepath.Join(t.TempDir(), "fsmonitor.sh")
+	if err := os.WriteFile(hook, []byte("#!/bin/sh\ntouch "+mark+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	git(t, root, "config", "core.fsmonitor", hook)
+	files := ListFiles(root)
+	if !slices.Contains(files, "src/main.go") {
+		t.Fatalf("listing %q", files)
+	}
+	if _, err := os.Stat(mark); err == nil {
+		t.Fatal("ListFiles ran the repository's fsmonitor program")
+	}
+}

@@ -146,6 +146,19 @@ func (d *Dialog) Update(msg tea.KeyPressMsg) (done bool, reply runner.Reply) {
 	return false, runner.Reply{}
 }
 
+// Paste puts pasted text into the open note or a question's free-text
+// answer (newlines become spaces); otherwise it is ignored, so a paste
+// never answers an ask. (Additive to the contract.)
+func (d *Dialog) Paste(msg tea.PasteMsg) {
+	msg.Content = strings.Join(strings.Fields(clean(msg.Content)), " ")
+	switch {
+	case d.noting:
+		d.note, _ = d.note.Update(msg)
+	case d.Ask.Kind == runner.KindQuestion && len(d.choices) == 0:
+		d.text, _ = d.text.Update(msg)
+	}
+}
+
 func (d *Dialog) openNote() {
 	d.noting = true
 	d.sel = slices.Index(d.choices, string(agent.Deny))

@@ -278,6 +278,24 @@ func TestDialogState(t *testing.T) {
 			t.Errorf("segment text lost:\n%s", ansi.Strip(v))
 		}
 	})
+	t.Run("paste goes to the note, never answers", func(t *testing.T) {
+		d := NewDialog(bashAsk(), 0, th, 80)
+		d.Paste(tea.PasteMsg{Content: "y\n"})
+		if d.Noting() {
+			t.Fatal("a paste opened the note")
+		}
+		d.Update(press("n"))
+		d.Paste(tea.PasteMsg{Content: "run\r\nthe tests\x1b[31m first"})
+		done, r := d.Update(press("enter"))
+		if !done || r.Answer != agent.Deny || r.Feedback != "run the tests first" {
+			t.Errorf("got %v %+v", done, r)
+		}
+		q := NewDialog(questionAsk(), 0, th, 80)
+		q.Paste(tea.PasteMsg{Content: "free\ntext"})
+		if done, r := q.Update(press("enter")); !done || r.Answer != "free text" {
+			t.Errorf("question paste: %v %+v", done, r)
+		}
+	})
 	t.Run("resize", func(t *testing.T) {
 		d := NewDialog(editAsk(), 0, th, 120)
 		d.SetWidth(60)
