@@ -215,7 +215,5 @@ func (d *Denied) View() string {
 	if len(d.items) > 0 {
 		b = append(b, "", th.Muted.Render(wrap("↑/↓ select · r or Enter retry (asks again) · Esc close", inner)))
 	}
-	box := lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(th.Border.GetForeground()).
-		Padding(0, 1).Width(w)
-	return box.Render(strings.Join(b, "\n"))
+	return frame(th, w, b)
 }

@@ -22,7 +22,7 @@ const DiffLines = 16
 
 // Dialog is the approval dialog for one pending ask.
 type Dialog struct {
-	Ask   runner.PendingAsk
+	Ask   runner.PendingAsk // read-only after NewDialog (the view caches it)
 	theme Theme
 	width int
 
@@ -34,6 +34,11 @@ type Dialog struct {
 	text    textinput.Model // a question's free-text answer
 	scroll  int             // first diff line shown
 	flash   string          // a one-off message ("always is not offered")
+	diffN   int             // the diff's lines
+
+	// head caches the rendered part above the choices, for headKey.
+	head    []string
+	headKey [2]int
 }
 
 // NewDialog returns the dialog for ask (queued is how many more asks wait).
@@ -42,7 +47,7 @@ type Dialog struct {
 // except when Jev advised the call unsafe: an unsafe advice never
 // pre-selects an approval, so "deny" is highlighted then.
 func NewDialog(ask runner.PendingAsk, queued int, th Theme, width int) *Dialog {
-	d := &Dialog{Ask: ask, theme: th, width: width, queued: queued}
+	d := &Dialog{Ask: ask, theme: th, width: width, queued: queued, diffN: len(diffLines(ask.Diff, th, 0))}
 	d.note = newInput(th, "why not? (Enter sends, Esc skips)")
 	d.text = newInput(th, "your answer")
 	if ask.Kind == runner.KindQuestion {
@@ -166,8 +171,7 @@ func (d *Dialog) openNote() {
 }
 
 func (d *Dialog) scrollBy(n int) {
-	total := len(diffLines(d.Ask.Diff, d.theme, 0))
-	d.scroll = max(0, min(d.scroll+n, total-DiffLines))
+	d.scroll = max(0, min(d.scroll+n, d.diffN-DiffLines))
 }
 
 // reply is the answer a, bound to the ask's input digest so the engine
@@ -220,26 +224,52 @@ func (d *Dialog) View() string {
 	inner := w - 4 // border and padding
 	th := d.theme
 	var b []string
-	add := func(s ...string) { b = append(b, s...) }
+	if d.Ask.Kind == runner.KindQuestion {
+		b = append(d.title(inner), d.questionBody(inner)...)
+	} else {
+		if key := [2]int{w, d.scroll}; d.head == nil || d.headKey != key {
+			d.head, d.headKey = append(d.title(inner), d.permissionHead(inner)...), key
+		}
+		b = append(slices.Clip(d.head), d.permissionTail(inner)...)
+	}
+	if d.flash != "" {
+		b = append(b, "", th.Warn.Render(wrap(d.flash, inner)))
+	}
+	return frame(th, w, b)
+}
 
+// title is the title row: the kind, the tool (and a short target), the
+// queued count.
+func (d *Dialog) title(inner int) []string {
+	th := d.theme
 	title := th.Accent.Render("Permission · " + clean(d.Ask.Tool))
 	if d.Ask.Kind == runner.KindQuestion {
 		title = th.Accent.Render("Question")
 	} else if t := d.inlineTarget(inner - lipgloss.Width(title) - len(d.counter()) - 3); t != "" {
 		title += "  " + th.Header.Render(t)
 	}
-	add(titleRow(title, d.counter(), inner, th))
-	if d.Ask.Kind == runner.KindQuestion {
-		add(d.questionBody(inner)...)
-	} else {
-		add(d.permissionBody(inner)...)
+	return []string{titleRow(title, d.counter(), inner, th)}
+}
+
+// frame draws a rounded border around lines (each at most w-4 columns
+// wide; wider ones are clipped), with a column of padding on each side.
+func frame(th Theme, w int, lines []string) string {
+	inner := w - 4
+	var b strings.Builder
+	b.WriteString(th.Border.Render("╭" + strings.Repeat("─", w-2) + "╮"))
+	left, right := th.Border.Render("│")+" ", " "+th.Border.Render("│")
+	for _, l := range lines {
+		for s := range strings.SplitSeq(l, "\n") {
+			sw := ansi.StringWidth(s)
+			if sw > inner {
+				s = ansi.Truncate(s, inner, "…")
+				sw = ansi.StringWidth(s)
+			}
+			b.WriteString("\n" + left + s + strings.Repeat(" ", inner-sw) + right)
+		}
 	}
-	if d.flash != "" {
-		add("", th.Warn.Render(wrap(d.flash, inner)))
-	}
-	box := lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(th.Border.GetForeground()).
-		Padding(0, 1).Width(w)
-	return box.Render(strings.Join(b, "\n"))
+	b.WriteString("\n" + th.Border.Render("╰"+strings.Repeat("─", w-2)+"╯"))
+	return b.String()
 }
 
 // inlineTarget is the target when it goes on the title row (a file
@@ -272,7 +302,9 @@ func titleRow(left, right string, width int, th Theme) string {
 	return left + strings.Repeat(" ", gap) + th.Muted.Render(right)
 }
 
-func (d *Dialog) permissionBody(inner int) []string {
+// permissionHead is the ask: the target, the segments, the diff, the rule,
+// what "always" adds, Jev's advice.
+func (d *Dialog) permissionHead(inner int) []string {
 	th, a := d.theme, d.Ask
 	var b []string
 	if a.Target != "" && d.inlineTarget(inner-lipgloss.Width("Permission · "+clean(a.Tool))-len(d.counter())-3) == "" {
@@ -301,7 +333,13 @@ func (d *Dialog) permissionBody(inner int) []string {
 	if a.Advice != nil {
 		b = append(b, row(th, "Jev", d.advice(inner-labelWidth), inner))
 	}
-	b = append(b, "", d.choiceRow())
+	return b
+}
+
+// permissionTail is the choices and the note or the keys.
+func (d *Dialog) permissionTail(inner int) []string {
+	th := d.theme
+	b := []string{"", d.choiceRow()}
 	if d.noting {
 		d.note.SetWidth(max(inner-3, 10))
 		b = append(b, th.Text.Render("note to the model:"), d.note.View())
@@ -311,7 +349,7 @@ func (d *Dialog) permissionBody(inner int) []string {
 		if !slices.Contains(d.choices, string(agent.Always)) {
 			help = "y once · n deny (with a note) · ←/→ Tab Enter choose · Esc deny"
 		}
-		if len(diffLines(a.Diff, th, 0)) > DiffLines {
+		if d.diffN > DiffLines {
 			help += " · PgUp/PgDn scroll the diff"
 		}
 		b = append(b, th.Muted.Render(wrap(help, inner)))
