@@ -91,8 +91,8 @@ func TestDialogGolden(t *testing.T) {
 					d := NewDialog(ask, queued, NewTheme(dark), w)
 					v := d.View()
 					for i, l := range strings.Split(v, "\n") {
-						if lw := ansi.StringWidth(l); lw > w {
-							t.Errorf("line %d is %d wide, more than %d: %q", i, lw, w, ansi.Strip(l))
+						if lw := ansi.StringWidth(l); lw != w {
+							t.Errorf("line %d is %d wide, not %d: %q", i, lw, w, ansi.Strip(l))
 						}
 					}
 					goldenFrame(t, fmt.Sprintf("dialog_%s_%d_%s", name, w, theme), v)
@@ -296,12 +296,18 @@ func TestDialogState(t *testing.T) {
 			t.Errorf("question paste: %v %+v", done, r)
 		}
 	})
-	t.Run("resize", func(t *testing.T) {
-		d := NewDialog(editAsk(), 0, th, 120)
-		d.SetWidth(60)
-		for _, l := range strings.Split(d.View(), "\n") {
-			if ansi.StringWidth(l) > 60 {
-				t.Fatalf("line wider than 60: %q", ansi.Strip(l))
+	t.Run("resize and wide runes", func(t *testing.T) {
+		a := editAsk()
+		a.Target = "docs/日本語のファイル名-" + strings.Repeat("長い", 30) + ".md 🌊"
+		a.Decision.Reason = strings.Repeat("理由 ", 40)
+		d := NewDialog(a, 3, th, 120)
+		for _, w := range []int{120, 60, 33, 10} {
+			d.SetWidth(w)
+			want := max(w, 32)
+			for _, l := range strings.Split(d.View(), "\n") {
+				if ansi.StringWidth(l) != want {
+					t.Fatalf("width %d: line is %d wide: %q", w, ansi.StringWidth(l), ansi.Strip(l))
+				}
 			}
 		}
 	})
