@@ -97,6 +97,11 @@ func (d *Denied) Observe(ev runner.Event) {
 	}
 	c.Target = d.target(c.CallID, e.ToolCall.Input)
 	d.forget(c.CallID)
+	for _, old := range d.items {
+		if old.Seq == c.Seq && old.CallID == c.CallID {
+			return // a replayed event (a resubscription)
+		}
+	}
 	d.items = append([]DeniedCall{c}, d.items...)
 	if len(d.items) > DeniedMax {
 		d.items = d.items[:DeniedMax]

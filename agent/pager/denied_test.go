@@ -35,6 +35,9 @@ func TestDeniedObserve(t *testing.T) {
 	for _, ev := range evs {
 		d.Observe(ev)
 	}
+	for _, ev := range evs { // a resubscription replays the stream
+		d.Observe(ev)
+	}
 	got := d.Items()
 	want := []struct {
 		tool, target, by string
@@ -129,5 +132,17 @@ func TestDeniedKeys(t *testing.T) {
 		if ansi.StringWidth(l) > 40 {
 			t.Errorf("line wider than 40: %q", ansi.Strip(l))
 		}
+	}
+}
+
+func TestDeniedGolden(t *testing.T) {
+	for _, dark := range []bool{true, false} {
+		d := NewDenied(NewTheme(dark))
+		d.SetWidth(80)
+		d.Observe(permEvent(1, "bash", "c1", `{"command":"rm -rf /"}`, agent.Decision{Action: "deny", Floor: true, Reason: "rm -rf / is on the floor"}))
+		d.Observe(permEvent(2, "edit", "c2", `{"file_path":".env"}`, agent.Decision{Action: "deny", Rule: "edit .env deny", Layer: "project", Source: ".oceancode/oceancode.json", Line: 7}))
+		d.Observe(permEvent(3, "bash", "c3", `{"command":"git push\norigin main"}`, agent.Decision{Action: "ask", Rule: "bash \"git push *\" ask", Layer: "user", Answer: "user:deny"}))
+		d.Update(press("down"))
+		goldenFrame(t, "denied_80_"+map[bool]string{true: "dark", false: "light"}[dark], d.View())
 	}
 }
