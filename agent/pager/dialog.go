@@ -16,8 +16,9 @@ import (
 	"github.com/oceancode/oceancode/agent/runner"
 )
 
-// DiffLines is how many lines of a diff the dialog shows at once; PgUp and
-// PgDn scroll the rest. (Additive to the contract.)
+// DiffLines is how many lines of a diff the dialog shows at once (fewer
+// under SetHeight); PgUp and PgDn scroll the rest. (Additive to the
+// contract.)
 const DiffLines = 16
 
 // Dialog is the approval dialog for one pending ask.
@@ -36,9 +37,13 @@ type Dialog struct {
 	flash   string          // a one-off message ("always is not offered")
 	diffN   int             // the diff's lines
 
+	height int    // the most rows the dialog may take (0: any)
+	window int    // the diff lines shown at once
+	fitKey [2]int // the width and height window was fitted to
+
 	// head caches the rendered part above the choices, for headKey.
 	head    []string
-	headKey [2]int
+	headKey [3]int
 }
 
 // NewDialog returns the dialog for ask (queued is how many more asks wait).
@@ -47,7 +52,7 @@ type Dialog struct {
 // except when Jev advised the call unsafe: an unsafe advice never
 // pre-selects an approval, so "deny" is highlighted then.
 func NewDialog(ask runner.PendingAsk, queued int, th Theme, width int) *Dialog {
-	d := &Dialog{Ask: ask, theme: th, width: width, queued: queued, diffN: len(diffLines(ask.Diff, th, 0))}
+	d := &Dialog{Ask: ask, theme: th, width: width, queued: queued, diffN: len(diffLines(ask.Diff, th, 0)), window: DiffLines}
 	d.note = newInput(th, "why not? (Enter sends, Esc skips)")
 	d.text = newInput(th, "your answer")
 	if ask.Kind == runner.KindQuestion {
@@ -137,9 +142,9 @@ func (d *Dialog) Update(msg tea.KeyPressMsg) (done bool, reply runner.Reply) {
 	case "right", "down", "tab", "l", "j":
 		d.sel = (d.sel + 1) % len(d.choices)
 	case "pgdown", "space":
-		d.scrollBy(DiffLines - 1)
+		d.scrollBy(d.window - 1)
 	case "pgup":
-		d.scrollBy(-(DiffLines - 1))
+		d.scrollBy(-(d.window - 1))
 	case "enter":
 		switch c := agent.Answer(d.Selected()); c {
 		case agent.Deny:
@@ -171,7 +176,7 @@ func (d *Dialog) openNote() {
 }
 
 func (d *Dialog) scrollBy(n int) {
-	d.scroll = max(0, min(d.scroll+n, d.diffN-DiffLines))
+	d.scroll = max(0, min(d.scroll+n, d.diffN-d.window))
 }
 
 // reply is the answer a, bound to the ask's input digest so the engine
@@ -213,6 +218,11 @@ func (d *Dialog) updateQuestion(msg tea.KeyPressMsg) (bool, runner.Reply) {
 // SetWidth re-flows the dialog.
 func (d *Dialog) SetWidth(w int) { d.width = w }
 
+// SetHeight bounds the dialog's rows (0: unbounded): a long diff then
+// shows fewer lines at once (at least 3) so the choices stay on the
+// screen. (Additive to the contract.)
+func (d *Dialog) SetHeight(h int) { d.height = h }
+
 // labelWidth is the width of the dialog's row labels.
 const labelWidth = 11
 
@@ -227,10 +237,23 @@ func (d *Dialog) View() string {
 	if d.Ask.Kind == runner.KindQuestion {
 		b = append(d.title(inner), d.questionBody(inner)...)
 	} else {
-		if key := [2]int{w, d.scroll}; d.head == nil || d.headKey != key {
-			d.head, d.headKey = append(d.title(inner), d.permissionHead(inner)...), key
+		// A bounded height shows fewer diff lines (at least 3), so the
+		// choices stay on the screen.
+		if fit := [2]int{w, d.height}; fit != d.fitKey {
+			d.window, d.fitKey = DiffLines, fit
 		}
-		b = append(slices.Clip(d.head), d.permissionTail(inner)...)
+		for {
+			if key := [3]int{w, d.scroll, d.window}; d.head == nil || d.headKey != key {
+				d.head, d.headKey = append(d.title(inner), d.permissionHead(inner)...), key
+			}
+			b = append(slices.Clip(d.head), d.permissionTail(inner)...)
+			rows := strings.Count(strings.Join(b, "\n"), "\n") + 3 // and the borders
+			if d.height <= 0 || rows <= d.height || d.window <= 3 || d.diffN <= d.window {
+				break
+			}
+			d.window = max(3, min(d.window-(rows-d.height), d.diffN-1))
+		}
+		d.scroll = max(0, min(d.scroll, d.diffN-d.window))
 	}
 	if d.flash != "" {
 		b = append(b, "", th.Warn.Render(wrap(d.flash, inner)))
@@ -349,7 +372,7 @@ func (d *Dialog) permissionTail(inner int) []string {
 		if !slices.Contains(d.choices, string(agent.Always)) {
 			help = "y once · n deny (with a note) · ←/→ Tab Enter choose · Esc deny"
 		}
-		if d.diffN > DiffLines {
+		if d.diffN > d.window {
 			help += " · PgUp/PgDn scroll the diff"
 		}
 		b = append(b, th.Muted.Render(wrap(help, inner)))
@@ -395,11 +418,11 @@ func verdictStyle(th Theme, v string) lipgloss.Style {
 func (d *Dialog) diff(inner int) []string {
 	th := d.theme
 	lines := diffLines(d.Ask.Diff, th, inner)
-	if len(lines) <= DiffLines {
+	if len(lines) <= d.window {
 		return lines
 	}
-	from := max(0, min(d.scroll, len(lines)-DiffLines))
-	to := from + DiffLines
+	from := max(0, min(d.scroll, len(lines)-d.window))
+	to := from + d.window
 	var b []string
 	if from > 0 {
 		b = append(b, th.Muted.Render(fmt.Sprintf("… %d more above (PgUp)", from)))

@@ -264,6 +264,41 @@ func TestDialogState(t *testing.T) {
 			t.Fatalf("back at the top:\n%s", v)
 		}
 	})
+	t.Run("a bounded height keeps the choices on the screen", func(t *testing.T) {
+		var old, new strings.Builder
+		for i := range 40 {
+			fmt.Fprintf(&old, "line %d\n", i)
+			fmt.Fprintf(&new, "LINE %d\n", i)
+		}
+		a := editAsk()
+		a.Diff = UnifiedDiff("big.txt", old.String(), new.String())
+		d := NewDialog(a, 0, th, 80)
+		if rows := strings.Count(d.View(), "\n") + 1; rows <= 24 {
+			t.Fatalf("unbounded dialog has only %d rows", rows)
+		}
+		for _, h := range []int{24, 20} {
+			d.SetHeight(h)
+			v := d.View()
+			if rows := strings.Count(v, "\n") + 1; rows > h {
+				t.Errorf("height %d: %d rows:\n%s", h, rows, ansi.Strip(v))
+			}
+			if !strings.Contains(ansi.Strip(v), "y yes, once") || !strings.Contains(ansi.Strip(v), "more (PgDn)") {
+				t.Errorf("height %d:\n%s", h, ansi.Strip(v))
+			}
+		}
+		// PgDn pages by the smaller window, to the end.
+		for range 30 {
+			d.Update(press("pgdown"))
+		}
+		if v := ansi.Strip(d.View()); !strings.Contains(v, "+LINE 39") || strings.Contains(v, "more (PgDn)") {
+			t.Errorf("at the end:\n%s", v)
+		}
+		// Too small for even 3 lines: 3 lines all the same.
+		d.SetHeight(5)
+		if v := ansi.Strip(d.View()); strings.Count(v, "LINE") < 1 {
+			t.Errorf("tiny:\n%s", v)
+		}
+	})
 	t.Run("escapes in the command are not passed through", func(t *testing.T) {
 		a := bashAsk()
 		a.Target = "rm -rf /tmp/x\x1b[8m; hidden\x07"
