@@ -66,9 +66,13 @@ type Composer struct {
 	hpos    int      // the entry shown; len(history): the draft
 	draft   string   // what was typed before Up went into the history
 
-	menu  *menu               // the open completion menu (nil: closed)
-	files map[string][]string // listed files per directory (slash-separated, dirs end with /)
-	err   error               // the last history error
+	menu  *menu                  // the open completion menu (nil: closed)
+	files map[string][]fileEntry // listed files per directory
+	// matched memoises, per directory and query, the entries that match
+	// (a longer query narrows a shorter one's set instead of the whole
+	// listing); cleared when a listing arrives or a menu opens.
+	matched map[string][]int32
+	err     error // the last history error
 }
 
 // menu is an open completion menu.
@@ -114,7 +118,7 @@ func NewComposer(c ComposerConfig) *Composer {
 	ta.SetStyles(st)
 	ta.SetWidth(80)
 	ta.Focus()
-	co := &Composer{cfg: c, ta: ta, width: 80, files: map[string][]string{}}
+	co := &Composer{cfg: c, ta: ta, width: 80, files: map[string][]fileEntry{}}
 	if c.HistoryFile != "" {
 		co.history, co.err = loadHistory(c.HistoryFile)
 	}
@@ -141,7 +145,8 @@ func (c *Composer) Update(msg tea.Msg) (cmd tea.Cmd, sub *Submit) {
 		c.refreshMenu()
 		return nil, nil
 	case filesMsg:
-		c.files[msg.dir] = msg.files
+		c.files[msg.dir] = entries(msg.files)
+		c.matched = nil
 		c.refreshMenu()
 		if m := c.menu; m != nil && m.pending {
 			m.pending = false
@@ -341,6 +346,7 @@ func (c *Composer) token() (string, bool) {
 // several open the menu. The file list of a directory not listed yet is
 // fetched by the returned command (the menu fills when it arrives).
 func (c *Composer) complete() tea.Cmd {
+	c.matched = nil
 	tok, first := c.token()
 	items, dir, pending := c.candidates(tok, first)
 	var cmd tea.Cmd
@@ -405,7 +411,7 @@ func (c *Composer) candidates(tok string, first bool) (items []completion, dir s
 			if d, ok := c.cfg.Refs[name]; ok {
 				dir = c.abs(d)
 				files, ok := c.files[dir]
-				return matchFiles(files, rest, "@"+name+"/"), dir, !ok
+				return c.match(dir, files, rest, "@"+name+"/"), dir, !ok
 			}
 		}
 		for _, name := range sortedKeys(c.cfg.Refs) {
@@ -418,7 +424,7 @@ func (c *Composer) candidates(tok string, first bool) (items []completion, dir s
 		}
 		dir = c.abs(c.cfg.Root)
 		files, ok := c.files[dir]
-		return append(items, matchFiles(files, q, "@")...), dir, !ok
+		return append(items, c.match(dir, files, q, "@")...), dir, !ok
 	}
 	return nil, "", false
 }
@@ -525,52 +531,123 @@ func withDirs(files []string) []string {
 	return out
 }
 
-// matchFiles ranks the files matching q: a path prefix first, then a name
+// fileEntry is a listed path (slash-separated, directories end with /)
+// with its lowercase forms, computed once per listing.
+type fileEntry struct {
+	path, lower, base string
+}
+
+func entries(files []string) []fileEntry {
+	out := make([]fileEntry, len(files))
+	for i, f := range files {
+		l := strings.ToLower(f)
+		out[i] = fileEntry{path: f, lower: l, base: filepath.Base(strings.TrimSuffix(l, "/"))}
+	}
+	return out
+}
+
+// match is matchFiles over the entries of dir that can match q: every
+// rank implies the letters in order, so the set of a query is a subset of
+// that of any prefix of it.
+func (c *Composer) match(dir string, files []fileEntry, q, prefix string) []completion {
+	lq := strings.ToLower(q)
+	if c.matched == nil || len(c.matched) > 256 {
+		c.matched = map[string][]int32{}
+	}
+	key := dir + "\x00" + lq
+	idx, ok := c.matched[key]
+	if !ok {
+		var from []int32
+		for i := len(lq) - 1; i >= 0 && from == nil; i-- {
+			from = c.matched[dir+"\x00"+lq[:i]]
+		}
+		idx = make([]int32, 0, min(len(files), max(len(from), 64)))
+		if from != nil {
+			for _, i := range from {
+				if subsequence(files[i].lower, lq) {
+					idx = append(idx, i)
+				}
+			}
+		} else {
+			for i := range files {
+				if subsequence(files[i].lower, lq) {
+					idx = append(idx, int32(i))
+				}
+			}
+		}
+		c.matched[key] = idx
+	}
+	return matchFiles(files, idx, q, prefix)
+}
+
+// matchFiles ranks the files (those at idx) matching q: a path prefix first, then a name
 // prefix, then a substring, then the letters in order (fuzzy); shorter
 // paths first within a rank.
-func matchFiles(files []string, q, prefix string) []completion {
-	type hit struct {
-		f    string
-		rank int
-	}
+func matchFiles(files []fileEntry, idx []int32, q, prefix string) []completion {
 	lq := strings.ToLower(q)
-	var hits []hit
-	for _, f := range files {
-		lf := strings.ToLower(f)
-		base := strings.ToLower(filepath.Base(strings.TrimSuffix(f, "/")))
+	var ranks [4][]string
+	for _, i := range idx {
+		e := &files[i]
 		r := -1
 		switch {
-		case strings.HasPrefix(lf, lq):
+		case strings.HasPrefix(e.lower, lq):
 			r = 0
-		case strings.HasPrefix(base, lq):
+		case strings.HasPrefix(e.base, lq):
 			r = 1
-		case strings.Contains(lf, lq):
+		case strings.Contains(e.lower, lq):
 			r = 2
-		case subsequence(lf, lq):
+		case subsequence(e.lower, lq):
 			r = 3
 		}
 		if r >= 0 {
-			hits = append(hits, hit{f, r})
+			ranks[r] = append(ranks[r], e.path)
 		}
 	}
-	slices.SortStableFunc(hits, func(a, b hit) int {
-		if a.rank != b.rank {
-			return a.rank - b.rank
-		}
-		if len(a.f) != len(b.f) {
-			return len(a.f) - len(b.f)
-		}
-		return strings.Compare(a.f, b.f)
-	})
 	var out []completion
-	for _, h := range hits[:min(len(hits), completionsMax)] {
-		ins := prefix + h.f
-		if !strings.HasSuffix(h.f, "/") {
-			ins += " "
+	for _, paths := range ranks {
+		for _, f := range shortest(paths, completionsMax-len(out)) {
+			ins := prefix + f
+			if !strings.HasSuffix(f, "/") {
+				ins += " "
+			}
+			out = append(out, completion{Insert: ins, Label: prefix + f})
 		}
-		out = append(out, completion{Insert: ins, Label: prefix + h.f})
 	}
 	return out
+}
+
+// shortest is the k shortest paths (ties by name), in that order; it sorts
+// only the candidates a histogram of lengths keeps, so a 20,000-file
+// listing filters within a keystroke's budget.
+func shortest(paths []string, k int) []string {
+	if k <= 0 || len(paths) == 0 {
+		return nil
+	}
+	const capLen = 256
+	if len(paths) > k {
+		var hist [capLen + 1]int
+		for _, p := range paths {
+			hist[min(len(p), capLen)]++
+		}
+		cut, n := 0, 0
+		for ; cut < capLen && n+hist[cut] < k; cut++ {
+			n += hist[cut]
+		}
+		var keep []string
+		for _, p := range paths {
+			if min(len(p), capLen) <= cut {
+				keep = append(keep, p)
+			}
+		}
+		paths = keep
+	}
+	slices.SortFunc(paths, func(a, b string) int {
+		if len(a) != len(b) {
+			return len(a) - len(b)
+		}
+		return strings.Compare(a, b)
+	})
+	return paths[:min(k, len(paths))]
 }
 
 func subsequence(s, q string) bool {

@@ -467,3 +467,29 @@ func TestListFilesIgnoresFsmonitor(t *testing.T) {
 		t.Fatal("ListFiles ran the repository's fsmonitor program")
 	}
 }
+
+// BenchmarkComposerCompletionKey types "@pkg017/sub05/file1" into the
+// prompt with the @ menu open over a 20,000-file listing (the menu
+// re-filters on each key); ns/key is the cost of one key.
+func BenchmarkComposerCompletionKey(b *testing.B) {
+	root := b.TempDir()
+	c := NewComposer(ComposerConfig{Root: root, Theme: NewTheme(true)})
+	files := make([]string, 20000)
+	for i := range files {
+		files[i] = fmt.Sprintf("pkg%03d/sub%02d/file%05d.go", i%300, i%17, i)
+	}
+	c.Update(filesMsg{dir: filepath.Clean(root), files: withDirs(files)})
+	seq := typed("pkg017/sub05/file1")
+	b.ReportAllocs()
+	for b.Loop() {
+		c.SetValue("@")
+		c.Update(press("tab"))
+		if !c.CompletionOpen() {
+			b.Fatal("menu not open")
+		}
+		for _, k := range seq {
+			c.Update(k)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*(len(seq)+1)), "ns/key")
+}
