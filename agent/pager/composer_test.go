@@ -493,3 +493,56 @@ func BenchmarkComposerCompletionKey(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*(len(seq)+1)), "ns/key")
 }
+
+func TestMatchFilesRanking(t *testing.T) {
+	files := entries(withDirs([]string{"src/main.go", "cmd/main_test.go", "internal/domain.go", "Makefile", "docs/maintenance.md", "x/m/a/i/n.txt", "zz"}))
+	all := make([]int32, len(files))
+	for i := range all {
+		all[i] = int32(i)
+	}
+	var got []string
+	for _, c := range matchFiles(files, all, "main", "@") {
+		got = append(got, c.Label)
+	}
+	want := []string{
+		"@src/main.go", "@cmd/main_test.go", "@docs/maintenance.md", // name prefix, shorter first
+		"@internal/domain.go", // substring
+		"@x/m/a/i/n.txt",      // letters in order
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("ranking %q, want %q", got, want)
+	}
+	// Case does not matter; a path prefix ranks first.
+	got = got[:0]
+	for _, c := range matchFiles(files, all, "MAKE", "@") {
+		got = append(got, c.Label)
+	}
+	if !slices.Equal(got, []string{"@Makefile"}) {
+		t.Errorf("MAKE: %q", got)
+	}
+	if got := shortest([]string{"ccc", "a", "bb", "b", "aa"}, 3); !slices.Equal(got, []string{"a", "b", "aa"}) {
+		t.Errorf("shortest = %q", got)
+	}
+}
+
+// The memoised narrowing gives what a fresh match over the whole listing
+// gives, whatever order the queries come in.
+func TestComposerMatchNarrowing(t *testing.T) {
+	var paths []string
+	for i := range 3000 {
+		paths = append(paths, fmt.Sprintf("p%d/s%d/File%04d.go", i%7, i%13, i))
+	}
+	files := entries(withDirs(paths))
+	all := make([]int32, len(files))
+	for i := range all {
+		all[i] = int32(i)
+	}
+	c := NewComposer(ComposerConfig{Theme: NewTheme(true)})
+	for _, q := range []string{"", "p", "p3", "p3/", "p3/s1", "p3/s12/f", "p3", "p3/s1x", "f", "fi", "file00", "F", "x", "p3/s12/file0"} {
+		got := c.match("/r", files, q, "@")
+		want := matchFiles(files, all, q, "@")
+		if !slices.Equal(got, want) {
+			t.Fatalf("query %q: %d items, fresh match %d", q, len(got), len(want))
+		}
+	}
+}
