@@ -389,3 +389,56 @@ func BenchmarkDialogView(b *testing.B) {
 		_ = d.View()
 	}
 }
+
+func TestDialogRows(t *testing.T) {
+	th := NewTheme(true)
+	tests := []struct {
+		name string
+		edit func(*runner.PendingAsk)
+		want []string
+		not  []string
+	}{
+		{"floor", func(a *runner.PendingAsk) {
+			a.Decision = &agent.Decision{Action: "ask", Floor: true}
+			a.Segments = append(a.Segments, agent.AskSegment{Text: "rm -rf /", Verdict: "floor", Reason: "the floor"})
+		}, []string{"asked by   the dangerous floor", "floor rm -rf / — the floor"}, nil},
+		{"no decision", func(a *runner.PendingAsk) { a.Decision = nil }, []string{"asked by   no rule recorded"}, []string{"because"}},
+		{"default rule", func(a *runner.PendingAsk) { a.Decision = &agent.Decision{Action: "ask", Layer: "mode:default"} },
+			[]string{"asked by   the default · layer mode:default"}, nil},
+		{"deny segment says why", func(a *runner.PendingAsk) {
+			a.Segments = []agent.AskSegment{{Text: "cat .env", Verdict: "deny", Reason: "secrets"}, {Text: "ls", Verdict: "safe", Reason: "read-only"}}
+		}, []string{"deny  cat .env — secrets", "safe  ls"}, []string{"read-only"}},
+		{"always without rules", func(a *runner.PendingAsk) { a.Remember = nil }, []string{"remembers this approval for the session"}, nil},
+		{"always in another scope", func(a *runner.PendingAsk) { a.Remember = &agent.Remember{Rules: []string{"mcp gh/*", "mcp gh/x"}, Scope: "project"} },
+			[]string{"adds mcp gh/*, mcp gh/x in project"}, nil},
+		{"cached advice", func(a *runner.PendingAsk) { a.Advice = &jev.Advice{Status: jev.StatusSafe, Cached: true} }, []string{"Jev        safe (cached)"}, []string{"destructive"}},
+		{"timeout", func(a *runner.PendingAsk) { a.Advice = &jev.Advice{Status: jev.StatusTimeout, Scores: &jev.Scores{Destructive: 99}} },
+			[]string{"advice unavailable (timeout)"}, []string{"destructive 99", "unsafe"}},
+		{"long title target wraps below", func(a *runner.PendingAsk) {
+			a.Tool, a.Target, a.Segments = "write", "very/"+strings.Repeat("deep/", 20)+"file.txt", nil
+		}, []string{"Permission · write\n"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := bashAsk()
+			tt.edit(&a)
+			v := ansi.Strip(NewDialog(a, 0, th, 100).View())
+			flat := strings.ReplaceAll(v, "│", "")
+			lines := strings.Split(flat, "\n")
+			for i := range lines {
+				lines[i] = strings.TrimSpace(lines[i])
+			}
+			flat = strings.Join(lines, "\n")
+			for _, w := range tt.want {
+				if !strings.Contains(flat, w) {
+					t.Errorf("view lacks %q:\n%s", w, v)
+				}
+			}
+			for _, n := range tt.not {
+				if strings.Contains(flat, n) {
+					t.Errorf("view has %q:\n%s", n, v)
+				}
+			}
+		})
+	}
+}
