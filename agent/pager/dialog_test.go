@@ -409,10 +409,14 @@ func TestDialogRows(t *testing.T) {
 			a.Segments = []agent.AskSegment{{Text: "cat .env", Verdict: "deny", Reason: "secrets"}, {Text: "ls", Verdict: "safe", Reason: "read-only"}}
 		}, []string{"deny  cat .env — secrets", "safe  ls"}, []string{"read-only"}},
 		{"always without rules", func(a *runner.PendingAsk) { a.Remember = nil }, []string{"remembers this approval for the session"}, nil},
-		{"always in another scope", func(a *runner.PendingAsk) { a.Remember = &agent.Remember{Rules: []string{"mcp gh/*", "mcp gh/x"}, Scope: "project"} },
+		{"always in another scope", func(a *runner.PendingAsk) {
+			a.Remember = &agent.Remember{Rules: []string{"mcp gh/*", "mcp gh/x"}, Scope: "project"}
+		},
 			[]string{"adds mcp gh/*, mcp gh/x in project"}, nil},
 		{"cached advice", func(a *runner.PendingAsk) { a.Advice = &jev.Advice{Status: jev.StatusSafe, Cached: true} }, []string{"Jev        safe (cached)"}, []string{"destructive"}},
-		{"timeout", func(a *runner.PendingAsk) { a.Advice = &jev.Advice{Status: jev.StatusTimeout, Scores: &jev.Scores{Destructive: 99}} },
+		{"timeout", func(a *runner.PendingAsk) {
+			a.Advice = &jev.Advice{Status: jev.StatusTimeout, Scores: &jev.Scores{Destructive: 99}}
+		},
 			[]string{"advice unavailable (timeout)"}, []string{"destructive 99", "unsafe"}},
 		{"long title target wraps below", func(a *runner.PendingAsk) {
 			a.Tool, a.Target, a.Segments = "write", "very/"+strings.Repeat("deep/", 20)+"file.txt", nil
