@@ -131,7 +131,7 @@ var (
 		".bash_profile": "a shell rc file (.bash_profile)", ".bash_login": "a shell rc file (.bash_login)",
 		".zprofile": "a shell rc file (.zprofile)", ".zshenv": "a shell rc file (.zshenv)", ".envrc": "a shell rc file (.envrc)",
 		".husky": "git hooks (.husky/)", ".npmrc": "package manager config (.npmrc)", ".yarnrc": "package manager config (.yarnrc)",
-		".yarnrc.yml": "package manager config (.yarnrc.yml)",
+		".yarnrc.yml":             "package manager config (.yarnrc.yml)",
 		".pre-commit-config.yaml": "git hooks (.pre-commit-config.yaml)", "makefile": "build recipes (Makefile)",
 		"gnumakefile": "build recipes (GNUmakefile)", "package.json": "package scripts (package.json)",
 	}

@@ -12,7 +12,7 @@ import (
 //
 // Each pattern is matched against three forms of the text: lowercased;
 // lowercased with quotes and backslashes removed and whitespace runs
-// collapsed ("ig''nore   previous" reads "ignore previous"); and that with
+// collapsed ("ig”nore   previous" reads "ignore previous"); and that with
 // - _ . / read as spaces ("totally-safe.txt"). The shell guard's decoded
 // words ($'\x69gnore') are matched too.
 var injectionPatterns = []struct {
