@@ -2,6 +2,7 @@ package jev
 
 import (
 	"fmt"
+	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -347,14 +348,9 @@ func resolvedNames(root, cwd string, sr *shellguard.Result) []string {
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(cwd, p)
 		}
-		real, err := filepath.EvalSymlinks(p)
-		if err != nil {
-			// A new file: its directory may be a link.
-			dir, err := filepath.EvalSymlinks(filepath.Dir(p))
-			if err != nil {
-				return
-			}
-			real = filepath.Join(dir, filepath.Base(p))
+		real, ok := resolveLinks(p)
+		if !ok {
+			return
 		}
 		rel, err := filepath.Rel(realRoot, real)
 		if err != nil {
@@ -378,6 +374,34 @@ func resolvedNames(root, cwd string, sr *shellguard.Result) []string {
 		}
 	}
 	return out
+}
+
+// resolveLinks resolves the symbolic links of p, whose last component
+// may be missing (a new file) or a link to a missing file.
+func resolveLinks(p string) (string, bool) {
+	for range 8 {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			return real, true
+		}
+		fi, err := os.Lstat(p)
+		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			// A new file: its directory may be a link.
+			dir, err := filepath.EvalSymlinks(filepath.Dir(p))
+			if err != nil {
+				return "", false
+			}
+			return filepath.Join(dir, filepath.Base(p)), true
+		}
+		target, err := os.Readlink(p)
+		if err != nil {
+			return "", false
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(p), target)
+		}
+		p = target
+	}
+	return "", false
 }
 
 // clip cuts s to at most n bytes at a rune boundary, marking the cut.

@@ -27,6 +27,7 @@ var injectionPatterns = []struct {
 	{regexp.MustCompile(`\bsystem ?prompt\b|\bnew instructions?\b|\bdeveloper (message|mode)\b|\bjailbreak\b`), "talks about the prompt"},
 	{regexp.MustCompile(`\b(advisor|jev|classifier|language model|ai model|security review(er)?|permission (check|system|gate|prompt))\b`), "addresses the advisor"},
 	{regexp.MustCompile(`\b(destructive|network_egress|easily_undone|blast_radius)\b"?\s*[:=]|network_egress|easily_undone|blast_radius|single_file|third_party`), "carries the answer's keys"},
+	{regexp.MustCompile(`"(segments|facts|user|verdict|text|wrappers|redirects|system|role|content)"\s*:`), "carries the request's own keys"},
 	{regexp.MustCompile(`</|>>>|<<<\s*(end|begin)|<\|[a-z_]*\|>|\[/?(inst|sys)\]`), "tries to break out of the framing"},
 	{regexp.MustCompile(`\b(begin|end)[ _-]?(of[ _-]?)?(command|transcript|request|input|evidence|system|user|instructions?|prompt|data|untrusted)\b`), "tries to break out of the framing"},
 	{regexp.MustCompile(`(^|\n|[;#] ?)\s*(system|assistant|user|human)\s*:`), "fakes a conversation turn"},

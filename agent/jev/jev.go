@@ -199,22 +199,29 @@ func (a *Advisor) advise(ctx context.Context, req Request, facts Facts, key stri
 	if err := ctx.Err(); err != nil {
 		return timeout(err)
 	}
-	ch := a.flight.DoChan(key, func() (any, error) {
-		adv := a.ask(ctx, req, facts)
-		if adv.Status == StatusSafe || adv.Status == StatusUnsafe {
-			a.mu.Lock()
-			a.cache[key] = adv
-			a.mu.Unlock()
+	// A shared request runs under the context of the caller that started
+	// it: when that caller gives up, a waiter whose own context is still
+	// live asks again rather than inherit the timeout.
+	for attempt := 0; ; attempt++ {
+		ch := a.flight.DoChan(key, func() (any, error) {
+			adv := a.ask(ctx, req, facts)
+			if adv.Status == StatusSafe || adv.Status == StatusUnsafe {
+				a.mu.Lock()
+				a.cache[key] = adv
+				a.mu.Unlock()
+			}
+			return adv, nil
+		})
+		select {
+		case r := <-ch:
+			adv := r.Val.(Advice)
+			if r.Shared && adv.Status == StatusTimeout && ctx.Err() == nil && attempt < 2 {
+				continue
+			}
+			return adv
+		case <-ctx.Done():
+			return timeout(ctx.Err())
 		}
-		return adv, nil
-	})
-	select {
-	case r := <-ch:
-		// A shared request runs under the first caller's context; its
-		// timeout is every waiter's (and is not cached).
-		return r.Val.(Advice)
-	case <-ctx.Done():
-		return timeout(ctx.Err())
 	}
 }
 
