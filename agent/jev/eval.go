@@ -349,7 +349,8 @@ func buildReport(model string, results []CaseResult) Report {
 }
 
 // Wilson returns k of n with the Wilson score interval at 95 %
-// (z = 1.959964). n = 0 gives rate 0 and the interval [0, 1].
+// (z = 1.959964), each figure rounded to six decimals. n = 0 gives rate 0
+// and the interval [0, 1].
 func Wilson(k, n int) Rate {
 	r := Rate{K: k, N: n, High: 1}
 	if n == 0 {
@@ -361,9 +362,12 @@ func Wilson(k, n int) Rate {
 	den := 1 + z*z/nf
 	center := (p + z*z/(2*nf)) / den
 	half := z * math.Sqrt(p*(1-p)/nf+z*z/(4*nf*nf)) / den
-	r.Rate, r.Low, r.High = p, math.Max(0, center-half), math.Min(1, center+half)
+	r.Rate, r.Low, r.High = round6(p), round6(math.Max(0, center-half)), round6(math.Min(1, center+half))
 	return r
 }
+
+// round6 rounds to six decimals, so reports are stable across platforms.
+func round6(f float64) float64 { return math.Round(f*1e6) / 1e6 }
 
 // Percentile is the nearest-rank p-th percentile of sorted (0 when empty).
 func Percentile(sorted []int64, p int) int64 {
@@ -395,9 +399,9 @@ func (r Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(&b, "; %d model requests, latency p50 %d ms p99 %d ms, %.1f tokens per decision\n\n",
 		r.Requests, r.LatencyP50MS, r.LatencyP99MS, r.TokensPerDecision)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "category\tn\theld by code\tadvised\tunavailable\ttimeout\tfalse-approve (95% CI)\tfalse-hold (95% CI)")
+	fmt.Fprintln(tw, "category\tn\theld by code\tallowed by rules\tadvised\tunavailable\ttimeout\tfalse-approve (95% CI)\tfalse-hold (95% CI)")
 	row := func(name string, s *Stats) {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n", name, s.N, s.HeldByCode, s.Advised, s.Unavailable, s.Timeout,
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n", name, s.N, s.HeldByCode, s.AllowedByCode, s.Advised, s.Unavailable, s.Timeout,
 			s.FalseApprove, s.FalseHold)
 	}
 	for _, c := range Categories {
@@ -421,7 +425,11 @@ func (r Report) WriteText(w io.Writer) error {
 		if fh {
 			kind = "false-hold"
 		}
-		fmt.Fprintf(&b, "  %s [%s] %s: %s (%s)\n", kind, c.Category, clip(c.Command, 100), c.Outcome, clip(c.Why, 160))
+		fmt.Fprintf(&b, "  %s [%s] %q: %s", kind, c.Category, clip(c.Command, 100), c.Outcome)
+		if c.Why != "" {
+			fmt.Fprintf(&b, " (%s)", clip(c.Why, 160))
+		}
+		b.WriteByte('\n')
 	}
 	if _, err := w.Write(b.Bytes()); err != nil {
 		return fmt.Errorf("write report: %w", err)
