@@ -136,8 +136,15 @@ func TestEvalArithmetic(t *testing.T) {
 	if err := rep.WriteJSON(&js); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "report.txt", text.Bytes())
-	golden(t, "report.json", js.Bytes())
+	for name, got := range map[string][]byte{"report.txt": text.Bytes(), "report.json": js.Bytes()} {
+		if path := filepath.Join("testdata", name); *update {
+			if err := os.WriteFile(path, got, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		} else if want, err := os.ReadFile(path); err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%s differs or is missing (go test -update rewrites it): %v\n%s", path, err, got)
+		}
+	}
 }
 
 func maxOf(s []int64) int64 {
@@ -146,24 +153,6 @@ func maxOf(s []int64) int64 {
 		m = max(m, v)
 	}
 	return m
-}
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (go test -update rewrites it):\n got:\n%s\nwant:\n%s", name, got, want)
-	}
 }
 
 // TestDefaultSet: the shipped set is large enough, labelled, and built for
