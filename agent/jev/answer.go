@@ -28,6 +28,14 @@ const maxAnswerBytes = 512
 // with exactly the four keys, the three scores integers 0..100, the blast
 // radius one of the four values. Anything else is an error ("answer: ...").
 func ParseAnswer(text string) (Scores, error) {
+	s, err := parseAnswer(text)
+	if err != nil {
+		return Scores{}, err
+	}
+	return s, nil
+}
+
+func parseAnswer(text string) (Scores, error) {
 	var s Scores
 	b := bytes.TrimSpace([]byte(text))
 	if len(b) == 0 {
