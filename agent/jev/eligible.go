@@ -319,10 +319,11 @@ func persistenceWord(w string) string {
 // redirectTarget is the target of a redirection as written ("2>> log"
 // → "log"); quotes are removed.
 func redirectTarget(r string) string {
-	t := strings.TrimLeft(r, "0123456789&<>|{}abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_ ")
-	if i := strings.IndexAny(r, "<>"); i >= 0 {
-		t = strings.TrimLeft(r[i:], "<>&| ")
+	i := strings.IndexAny(r, "<>")
+	if i < 0 {
+		return ""
 	}
+	t := strings.TrimLeft(r[i:], "<>&| \t")
 	return strings.NewReplacer(`"`, "", `'`, "", `\`, "").Replace(t)
 }
 

@@ -107,6 +107,9 @@ func TestEligible(t *testing.T) {
 		{cmd: "git remote add x https://example.com", want: "git remote"},
 		// Spelled so a check on the plain name would miss it.
 		{cmd: "echo x >> .bash{rc,_profile}", want: ".bashrc"},
+		{cmd: `echo x > ".bashrc"`, want: ".bashrc"},
+		{cmd: "go test 2>> '.zshrc'", want: ".zshrc"},
+		{cmd: "echo x > a.txt 2>&1", want: ""},
 		{cmd: "echo x >> .zsh?c", want: ".zshrc"},
 		{cmd: "cp x ./src/../.git/hooks/pre-commit", want: ".git/"},
 		{cmd: "cp --target-directory=.husky x", want: ".husky/"},
