@@ -193,7 +193,13 @@ func (a *Advisor) advise(ctx context.Context, req Request, facts Facts, key stri
 		return Advice{Status: StatusUnsafe, Injection: true, Reasons: []string{why}}
 	}
 	if adv, ok := a.cached(key); ok {
+		// A copy: the caller may keep or change its advice.
 		adv.Cached = true
+		adv.Reasons = append([]string(nil), adv.Reasons...)
+		if adv.Scores != nil {
+			s := *adv.Scores
+			adv.Scores = &s
+		}
 		return adv
 	}
 	if err := ctx.Err(); err != nil {
