@@ -19,7 +19,11 @@ package jev
 import (
 	"context"
 	"errors"
+	"fmt"
+	"sync"
 	"time"
+
+	"golang.org/x/sync/singleflight"
 
 	"github.com/oceancode/oceancode/agent/permission"
 	"github.com/oceancode/oceancode/agent/provider"
@@ -120,7 +124,7 @@ var ErrIneligible = errors.New("not for the advisor")
 // file (CI workflows, .git/hooks, .mcp.json, shell rc files, ...). nil means
 // eligible; otherwise the error wraps ErrIneligible and says why.
 func Eligible(req Request, d permission.Decision, mode permission.Mode) error {
-	return errors.New("jev: not implemented") // CONTRACT stub, replaced by the implementation
+	return eligible(req, d, mode)
 }
 
 // Config configures an Advisor.
@@ -135,6 +139,10 @@ type Config struct {
 // lifetime (one session). Safe for concurrent use.
 type Advisor struct {
 	cfg Config
+
+	mu     sync.Mutex
+	cache  map[string]Advice // safe and unsafe verdicts by Key
+	flight singleflight.Group
 }
 
 // New returns an Advisor for c.
@@ -142,7 +150,14 @@ func New(c Config) (*Advisor, error) {
 	if c.Deadline <= 0 {
 		c.Deadline = DefaultDeadline
 	}
-	return &Advisor{cfg: c}, nil
+	switch c.Mode {
+	case Shadow, Act:
+	case "":
+		c.Mode = Shadow
+	default:
+		return nil, fmt.Errorf("jev: new advisor: mode %q: want shadow or act", c.Mode)
+	}
+	return &Advisor{cfg: c, cache: map[string]Advice{}}, nil
 }
 
 // Mode returns the advisor's mode.
@@ -153,6 +168,103 @@ func (a *Advisor) Deadline() time.Duration { return a.cfg.Deadline }
 
 // Advise answers the four questions for req. It never fails: see Advice.
 // ctx bounds the request (the caller applies the deadline in act mode).
+//
+// In order: the injection guard (tripped: unsafe, no request), the verdict
+// cache (a safe or unsafe verdict for the same Key: Cached, no request),
+// then one model request shared by identical concurrent asks. A context
+// that ends first is a timeout; a provider error or an answer that does
+// not parse is unavailable. Acted is set for a safe advice in act mode.
 func (a *Advisor) Advise(ctx context.Context, req Request) Advice {
-	return Advice{Status: StatusUnavailable, Mode: a.cfg.Mode, Reasons: []string{"not implemented"}} // CONTRACT stub
+	start := time.Now()
+	facts := ComputeFacts(req)
+	key := cacheKey(req, facts)
+	adv := a.advise(ctx, req, facts, key)
+	adv.Mode, adv.Key = a.cfg.Mode, key
+	adv.Acted = a.cfg.Mode == Act && adv.Safe()
+	if adv.Cached || adv.Injection {
+		adv.Tokens = 0
+	}
+	adv.LatencyMS = time.Since(start).Milliseconds()
+	return adv
+}
+
+func (a *Advisor) advise(ctx context.Context, req Request, facts Facts, key string) Advice {
+	if hit, why := injected(req); hit {
+		return Advice{Status: StatusUnsafe, Injection: true, Reasons: []string{why}}
+	}
+	if adv, ok := a.cached(key); ok {
+		// A copy: the caller may keep or change its advice.
+		adv.Cached = true
+		adv.Reasons = append([]string(nil), adv.Reasons...)
+		if adv.Scores != nil {
+			s := *adv.Scores
+			adv.Scores = &s
+		}
+		return adv
+	}
+	if err := ctx.Err(); err != nil {
+		return timeout(err)
+	}
+	// A shared request runs under the context of the caller that started
+	// it: when that caller gives up, a waiter whose own context is still
+	// live asks again rather than inherit the timeout.
+	for attempt := 0; ; attempt++ {
+		ch := a.flight.DoChan(key, func() (any, error) {
+			adv := a.ask(ctx, req, facts)
+			if adv.Status == StatusSafe || adv.Status == StatusUnsafe {
+				a.mu.Lock()
+				a.cache[key] = adv
+				a.mu.Unlock()
+			}
+			return adv, nil
+		})
+		select {
+		case r := <-ch:
+			adv := r.Val.(Advice)
+			if r.Shared && adv.Status == StatusTimeout && ctx.Err() == nil && attempt < 2 {
+				continue
+			}
+			return adv
+		case <-ctx.Done():
+			return timeout(ctx.Err())
+		}
+	}
+}
+
+func (a *Advisor) cached(key string) (Advice, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	adv, ok := a.cache[key]
+	return adv, ok
+}
+
+// ask makes the model request.
+func (a *Advisor) ask(ctx context.Context, req Request, facts Facts) Advice {
+	if a.cfg.Provider == nil {
+		return Advice{Status: StatusUnavailable, Reasons: []string{"model: no provider configured"}}
+	}
+	preq := buildRequest(a.cfg.Model, req, facts)
+	resp, err := a.cfg.Provider.Stream(ctx, preq, nil)
+	tokens := int(resp.Usage.InputTokens + resp.Usage.OutputTokens)
+	if err != nil {
+		if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+			adv := timeout(err)
+			adv.Tokens = tokens
+			return adv
+		}
+		return Advice{Status: StatusUnavailable, Tokens: tokens, Reasons: []string{"model: " + clip(err.Error(), 200)}}
+	}
+	scores, err := ParseAnswer(resp.Message.TextOf())
+	if err != nil {
+		return Advice{Status: StatusUnavailable, Tokens: tokens, Reasons: []string{err.Error()}}
+	}
+	adv := Advice{Status: StatusSafe, Scores: &scores, Tokens: tokens}
+	if r := SafeClass(scores); len(r) > 0 {
+		adv.Status, adv.Reasons = StatusUnsafe, r
+	}
+	return adv
+}
+
+func timeout(err error) Advice {
+	return Advice{Status: StatusTimeout, Reasons: []string{"timeout: no answer before the deadline (" + err.Error() + ")"}}
 }

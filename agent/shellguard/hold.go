@@ -37,8 +37,17 @@ func holdReason(argv []word, p peeled) string {
 				return "removes recursively (rm -r)"
 			}
 		}
-	case "ssh", "scp", "sftp", "mosh", "slogin":
+	case "ssh", "scp", "sftp", "mosh", "slogin", "nc", "ncat", "netcat", "socat", "telnet", "ftp", "tftp":
 		return "reaches another machine (" + name + ")"
+	case "http", "https", "xh", "xhs": // HTTPie and xh: a method word or request items upload
+		if isUploadMethod(sub) {
+			return "uploads data (" + name + " " + sub + ")"
+		}
+		for _, v := range pos {
+			if strings.Contains(v, "=") || strings.Contains(v, "@") && !strings.Contains(v, "://") {
+				return "uploads data (" + name + " " + v + ")"
+			}
+		}
 	case "rsync":
 		for _, v := range pos {
 			if c := strings.IndexByte(v, ':'); c > 0 && (strings.IndexByte(v, '/') < 0 || c < strings.IndexByte(v, '/')) {
