@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/oceancode/oceancode/agent"
+	"github.com/oceancode/oceancode/agent/gate"
 	"github.com/oceancode/oceancode/agent/mcp"
 	"github.com/oceancode/oceancode/agent/message"
 	"github.com/oceancode/oceancode/agent/permission"
@@ -62,6 +63,9 @@ type Session struct {
 	asks       map[string]*ask
 	order      []string // ask ids, in the order asked
 	mode       ModeResult
+	modeSet    bool       // the mode was switched live (an agent switch keeps it)
+	runGate    *gate.Gate // the running turn's gate (an agent switch leaves it to the turn)
+	reMu       sync.Mutex // one SetAgent/SetModel at a time
 }
 
 // item is one queued prompt (or the continuation of a resumed session).
@@ -328,6 +332,7 @@ func (s *Session) loop() {
 		ctx, cancel := context.WithCancelCause(s.ctx)
 		s.cancelTurn = cancel
 		cfg := s.cfg
+		s.runGate = cfg.Gate
 		cfg.QuietStart = s.started
 		s.started = true
 		history := s.history
@@ -350,7 +355,7 @@ func (s *Session) loop() {
 		s.turns += r.res.Turns
 		s.usage = s.usage.Add(r.res.Usage)
 		s.stop = stopOf(r.res, r.err)
-		s.running, s.cancelTurn = nil, nil
+		s.running, s.cancelTurn, s.runGate = nil, nil, nil
 		s.mu.Unlock()
 		s.dropResumedAsks()
 		it.done <- r
@@ -583,8 +588,13 @@ func (s *Session) SetMode(m permission.Mode) (ModeResult, error) {
 		return s.Mode(), ErrClosed
 	}
 	ch := s.cfg.Gate.SetMode(pm)
+	if s.runGate != nil && s.runGate != s.cfg.Gate {
+		// The running turn started under the agent before a switch: it
+		// follows the mode too.
+		s.runGate.SetMode(pm)
+	}
 	res := ModeResult{Mode: s.cfg.Gate.Engine().Mode(), Requested: pm, Downgraded: ch.Downgraded(), Reason: ch.Reason}
-	s.mode = res
+	s.mode, s.modeSet = res, true
 	s.mu.Unlock()
 	s.emit(agent.Event{Type: agent.EventModeChange, Key: "permission_mode", Requested: string(pm), Mode: string(res.Mode), Text: res.Reason})
 	if s.rec != nil {
@@ -624,9 +634,10 @@ func (s *Session) Mode() ModeResult {
 
 // State is the session's state.
 func (s *Session) State() State {
-	st := State{ID: s.CurrentID(), Agent: s.cfg.Agent, Model: s.cfg.Model}
+	id := s.CurrentID()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	st := State{ID: id, Agent: s.cfg.Agent, Model: s.cfg.Model, Modes: s.modes(), Sandbox: s.o.Sandbox, Policy: s.o.Policy}
 	st.Mode, st.Turns, st.Queued, st.Usage, st.LastSeq, st.StopReason = s.mode, s.turns, len(s.queue), s.usage, s.seq, s.stop
 	switch {
 	case s.closed:
