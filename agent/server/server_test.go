@@ -137,6 +137,7 @@ func (h *harness) newSession(ctx context.Context, r server.CreateRequest) (*runn
 		return nil, err
 	}
 	o := runner.Options{Turn: tc, Store: h.store, Resume: r.Resume, Interactive: true, Buffer: h.buffer}
+	o.Reconfigure = h.reconfigure
 	if h.noStore {
 		o.Store = nil
 	}
