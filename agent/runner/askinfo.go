@@ -35,9 +35,16 @@ func (s *Session) enrich(pa *PendingAsk, a agent.Ask) {
 		return
 	}
 	if gr.Shell != nil {
-		for _, seg := range gr.Shell.Segments {
+		// Asked: the segment the deciding rule named, and those the shell
+		// guard itself asks about.
+		var units []string
+		if gr.Call.Shell != nil {
+			units = gr.Call.Shell.Segments
+		}
+		for i, seg := range gr.Shell.Segments {
 			v := seg.Verdict.String()
-			pa.Segments = append(pa.Segments, agent.AskSegment{Text: seg.Raw, Verdict: v, Reason: seg.Reason, Asked: v == "ask"})
+			decided := i < len(units) && units[i] == gr.Decision.Pattern
+			pa.Segments = append(pa.Segments, agent.AskSegment{Text: seg.Raw, Verdict: v, Reason: seg.Reason, Asked: decided || v == "ask"})
 		}
 	}
 	if slices.Contains(pa.Choices, string(agent.Always)) {
