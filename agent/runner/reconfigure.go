@@ -18,7 +18,8 @@ var ErrUnsupported = errors.New("not supported by this session")
 // SetModel switches the model for the next turn; the running turn keeps
 // its model. The requirements' allowed_models and allowed_providers apply
 // (Options.Reconfigure builds the config through them). Emits a
-// mode_change event with Key "model" and records the model.
+// mode_change event with Key "model" and records the model as asked
+// (PROVIDER/MODEL: a resumed session takes it up).
 func (s *Session) SetModel(ctx context.Context, model string) (State, error) {
 	if strings.TrimSpace(model) == "" {
 		return s.State(), errors.New("runner: set model: empty: want PROVIDER/MODEL")
@@ -71,6 +72,7 @@ func (s *Session) reconfigure(ctx context.Context, name, model string) (State, e
 	}
 	if name == "" {
 		s.cfg.Model, s.cfg.Provider = c.Model, c.Provider
+		s.recModel = model
 	} else {
 		s.cfg.Agent, s.cfg.System, s.cfg.Tools, s.cfg.Extra = c.Agent, c.System, c.Tools, c.Extra
 		g := c.Gate
@@ -90,14 +92,14 @@ func (s *Session) reconfigure(ctx context.Context, name, model string) (State, e
 		}
 		s.cfg.Gate, s.mode = g, res
 	}
-	ag, mod := s.cfg.Agent, s.cfg.Model
+	ag, mod, recModel := s.cfg.Agent, s.cfg.Model, s.recModel
 	s.mu.Unlock()
 	s.emit(agent.Event{Type: agent.EventModeChange, Key: what, Requested: asked, Mode: map[string]string{"agent": ag, "model": mod}[what]})
 	if modeEv != nil {
 		s.emit(*modeEv)
 	}
 	if s.rec != nil {
-		s.rec.setAgentModel(ag, mod)
+		s.rec.setAgentModel(ag, recModel)
 		if modeEv != nil {
 			s.rec.setMode(modeEv.Mode)
 		}

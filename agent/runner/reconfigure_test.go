@@ -185,7 +185,7 @@ func TestSetModelAgent(t *testing.T) {
 	id := s.ID()
 	s.Close()
 	rec, err := f.store.Get(context.Background(), id)
-	if err != nil || rec.Agent != "plan" || rec.Model != "claude-other" || rec.Mode != "plan" {
+	if err != nil || rec.Agent != "plan" || rec.Model != "anthropic/claude-other" || rec.Mode != "plan" {
 		t.Errorf("recorded %+v, %v", rec, err)
 	}
 

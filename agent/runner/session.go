@@ -66,6 +66,7 @@ type Session struct {
 	modeSet    bool       // the mode was switched live (an agent switch keeps it)
 	runGate    *gate.Gate // the running turn's gate (an agent switch leaves it to the turn)
 	reMu       sync.Mutex // one SetAgent/SetModel at a time
+	recModel   string     // the model as recorded: PROVIDER/MODEL once switched (a resume takes it up)
 }
 
 // item is one queued prompt (or the continuation of a resumed session).
@@ -97,6 +98,7 @@ func Start(ctx context.Context, o Options) (*Session, error) {
 	s := &Session{o: o, approvals: &permission.Approvals{}, subs: map[*Subscription]struct{}{},
 		asks: map[string]*ask{}, wake: make(chan struct{}, 1), loopDone: make(chan struct{}), ringFirst: 1}
 	s.cfg = o.Turn
+	s.recModel = o.Turn.Model
 	if s.cfg.Redact == nil {
 		s.cfg.Redact = func(s string) string { return s }
 	}

@@ -70,6 +70,7 @@ managed < requirements. "oceancode inspect" shows which layer set each key.`,
 		Version: version.String(),
 	}
 	cliapp.Setup(root, app)
+	pagerRoot(root, app)
 	root.SetVersionTemplate("oceancode {{.Version}}\n")
 	root.AddCommand(newVersionCmd(app), newInspectCmd(app))
 	for _, add := range extraCommands {
