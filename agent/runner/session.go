@@ -611,6 +611,20 @@ func (s *Session) SetMode(m permission.Mode) (ModeResult, error) {
 // the next turn; its calls ask (origin runtime) and "always" approves the
 // server. Its state is told as an mcp event either way.
 func (s *Session) AddMCP(ctx context.Context, srv mcp.Server) (mcp.Status, error) {
+	return s.mcpChange("add", srv.Name, func(m *mcp.Manager) (mcp.Status, error) { return m.Add(ctx, srv) })
+}
+
+// TrustMCP answers a trust prompt yes for a project server waiting for
+// trust (state untrusted): its definition is recorded in the user's trust
+// store (as `oceancode mcp trust` does) and it starts now, its tools
+// offered from the next turn. Told as an mcp event either way.
+func (s *Session) TrustMCP(ctx context.Context, name string) (mcp.Status, error) {
+	return s.mcpChange("trust", name, func(m *mcp.Manager) (mcp.Status, error) { return m.Trust(ctx, name) })
+}
+
+// mcpChange runs a change of the session's MCP servers and tells the
+// servers' new states as mcp events.
+func (s *Session) mcpChange(what, name string, f func(*mcp.Manager) (mcp.Status, error)) (mcp.Status, error) {
 	s.mu.Lock()
 	closed := s.closed
 	s.mu.Unlock()
@@ -618,9 +632,9 @@ func (s *Session) AddMCP(ctx context.Context, srv mcp.Server) (mcp.Status, error
 	case closed:
 		return mcp.Status{}, ErrClosed
 	case s.o.MCP == nil:
-		return mcp.Status{}, fmt.Errorf("runner: add mcp server %s: this session has no MCP client", srv.Name)
+		return mcp.Status{}, fmt.Errorf("runner: %s mcp server %s: this session has no MCP client", what, name)
 	}
-	st, err := s.o.MCP.Add(ctx, srv)
+	st, err := f(s.o.MCP)
 	for _, e := range s.o.MCP.Events() {
 		s.emit(e)
 	}

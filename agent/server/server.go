@@ -186,6 +186,7 @@ func (s *Server) routes() []route {
 		{"POST", "/api/session/{id}/model", s.withSession(s.switcher("model"))},
 		{"POST", "/api/session/{id}/agent", s.withSession(s.switcher("agent"))},
 		{"GET", "/api/session/{id}/mcp", s.withSession(s.mcpList)},
+		{"POST", "/api/session/{id}/mcp/{name}/trust", s.withSession(s.mcpTrust)},
 		{"POST", "/api/session/{id}/message", s.withSession(s.message)},
 		{"GET", "/api/session/{id}/events", s.withSession(s.events)},
 		{"GET", "/api/session/{id}/permission/mode", s.withSession(s.getMode)},

@@ -262,7 +262,7 @@ func (s *schemas) check(t testing.TB, name string, v any) {
 
 // routePath fills a route pattern's wildcards.
 func routePath(pattern, id string) string {
-	return strings.NewReplacer("{id}", id, "{req}", "no-such-ask").Replace(pattern)
+	return strings.NewReplacer("{id}", id, "{req}", "no-such-ask", "{name}", "no-such-server").Replace(pattern)
 }
 
 // TestAuthOnEveryRoute walks the route table: without a token or with a

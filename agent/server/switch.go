@@ -121,3 +121,25 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, out)
 }
+
+// mcpTrust is POST …/mcp/{name}/trust: a project server waiting for trust
+// is trusted (the user's trust store, as `oceancode mcp trust`) and
+// started.
+func (s *Server) mcpTrust(w http.ResponseWriter, r *http.Request, id string, sess *runner.Session) {
+	name := r.PathValue("name")
+	st, err := sess.TrustMCP(r.Context(), name)
+	switch {
+	case err == nil:
+		writeJSON(w, http.StatusOK, mcpStatusOf(st))
+	case errors.Is(err, runner.ErrClosed):
+		writeError(w, http.StatusConflict, "session_closed", "the session is closed: create a new one")
+	case errors.Is(err, mcp.ErrNoServer):
+		writeError(w, http.StatusNotFound, "no_mcp_server", fmt.Sprintf("%v: GET …/mcp lists them", err))
+	case errors.Is(err, mcp.ErrNotWaiting), st.State == "":
+		writeError(w, http.StatusConflict, "mcp_conflict", err.Error())
+	case st.State == mcp.StateRefused || st.State == mcp.StateDenied:
+		writeError(w, http.StatusForbidden, "refused", fmt.Sprintf("trust mcp server %s: %s", name, st.Reason))
+	default:
+		writeError(w, http.StatusBadGateway, "mcp_failed", fmt.Sprintf("trust mcp server %s: %v", name, err))
+	}
+}

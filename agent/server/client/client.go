@@ -367,6 +367,14 @@ func (c *Client) AddMCP(ctx context.Context, id, name string, srv mcp.Server) (m
 	return b.status(), err
 }
 
+// TrustMCP is POST …/mcp/{name}/trust: the server waiting for trust is
+// trusted (the user's trust store) and started.
+func (c *Client) TrustMCP(ctx context.Context, id, name string) (mcp.Status, error) {
+	var b mcpStatusBody
+	err := c.do(ctx, "POST", sessionPath(id, "/mcp/", url.PathEscape(name), "/trust"), nil, &b)
+	return b.status(), err
+}
+
 // Sessions is GET /api/session: the sessions open on the server and the
 // stored ones.
 func (c *Client) Sessions(ctx context.Context) (open []runner.State, stored []session.Session, err error) {

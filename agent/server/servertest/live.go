@@ -13,6 +13,7 @@ import (
 	"github.com/oceancode/oceancode/agent"
 	"github.com/oceancode/oceancode/agent/fsguard"
 	"github.com/oceancode/oceancode/agent/gate"
+	"github.com/oceancode/oceancode/agent/mcp"
 	"github.com/oceancode/oceancode/agent/permission"
 	"github.com/oceancode/oceancode/agent/provider"
 	"github.com/oceancode/oceancode/agent/provider/openai"
@@ -34,6 +35,9 @@ type LiveOptions struct {
 	// Ask are rules that ask ("Bash(echo:*)"); Locks the requirements'.
 	Ask   []string
 	Locks permission.Locks
+	// MCP, if set, is each session's MCP configuration (its servers start
+	// with the session; Sandbox.Dir is the project).
+	MCP *mcp.Config
 }
 
 // Live is the HTTP API over real parts, for the tests of its clients:
@@ -166,7 +170,16 @@ func (l *Live) newSession(ctx context.Context, r server.CreateRequest) (*runner.
 	if err != nil {
 		return nil, err
 	}
-	o := runner.Options{Turn: tc, Store: l.Store, Resume: r.Resume, Interactive: true, Sandbox: "off", Policy: "none",
+	var m *mcp.Manager
+	if l.o.MCP != nil {
+		mc := *l.o.MCP
+		mc.Sandbox.Dir, mc.Policy.Project = l.Dir, l.Dir
+		m = mcp.Start(mc)
+		l.t.Cleanup(func() { m.Close() })
+		m.Wait(ctx)
+		tc.Extra = m.Extra
+	}
+	o := runner.Options{Turn: tc, Store: l.Store, MCP: m, Resume: r.Resume, Interactive: true, Sandbox: "off", Policy: "none",
 		Reconfigure: func(ctx context.Context, agentName, model string) (agent.Config, error) {
 			if strings.HasPrefix(model, "refused/") {
 				return agent.Config{}, server.Errorf(403, "refused", errRefused)
