@@ -194,3 +194,21 @@ func TestSetModelAgent(t *testing.T) {
 		t.Errorf("no hook: %v", err)
 	}
 }
+
+// BenchmarkState: a state read, the modes with their locks included (every
+// GET /api/session/{id} and the pager's status line pay it).
+func BenchmarkState(b *testing.B) {
+	f := newFixture(b)
+	f.locks = permission.Locks{DisallowedModes: map[permission.Mode]string{permission.BypassPermissions: "locked out by requirements test.json (serial 1)"}}
+	s, err := runner.Start(context.Background(), runner.Options{Turn: f.turn(), Interactive: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	b.ReportAllocs()
+	for b.Loop() {
+		if st := s.State(); len(st.Modes) != 5 {
+			b.Fatal(st.Modes)
+		}
+	}
+}
