@@ -212,3 +212,45 @@ func BenchmarkState(b *testing.B) {
 		}
 	}
 }
+
+// TestSwitchAgentMidTurn: an agent switch leaves the running turn its own
+// gate, and a live mode switch made after it still reaches that turn (its
+// next write is allowed by acceptEdits, no second ask); the next turn runs
+// under the new agent's gate, in the mode switched to.
+func TestSwitchAgentMidTurn(t *testing.T) {
+	f := newFixture(t,
+		providertest.Call("write", map[string]string{"path": "a.txt", "content": "a"}),
+		providertest.Call("write", map[string]string{"path": "b.txt", "content": "b"}),
+		providertest.Text("done"), providertest.Text("next"))
+	o := f.options()
+	var newGate any
+	o.Reconfigure = func(ctx context.Context, agentName, model string) (agent.Config, error) {
+		c := f.turn()
+		c.Agent = agentName
+		newGate = c.Gate
+		return c, nil
+	}
+	s := f.start(o)
+	u, _ := s.Subscribe(0)
+	s.Send("go")
+	a := askOf(t, u)
+	if _, err := s.SetAgent(context.Background(), "reviewer"); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := s.SetMode(permission.AcceptEdits); err != nil || m.Mode != permission.AcceptEdits {
+		t.Fatalf("set mode = %+v, %v", m, err)
+	}
+	s.Answer(a.ID, runner.Reply{Answer: agent.Once})
+	for _, ev := range until(t, u, agent.EventDone) {
+		if ev.Event.Type == agent.EventAsk {
+			t.Errorf("the running turn asked again after acceptEdits: %+v", ev.Event.Ask)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(f.dir, "b.txt")); err != nil {
+		t.Errorf("the second write did not run: %v", err)
+	}
+	st := s.State()
+	if st.Agent != "reviewer" || st.Mode.Mode != permission.AcceptEdits || newGate == nil {
+		t.Errorf("state = %+v", st)
+	}
+}

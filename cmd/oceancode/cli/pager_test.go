@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/oceancode/oceancode/agent/server/servertest"
+	"github.com/oceancode/oceancode/agent/session"
 	"github.com/oceancode/oceancode/layers/layerstest"
 )
 
@@ -88,5 +89,36 @@ func TestAttachErrors(t *testing.T) {
 	// Nothing was created on the server by the failed attaches.
 	if n := l.Srv.Sessions(); n != 0 {
 		t.Errorf("%d sessions on the server", n)
+	}
+}
+
+// TestStoredSessions: the pager's /sessions and --continue see the stored
+// sessions of this directory only, newest first.
+func TestStoredSessions(t *testing.T) {
+	m := layerstest.New(t)
+	app, _, _ := machineApp(t, m)
+	ctx := context.Background()
+	st, err := openStore(ctx, app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := latestSession(ctx, st, app); err == nil || !strings.Contains(err.Error(), "--continue: no session of "+m.Project) {
+		t.Errorf("--continue without a session: %v", err)
+	}
+	var ids []string
+	for _, cwd := range []string{m.Project, "/elsewhere", m.Project} {
+		s, err := st.Create(ctx, session.Meta{Agent: "build", Model: "m", Mode: "default", Cwd: cwd})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, s.ID)
+	}
+	list, err := storedSessions(ctx, st, app)
+	if err != nil || len(list) != 2 || list[0].ID != ids[2] || list[1].ID != ids[0] {
+		t.Fatalf("stored sessions = %+v, %v", list, err)
+	}
+	if id, err := latestSession(ctx, st, app); err != nil || id != ids[2] {
+		t.Errorf("--continue = %s, %v", id, err)
 	}
 }
