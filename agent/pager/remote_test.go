@@ -229,7 +229,7 @@ func TestMain(m *testing.M) {
 
 // TestRemoteTrustMCP: a project .mcp.json server shows as untrusted in the
 // MCP list (with what it would run); trusting it through Remote records it
-// in the trust store and starts it.
+// in the trust store and starts it; a runtime add starts another.
 func TestRemoteTrustMCP(t *testing.T) {
 	exe, err := os.Executable()
 	if err != nil {
@@ -262,5 +262,13 @@ func TestRemoteTrustMCP(t *testing.T) {
 	}
 	if _, ok, _ := store.Lookup(l.Dir, "proj"); !ok {
 		t.Error("not in the trust store")
+	}
+	// A runtime add through Remote: connected, listed.
+	st, err = e.AddMCP(ctx, "rt", mcp.Server{Command: exe, Env: map[string]string{mcptest.ServerEnv: "1"}})
+	if err != nil || st.State != mcp.StateConnected || st.Origin != "runtime" || len(st.Tools) == 0 || st.Took <= 0 {
+		t.Fatalf("add = %+v, %v", st, err)
+	}
+	if list, err := e.MCP(ctx); err != nil || len(list) != 2 || list[1].Name != "rt" {
+		t.Errorf("mcp after the add = %+v, %v", list, err)
 	}
 }
