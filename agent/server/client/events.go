@@ -145,8 +145,10 @@ func (s *Stream) reconnect(ctx context.Context, c *Client, id string, last int64
 			s.mu.Unlock()
 			return body, nil
 		}
+		// An answer of the server ends the trying, except an overload
+		// (503: too many streams, shutting down), which may pass.
 		var e *Error
-		if errors.As(err, &e) || ctx.Err() != nil {
+		if (errors.As(err, &e) && e.Status != http.StatusServiceUnavailable) || ctx.Err() != nil {
 			return nil, err
 		}
 		if time.Now().After(deadline) {
