@@ -12,9 +12,15 @@ import (
 )
 
 // Remote is the Engine of session id on an `oceancode serve` (`oceancode
-// attach`): every method is a route of the HTTP API through c, the event
-// stream SSE with Last-Event-ID resume. Errors are the engine's own where
-// the server names one (runner.ErrNoAsk, *runner.AnsweredError, …).
+// attach`): every method is a route of the HTTP API through c. Errors are
+// the engine's own where the server names one (runner.ErrNoAsk,
+// *runner.AnsweredError, runner.ErrClosed, …; others are *client.Error).
+// Subscribe's stream resumes a dropped connection with Last-Event-ID (no
+// event lost or repeated); the server's resync notice arrives as an event
+// of type client.EventResync (fetch State again), its lagged notice ends the
+// stream with runner.ErrLagged, as Local's does. Sessions are the server's
+// stored sessions of its directory; Close detaches. It also implements
+// MCPTruster.
 func Remote(c *client.Client, id string) Engine { return &remote{c: c, id: id} }
 
 type remote struct {
