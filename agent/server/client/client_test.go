@@ -98,6 +98,16 @@ func TestResyncAndErrors(t *testing.T) {
 		t.Errorf("after the resync: seq %d", evs[1].Seq)
 	}
 
+	if m, err := c.Mode(ctx, st.ID); err != nil || m.Mode != "default" || m.Requested != "default" {
+		t.Errorf("mode = %+v, %v", m, err)
+	}
+	if doc, err := c.OpenAPI(ctx); err != nil || !strings.Contains(string(doc), `"openapi": "3.1.0"`) {
+		t.Errorf("openapi: %.40s, %v", doc, err)
+	}
+	if open, stored, err := c.Sessions(ctx); err != nil || len(open) != 1 || open[0].ID != st.ID || len(stored) != 1 {
+		t.Errorf("sessions = %+v %+v, %v", open, stored, err)
+	}
+
 	bad, _ := client.New(l.URL, l.Token+"x")
 	if _, err := bad.State(ctx, st.ID); !errors.Is(err, client.ErrUnauthorized) {
 		t.Errorf("wrong token: %v", err)
