@@ -3,16 +3,12 @@ package pager_test
 import (
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/oceancode/oceancode/agent"
 	"github.com/oceancode/oceancode/agent/mcp"
-	"github.com/oceancode/oceancode/agent/mcp/mcptest"
 	"github.com/oceancode/oceancode/agent/pager"
 	"github.com/oceancode/oceancode/agent/permission"
 	"github.com/oceancode/oceancode/agent/provider/providertest"
@@ -130,6 +126,11 @@ func TestRemoteEngine(t *testing.T) {
 	if list, err := e.MCP(ctx); err != nil || len(list) != 0 {
 		t.Errorf("mcp = %+v, %v", list, err)
 	}
+	// (A session without MCP servers: the trust is refused; agent/server/client's
+	// TestTrustMCP trusts a real one.)
+	if _, err := e.(pager.MCPTruster).TrustMCP(ctx, "proj"); !errors.As(err, &ce) || ce.Status != 409 || !strings.Contains(ce.Message, "no MCP client") {
+		t.Errorf("trust without MCP: %v", err)
+	}
 	if _, err := e.AddMCP(ctx, "bad name", mcp.Server{Command: "x"}); !errors.As(err, &ce) || ce.Status != 400 {
 		t.Errorf("add a bad mcp server: %v", err)
 	}
@@ -216,59 +217,5 @@ func TestFirstAnswerWinsLocalAndRemote(t *testing.T) {
 			t.Errorf("round %d: %d resolved events", round, n)
 		}
 		s.Close()
-	}
-}
-
-// The test binary doubles as the MCP server the trust test starts.
-func TestMain(m *testing.M) {
-	if os.Getenv(mcptest.ServerEnv) == "1" {
-		mcptest.Main()
-	}
-	os.Exit(m.Run())
-}
-
-// TestRemoteTrustMCP: a project .mcp.json server shows as untrusted in the
-// MCP list (with what it would run); trusting it through Remote records it
-// in the trust store and starts it; a runtime add starts another.
-func TestRemoteTrustMCP(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	store := &mcp.TrustStore{Path: filepath.Join(t.TempDir(), mcp.TrustFile)}
-	l := servertest.NewLive(t, servertest.LiveOptions{MCP: &mcp.Config{Env: []string{"PATH=/usr/bin:/bin"}, StartTimeout: 20 * time.Second,
-		Policy:  mcp.Policy{Trust: store},
-		Servers: []mcp.Server{{Name: "proj", Command: exe, Env: map[string]string{mcptest.ServerEnv: "1"}, Origin: permission.MCPProjectFile, Source: ".mcp.json"}}}})
-	e, _ := remote(t, l, "pager")
-	ctx := context.Background()
-	list, err := e.MCP(ctx)
-	if err != nil || len(list) != 1 || list[0].State != mcp.StateUntrusted || !strings.Contains(list[0].Reason, "not trusted yet") {
-		t.Fatalf("mcp = %+v, %v", list, err)
-	}
-	tr, ok := e.(pager.MCPTruster)
-	if !ok {
-		t.Fatal("Remote cannot trust")
-	}
-	st, err := tr.TrustMCP(ctx, "proj")
-	if err != nil || st.State != mcp.StateConnected || len(st.Tools) == 0 {
-		t.Fatalf("trust = %+v, %v", st, err)
-	}
-	var ce *client.Error
-	if _, err := tr.TrustMCP(ctx, "proj"); !errors.As(err, &ce) || ce.Status != 409 {
-		t.Errorf("trust again: %v", err)
-	}
-	if _, err := tr.TrustMCP(ctx, "nope"); !errors.As(err, &ce) || ce.Status != 404 || ce.Code != "no_mcp_server" {
-		t.Errorf("trust an unknown server: %v", err)
-	}
-	if _, ok, _ := store.Lookup(l.Dir, "proj"); !ok {
-		t.Error("not in the trust store")
-	}
-	// A runtime add through Remote: connected, listed.
-	st, err = e.AddMCP(ctx, "rt", mcp.Server{Command: exe, Env: map[string]string{mcptest.ServerEnv: "1"}})
-	if err != nil || st.State != mcp.StateConnected || st.Origin != "runtime" || len(st.Tools) == 0 || st.Took <= 0 {
-		t.Fatalf("add = %+v, %v", st, err)
-	}
-	if list, err := e.MCP(ctx); err != nil || len(list) != 2 || list[1].Name != "rt" {
-		t.Errorf("mcp after the add = %+v, %v", list, err)
 	}
 }
