@@ -91,6 +91,10 @@ type Ask struct {
 	// Rememberable says an "always" answer can be remembered for the
 	// session (otherwise it counts as once).
 	Rememberable bool
+	// Gate is the gate's whole result (the shell guard's segments, the
+	// resolved path, the call an "always" is recorded against), for an
+	// ask that shows them.
+	Gate *gate.Result
 }
 
 // Answer is the user's answer to an Ask.
@@ -407,7 +411,7 @@ func (r *run) settle(ctx context.Context, call message.ToolCall, tg tools.Target
 	switch {
 	case r.c.Ask != nil:
 		evc := *ev
-		rep, err := r.c.Ask(ctx, Ask{ToolCall: call, Target: tg, Decision: d, Event: &evc, Rememberable: rememberable(gr.Call) && !d.Posture()})
+		rep, err := r.c.Ask(ctx, Ask{ToolCall: call, Target: tg, Decision: d, Event: &evc, Rememberable: rememberable(gr.Call) && !d.Posture(), Gate: &gr})
 		if err != nil {
 			rep = Reply{Answer: Deny}
 		}

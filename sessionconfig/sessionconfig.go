@@ -140,6 +140,14 @@ type Session struct {
 	// Close releases what the session holds (the egress proxy, the MCP
 	// servers); it is never nil and may be called more than once.
 	Close func()
+	// Reconfigure builds the config of another model or agent for the
+	// running session (runner.Options.Reconfigure): the same checks as
+	// Build (the requirements' allowed_models and allowed_providers; the
+	// agent's rules and mode locks).
+	Reconfigure func(ctx context.Context, agent, model string) (agent.Config, error)
+	// Sandbox and Policy are the status strings (runner.Options.Sandbox,
+	// Policy): SandboxStatus and PolicyStatus.
+	Sandbox, Policy string
 }
 
 func (s *Session) warn(h Host, line string) {
@@ -314,6 +322,9 @@ func Build(ctx context.Context, res *layers.Resolved, req Request, h Host) (*Ses
 		Notices: notices,
 		Extra:   s.MCP.Extra,
 	}
+	ab := agentBuild{res: res, home: home, boundary: gc.Boundary, root: root, cwd: cwd}
+	s.Reconfigure = reconfigurer(ab, req.Via, h, s.MCP)
+	s.Sandbox, s.Policy = SandboxStatus(pol), PolicyStatus(res)
 	// Sub-agents get the built-in tools only, never MCP or skill tools,
 	// and a gate of their own agent's rules within the session's boundary.
 	base := s.Turn
@@ -323,19 +334,10 @@ func Build(ctx context.Context, res *layers.Resolved, req Request, h Host) (*Ses
 		if subName == "" {
 			sub.Agent = agent.Explore
 		}
-		sgc, err := GateConfig(res, sub.Agent, home)
-		if err != nil {
-			return agent.Config{}, invalid(err)
+		var err error
+		if sub.Gate, sub.System, err = ab.parts(sub.Agent); err != nil {
+			return agent.Config{}, err
 		}
-		sgc.Boundary = gc.Boundary
-		if sub.Gate, err = gate.New(sgc); err != nil {
-			return agent.Config{}, invalid(err)
-		}
-		subPrompt, _, _, err := AgentPrompt(sub.Agent).Get(res)
-		if err != nil {
-			return agent.Config{}, invalid(err)
-		}
-		sub.System = agent.SystemPrompt(sub.Agent, subPrompt, res.Locks.Instructions, root, cwd, time.Now())
 		sub.Tools = tools.Builtins()
 		sub.Extra = nil // no MCP tools
 		sub.Notices, sub.OnEvent, sub.OnMessage = nil, nil, nil

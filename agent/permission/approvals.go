@@ -2,6 +2,7 @@ package permission
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -59,40 +60,77 @@ func (a *Approvals) Approve(c Call, s Scope) {
 	if s != Always {
 		return
 	}
-	key := Key(c.Tool)
+	list := a.Would(c)
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.exact == nil {
 		a.exact = map[approvalKey]struct{}{}
 		a.servers = map[serverKey]struct{}{}
 	}
+	for _, ap := range list {
+		if ap.Server {
+			a.servers[serverKey{ap.Pattern, ap.Identity}] = struct{}{}
+			continue
+		}
+		a.exact[approvalKey{ap.Key, ap.Pattern, ap.Identity}] = struct{}{}
+	}
+}
+
+// Would lists what Approve(c, Always) adds, without adding it (the ask
+// shows it before the user answers): nil for what cannot be remembered (a
+// bash command the floor or the shell guard denies). The order is
+// Approve's: the call's own approvals, then its outside paths.
+func (a *Approvals) Would(c Call) []Approval {
+	key := Key(c.Tool)
+	var out []Approval
 	switch {
 	case key == "bash":
 		if c.Shell != nil && (c.Shell.Verdict == VerdictFloor || c.Shell.Verdict == VerdictDeny) {
-			return
+			return nil
 		}
 		if c.Shell != nil && len(c.Shell.Segments) > 0 {
 			for _, seg := range c.Shell.Segments {
-				a.exact[approvalKey{key: key, pattern: seg}] = struct{}{}
+				out = append(out, Approval{Key: key, Pattern: seg})
 			}
 		} else {
-			a.exact[approvalKey{key: key, pattern: c.Pattern}] = struct{}{}
+			out = append(out, Approval{Key: key, Pattern: c.Pattern})
 		}
 	case key == "mcp":
-		a.exact[approvalKey{key, c.Pattern, c.MCPIdentity}] = struct{}{}
+		out = append(out, Approval{Key: key, Pattern: c.Pattern, Identity: c.MCPIdentity})
 		if !c.MCPOrigin.trusted() {
-			a.servers[serverKey{mcpServer(c.Pattern), c.MCPIdentity}] = struct{}{}
+			out = append(out, Approval{Key: key, Pattern: mcpServer(c.Pattern), Server: true, Identity: c.MCPIdentity})
 		}
 	default:
-		a.exact[approvalKey{key: key, pattern: strings.TrimPrefix(c.Pattern, "./")}] = struct{}{}
+		out = append(out, Approval{Key: key, Pattern: strings.TrimPrefix(c.Pattern, "./")})
 	}
 	outside := c.Outside
 	if c.Shell != nil && len(c.Shell.OutsidePaths) > 0 {
 		outside = c.Shell.OutsidePaths
 	}
 	for _, p := range outside {
-		a.exact[approvalKey{key: "external_directory", pattern: strings.TrimSuffix(p, "/")}] = struct{}{}
+		out = append(out, Approval{Key: "external_directory", Pattern: strings.TrimSuffix(p, "/")})
 	}
+	return out
+}
+
+// Rule is the approval in the rule syntax of docs/permissions.md, the way
+// an ask shows what "always" adds: `bash "git commit -m wip"` (a bash
+// argv, quoted), `edit src/main.go`, `mcp github/create_issue`, `mcp
+// github/*` (a whole server), `external_directory /tmp/x/**` (the path and
+// everything below it). A pattern with spaces, quotes or nothing in it is
+// quoted.
+func (ap Approval) Rule() string {
+	pat := ap.Pattern
+	switch {
+	case ap.Server:
+		pat += "/*"
+	case ap.Key == "external_directory":
+		pat = strings.TrimSuffix(pat, "/") + "/**"
+	}
+	if ap.Key == "bash" || pat == "" || strings.ContainsAny(pat, " \t\n\"'\\") {
+		pat = strconv.Quote(pat)
+	}
+	return ap.Key + " " + pat
 }
 
 func mcpServer(pattern string) string {

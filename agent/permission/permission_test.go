@@ -868,3 +868,49 @@ func TestFloorNeverReopenedRandom(t *testing.T) {
 		}
 	}
 }
+
+// TestWould checks that Would lists exactly what Approve(c, Always) then
+// remembers, and the rule syntax an ask shows it in.
+func TestWould(t *testing.T) {
+	cases := []struct {
+		name string
+		call Call
+		want []string
+	}{
+		{"bash segments", Call{Tool: "bash", Pattern: "git add . && git commit -m 'a b'",
+			Shell: &ShellVerdict{Verdict: "ask", Segments: []string{"git add .", "git commit -m 'a b'"}}},
+			[]string{`bash "git add ."`, `bash "git commit -m 'a b'"`}},
+		{"bash without segments", Call{Tool: "bash", Pattern: "make"}, []string{`bash "make"`}},
+		{"bash floor", Call{Tool: "bash", Pattern: "rm -rf /", Shell: &ShellVerdict{Verdict: VerdictFloor, Segments: []string{"rm -rf /"}}}, nil},
+		{"bash outside", Call{Tool: "bash", Pattern: "cat /srv/x/a", Shell: &ShellVerdict{Verdict: "ask", Segments: []string{"cat /srv/x/a"}, OutsidePaths: []string{"/srv/x/"}}},
+			[]string{`bash "cat /srv/x/a"`, "external_directory /srv/x/**"}},
+		{"edit", Call{Tool: "write", Pattern: "./src/main.go"}, []string{"edit src/main.go"}},
+		{"edit with a space", Call{Tool: "edit", Pattern: "docs/my notes.md"}, []string{`edit "docs/my notes.md"`}},
+		{"mcp untrusted", Call{Tool: "mcp", Pattern: "fs/read", MCPOrigin: MCPProjectFile, MCPIdentity: "sha256:1"},
+			[]string{"mcp fs/read", "mcp fs/*"}},
+		{"mcp config", Call{Tool: "mcp", Pattern: "gh/a", MCPOrigin: MCPConfig}, []string{"mcp gh/a"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var ap Approvals
+			would := ap.Would(c.call)
+			var got []string
+			for _, a := range would {
+				got = append(got, a.Rule())
+			}
+			if diff := cmp.Diff(c.want, got); diff != "" {
+				t.Fatalf("Would (-want +got):\n%s", diff)
+			}
+			if len(ap.List()) != 0 {
+				t.Fatal("Would added approvals")
+			}
+			ap.Approve(c.call, Always)
+			sorted := append([]Approval{}, would...)
+			var back Approvals
+			back.Restore(sorted)
+			if diff := cmp.Diff(back.List(), ap.List()); diff != "" {
+				t.Fatalf("Approve added other than Would said (-would +approve):\n%s", diff)
+			}
+		})
+	}
+}

@@ -48,6 +48,7 @@ func (s *Session) askPermission(ctx context.Context, a agent.Ask) (agent.Reply, 
 	}
 	pa := PendingAsk{Kind: KindPermission, Tool: a.ToolCall.Name, Input: a.ToolCall.Input, Decision: a.Event,
 		Target: a.Target.Input, InputDigest: agent.InputDigest(a.ToolCall.Input), CallID: a.ToolCall.ID, Choices: choices}
+	s.enrich(&pa, a)
 	r, err := s.wait(ctx, pa)
 	if err != nil {
 		return agent.Reply{Answer: agent.Deny}, err

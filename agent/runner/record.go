@@ -259,6 +259,12 @@ func (r *record) setMode(mode string) {
 	r.push(op{fn: func(ctx context.Context, st *session.Store, id string) error { return st.SetMode(ctx, id, mode) }})
 }
 
+func (r *record) setAgentModel(agent, model string) {
+	r.push(op{fn: func(ctx context.Context, st *session.Store, id string) error {
+		return st.SetAgentModel(ctx, id, agent, model)
+	}})
+}
+
 func (r *record) addAsk(pa PendingAsk) {
 	body, err := json.Marshal(pa)
 	if err != nil {

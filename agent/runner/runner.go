@@ -79,6 +79,20 @@ type Options struct {
 	// that falls further behind is dropped (its channel closes, Err() ==
 	// ErrLagged); it never blocks the session.
 	Buffer int
+	// Reconfigure builds the turn config for another agent or model of this
+	// session (SetAgent, SetModel) through the same checks as the first
+	// (sessionconfig: the requirements' allowed_models and providers, the
+	// agent's rules and mode locks). One of agent and model is set: the
+	// switch asked for (model is PROVIDER/MODEL). From the result the runner
+	// takes Model and Provider (a model switch) or Agent, System, Gate,
+	// Tools and Extra (an agent switch); the session keeps the rest, its
+	// Env, its approvals and its hooks. nil: SetAgent and SetModel answer
+	// ErrUnsupported.
+	Reconfigure func(ctx context.Context, agent, model string) (agent.Config, error)
+	// Sandbox and Policy are shown in State: the sandbox mode in effect
+	// ("read-only", "workspace-write", "danger-full-access" or "off") and
+	// the requirements' status as one line ("signed, serial 7", "none").
+	Sandbox, Policy string
 	// OnEvent, if set, receives every event in Seq order on the goroutine
 	// that emitted it; it must return quickly (run renders with it, so its
 	// output keeps the turn's pace and cannot lag). It may call the

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/oceancode/oceancode/agent"
+	"github.com/oceancode/oceancode/agent/gate"
 	"github.com/oceancode/oceancode/agent/mcp"
 	"github.com/oceancode/oceancode/agent/message"
 	"github.com/oceancode/oceancode/agent/permission"
@@ -62,6 +63,10 @@ type Session struct {
 	asks       map[string]*ask
 	order      []string // ask ids, in the order asked
 	mode       ModeResult
+	modeSet    bool       // the mode was switched live (an agent switch keeps it)
+	runGate    *gate.Gate // the running turn's gate (an agent switch leaves it to the turn)
+	reMu       sync.Mutex // one SetAgent/SetModel at a time
+	recModel   string     // the model as recorded: PROVIDER/MODEL once switched (a resume takes it up)
 }
 
 // item is one queued prompt (or the continuation of a resumed session).
@@ -93,6 +98,7 @@ func Start(ctx context.Context, o Options) (*Session, error) {
 	s := &Session{o: o, approvals: &permission.Approvals{}, subs: map[*Subscription]struct{}{},
 		asks: map[string]*ask{}, wake: make(chan struct{}, 1), loopDone: make(chan struct{}), ringFirst: 1}
 	s.cfg = o.Turn
+	s.recModel = o.Turn.Model
 	if s.cfg.Redact == nil {
 		s.cfg.Redact = func(s string) string { return s }
 	}
@@ -328,6 +334,7 @@ func (s *Session) loop() {
 		ctx, cancel := context.WithCancelCause(s.ctx)
 		s.cancelTurn = cancel
 		cfg := s.cfg
+		s.runGate = cfg.Gate
 		cfg.QuietStart = s.started
 		s.started = true
 		history := s.history
@@ -350,7 +357,7 @@ func (s *Session) loop() {
 		s.turns += r.res.Turns
 		s.usage = s.usage.Add(r.res.Usage)
 		s.stop = stopOf(r.res, r.err)
-		s.running, s.cancelTurn = nil, nil
+		s.running, s.cancelTurn, s.runGate = nil, nil, nil
 		s.mu.Unlock()
 		s.dropResumedAsks()
 		it.done <- r
@@ -583,8 +590,13 @@ func (s *Session) SetMode(m permission.Mode) (ModeResult, error) {
 		return s.Mode(), ErrClosed
 	}
 	ch := s.cfg.Gate.SetMode(pm)
+	if s.runGate != nil && s.runGate != s.cfg.Gate {
+		// The running turn started under the agent before a switch: it
+		// follows the mode too.
+		s.runGate.SetMode(pm)
+	}
 	res := ModeResult{Mode: s.cfg.Gate.Engine().Mode(), Requested: pm, Downgraded: ch.Downgraded(), Reason: ch.Reason}
-	s.mode = res
+	s.mode, s.modeSet = res, true
 	s.mu.Unlock()
 	s.emit(agent.Event{Type: agent.EventModeChange, Key: "permission_mode", Requested: string(pm), Mode: string(res.Mode), Text: res.Reason})
 	if s.rec != nil {
@@ -599,6 +611,20 @@ func (s *Session) SetMode(m permission.Mode) (ModeResult, error) {
 // the next turn; its calls ask (origin runtime) and "always" approves the
 // server. Its state is told as an mcp event either way.
 func (s *Session) AddMCP(ctx context.Context, srv mcp.Server) (mcp.Status, error) {
+	return s.mcpChange("add", srv.Name, func(m *mcp.Manager) (mcp.Status, error) { return m.Add(ctx, srv) })
+}
+
+// TrustMCP answers a trust prompt yes for a project server waiting for
+// trust (state untrusted): its definition is recorded in the user's trust
+// store (as `oceancode mcp trust` does) and it starts now, its tools
+// offered from the next turn. Told as an mcp event either way.
+func (s *Session) TrustMCP(ctx context.Context, name string) (mcp.Status, error) {
+	return s.mcpChange("trust", name, func(m *mcp.Manager) (mcp.Status, error) { return m.Trust(ctx, name) })
+}
+
+// mcpChange runs a change of the session's MCP servers and tells the
+// servers' new states as mcp events.
+func (s *Session) mcpChange(what, name string, f func(*mcp.Manager) (mcp.Status, error)) (mcp.Status, error) {
 	s.mu.Lock()
 	closed := s.closed
 	s.mu.Unlock()
@@ -606,9 +632,9 @@ func (s *Session) AddMCP(ctx context.Context, srv mcp.Server) (mcp.Status, error
 	case closed:
 		return mcp.Status{}, ErrClosed
 	case s.o.MCP == nil:
-		return mcp.Status{}, fmt.Errorf("runner: add mcp server %s: this session has no MCP client", srv.Name)
+		return mcp.Status{}, fmt.Errorf("runner: %s mcp server %s: this session has no MCP client", what, name)
 	}
-	st, err := s.o.MCP.Add(ctx, srv)
+	st, err := f(s.o.MCP)
 	for _, e := range s.o.MCP.Events() {
 		s.emit(e)
 	}
@@ -624,9 +650,10 @@ func (s *Session) Mode() ModeResult {
 
 // State is the session's state.
 func (s *Session) State() State {
-	st := State{ID: s.CurrentID(), Agent: s.cfg.Agent, Model: s.cfg.Model}
+	id := s.CurrentID()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	st := State{ID: id, Agent: s.cfg.Agent, Model: s.cfg.Model, Modes: s.modes(), Sandbox: s.o.Sandbox, Policy: s.o.Policy}
 	st.Mode, st.Turns, st.Queued, st.Usage, st.LastSeq, st.StopReason = s.mode, s.turns, len(s.queue), s.usage, s.seq, s.stop
 	switch {
 	case s.closed:

@@ -43,13 +43,19 @@ type stateBody struct {
 	LastSeq    int64         `json:"last_seq"`
 	StopReason string        `json:"stop_reason"`
 	Pending    int           `json:"pending"`
+	// Modes are the permission modes in the cycle's order, each with its
+	// lock; Sandbox and Policy the sandbox mode and the requirements'
+	// status line.
+	Modes   []runner.ModeOption `json:"modes"`
+	Sandbox string              `json:"sandbox"`
+	Policy  string              `json:"policy"`
 }
 
 func stateOf(id string, sess *runner.Session) stateBody {
 	st := sess.State()
 	return stateBody{ID: id, Agent: st.Agent, Model: st.Model, Mode: modeOf(st.Mode), Status: st.Status,
 		Turns: st.Turns, Queued: st.Queued, Usage: st.Usage, LastSeq: st.LastSeq, StopReason: string(st.StopReason),
-		Pending: len(sess.Pending())}
+		Pending: len(sess.Pending()), Modes: st.Modes, Sandbox: st.Sandbox, Policy: st.Policy}
 }
 
 func (s *Server) create(w http.ResponseWriter, r *http.Request) {
@@ -314,11 +320,7 @@ func (s *Server) mcp(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	st, err := sess.AddMCP(r.Context(), srv)
-	body := mcpStatusBody{Name: st.Name, Origin: st.Origin, Source: st.Source, State: st.State, Reason: st.Reason,
-		Tools: st.Tools, TookMS: float64(st.Took.Microseconds()) / 1000}
-	if body.Tools == nil {
-		body.Tools = []string{}
-	}
+	body := mcpStatusOf(st)
 	switch {
 	case errors.Is(err, runner.ErrClosed):
 		writeError(w, http.StatusConflict, "session_closed", "the session is closed: create a new one")

@@ -37,6 +37,7 @@ import (
 
 	"github.com/oceancode/oceancode/agent/mcp"
 	"github.com/oceancode/oceancode/agent/runner"
+	"github.com/oceancode/oceancode/agent/session"
 )
 
 // CreateRequest is the body of POST /api/session.
@@ -78,6 +79,9 @@ type Config struct {
 	// Resumable lists the stored sessions to take up on start (those with
 	// pending asks); nil: none.
 	Resumable func(ctx context.Context) ([]string, error)
+	// Sessions lists the stored sessions (GET /api/session's "stored", the
+	// pager's /sessions); nil: none.
+	Sessions func(ctx context.Context) ([]session.Session, error)
 	// MaxSessions is how many sessions may be open at once (0: 64); one
 	// more is refused 429 with Retry-After.
 	MaxSessions int
@@ -177,7 +181,12 @@ func (s *Server) Routes() []string {
 func (s *Server) routes() []route {
 	return []route{
 		{"POST", "/api/session", s.create},
+		{"GET", "/api/session", s.list},
 		{"GET", "/api/session/{id}", s.withSession(s.state)},
+		{"POST", "/api/session/{id}/model", s.withSession(s.switcher("model"))},
+		{"POST", "/api/session/{id}/agent", s.withSession(s.switcher("agent"))},
+		{"GET", "/api/session/{id}/mcp", s.withSession(s.mcpList)},
+		{"POST", "/api/session/{id}/mcp/{name}/trust", s.withSession(s.mcpTrust)},
 		{"POST", "/api/session/{id}/message", s.withSession(s.message)},
 		{"GET", "/api/session/{id}/events", s.withSession(s.events)},
 		{"GET", "/api/session/{id}/permission/mode", s.withSession(s.getMode)},

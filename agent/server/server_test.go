@@ -19,18 +19,12 @@ import (
 	"time"
 
 	"github.com/oceancode/oceancode/agent"
-	"github.com/oceancode/oceancode/agent/fsguard"
-	"github.com/oceancode/oceancode/agent/gate"
 	"github.com/oceancode/oceancode/agent/permission"
-	"github.com/oceancode/oceancode/agent/provider"
-	"github.com/oceancode/oceancode/agent/provider/openai"
 	"github.com/oceancode/oceancode/agent/provider/providertest"
 	"github.com/oceancode/oceancode/agent/runner"
 	"github.com/oceancode/oceancode/agent/server"
 	"github.com/oceancode/oceancode/agent/server/servertest"
 	"github.com/oceancode/oceancode/agent/session"
-	"github.com/oceancode/oceancode/agent/tools"
-	"github.com/oceancode/oceancode/provenance"
 )
 
 const testToken = "test-token-0123456789abcdefghijklmnopqrstuvwxyz"
@@ -105,27 +99,8 @@ func newHarness(t testing.TB, turns []providertest.Turn, opts ...option) *harnes
 }
 
 func (h *harness) turnConfig(agentName, mode string) (agent.Config, error) {
-	var rules []permission.Rule
-	for _, r := range h.rules {
-		pr, err := permission.ParseRule(r, permission.Ask, provenance.Origin{Layer: provenance.User, Source: "test"})
-		if err != nil {
-			return agent.Config{}, err
-		}
-		rules = append(rules, pr)
-	}
-	b := fsguard.Boundary{ProjectRoot: h.dir}
-	g, err := gate.New(gate.Config{Permission: permission.Config{Agent: agentName, Rules: rules, Mode: permission.Mode(mode), Locks: h.locks}, Boundary: b})
-	if err != nil {
-		return agent.Config{}, err
-	}
-	p, err := openai.New(provider.Config{Type: "openai", BaseURL: h.model.OpenAIURL(), APIKey: "sk-test", Stream: true})
-	if err != nil {
-		return agent.Config{}, err
-	}
-	tr := &fsguard.Tracker{}
-	tr.Start(time.Now())
-	env := &tools.Env{Boundary: b, Cwd: h.dir, Tracker: tr, ChildEnv: []string{"PATH=/usr/bin:/bin"}, Todos: &tools.TodoList{}, BashTimeout: 10 * time.Second}
-	return agent.Config{Agent: agentName, Model: "m", Provider: p, Gate: g, Env: env, Tools: tools.Builtins(), MaxTurns: 10}, nil
+	return servertest.TurnConfig(servertest.TurnOptions{Dir: h.dir, ModelURL: h.model.OpenAIURL(), Agent: agentName,
+		Mode: permission.Mode(mode), Ask: h.rules, Locks: h.locks})
 }
 
 func (h *harness) newSession(ctx context.Context, r server.CreateRequest) (*runner.Session, error) {
@@ -137,6 +112,7 @@ func (h *harness) newSession(ctx context.Context, r server.CreateRequest) (*runn
 		return nil, err
 	}
 	o := runner.Options{Turn: tc, Store: h.store, Resume: r.Resume, Interactive: true, Buffer: h.buffer}
+	o.Reconfigure = h.reconfigure
 	if h.noStore {
 		o.Store = nil
 	}
@@ -286,7 +262,7 @@ func (s *schemas) check(t testing.TB, name string, v any) {
 
 // routePath fills a route pattern's wildcards.
 func routePath(pattern, id string) string {
-	return strings.NewReplacer("{id}", id, "{req}", "no-such-ask").Replace(pattern)
+	return strings.NewReplacer("{id}", id, "{req}", "no-such-ask", "{name}", "no-such-server").Replace(pattern)
 }
 
 // TestAuthOnEveryRoute walks the route table: without a token or with a

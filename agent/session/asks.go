@@ -139,17 +139,7 @@ func (s *Store) PendingAskSessions(ctx context.Context) ([]string, error) {
 
 // SetMode records a session's permission mode after a live switch.
 func (s *Store) SetMode(ctx context.Context, id, mode string) error {
-	res, err := s.db.ExecContext(ctx, `UPDATE sessions SET mode = ? WHERE id = ?`, mode, id)
-	if err == nil {
-		var n int64
-		if n, err = res.RowsAffected(); err == nil && n == 0 {
-			err = ErrNotFound
-		}
-	}
-	if err != nil {
-		return opErr("set mode", id, err)
-	}
-	return nil
+	return s.update(ctx, "set mode", id, `UPDATE sessions SET mode = ? WHERE id = ?`, mode, id)
 }
 
 // AppendEvents records events with the sequence numbers their Seq gives

@@ -82,7 +82,21 @@ func (EditTool) Run(ctx context.Context, env *Env, input json.RawMessage) Result
 		}
 		return errorResult(err)
 	}
-	content := string(b)
+	updated, n, line, err := in.apply(string(b), shown)
+	if err != nil {
+		return errorResult(err)
+	}
+	if _, err := writeAtomic(r.Abs, []byte(updated)); err != nil {
+		return errResult("edit: %s: %v", shown, err)
+	}
+	tr.NoteWrite(r.Abs, []byte(updated))
+	summary := fmt.Sprintf("edited %s: %d replacement(s), first at line %d\n%s", shown, n, line, diffSummary(in.OldString, in.NewString, 12))
+	return Result{Content: summary, Meta: map[string]any{"path": r.Abs, "replacements": n, "line": line}}
+}
+
+// apply is the edit on content: the new content, the number of
+// replacements and the line of the first; shown names the file in errors.
+func (in editInput) apply(content, shown string) (string, int, int, error) {
 	oldS, newS := in.OldString, in.NewString
 	n := strings.Count(content, oldS)
 	if n == 0 && strings.Contains(content, "\r\n") && !strings.Contains(oldS, "\r") {
@@ -91,21 +105,15 @@ func (EditTool) Run(ctx context.Context, env *Env, input json.RawMessage) Result
 	}
 	switch {
 	case n == 0:
-		return errResult("edit: old_string not found in %s (it must match exactly, whitespace included; read the file again if unsure)", shown)
+		return "", 0, 0, fmt.Errorf("edit: old_string not found in %s (it must match exactly, whitespace included; read the file again if unsure)", shown)
 	case n > 1 && !in.ReplaceAll:
-		return errResult("edit: old_string occurs %d times in %s; add surrounding lines to make it unique, or set replace_all", n, shown)
+		return "", 0, 0, fmt.Errorf("edit: old_string occurs %d times in %s; add surrounding lines to make it unique, or set replace_all", n, shown)
 	}
 	line := strings.Count(content[:strings.Index(content, oldS)], "\n") + 1
-	updated := strings.ReplaceAll(content, oldS, newS)
-	if !in.ReplaceAll {
-		updated = strings.Replace(content, oldS, newS, 1)
+	if in.ReplaceAll {
+		return strings.ReplaceAll(content, oldS, newS), n, line, nil
 	}
-	if _, err := writeAtomic(r.Abs, []byte(updated)); err != nil {
-		return errResult("edit: %s: %v", shown, err)
-	}
-	tr.NoteWrite(r.Abs, []byte(updated))
-	summary := fmt.Sprintf("edited %s: %d replacement(s), first at line %d\n%s", shown, n, line, diffSummary(in.OldString, in.NewString, 12))
-	return Result{Content: summary, Meta: map[string]any{"path": r.Abs, "replacements": n, "line": line}}
+	return strings.Replace(content, oldS, newS, 1), n, line, nil
 }
 
 func crlf(s string) string { return strings.ReplaceAll(s, "\n", "\r\n") }

@@ -66,10 +66,15 @@ func newRootCmd(app *App) *cobra.Command {
 guards and a kernel sandbox, under configuration an administrator can sign.
 
 Configuration layers, lowest first: default < project < user < session <
-managed < requirements. "oceancode inspect" shows which layer set each key.`,
+managed < requirements. "oceancode inspect" shows which layer set each key.
+
+With no command, on a terminal, oceancode opens the pager: an interactive
+session (--session ID resumes one, --continue the most recent of this
+directory). Without a terminal, use "oceancode run PROMPT".`,
 		Version: version.String(),
 	}
 	cliapp.Setup(root, app)
+	pagerRoot(root, app)
 	root.SetVersionTemplate("oceancode {{.Version}}\n")
 	root.AddCommand(newVersionCmd(app), newInspectCmd(app))
 	for _, add := range extraCommands {

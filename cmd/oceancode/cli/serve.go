@@ -18,6 +18,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/oceancode/oceancode/agent"
 	"github.com/oceancode/oceancode/agent/provider"
 	"github.com/oceancode/oceancode/agent/provider/remote"
 	"github.com/oceancode/oceancode/agent/runner"
@@ -126,6 +127,7 @@ func runServe(ctx context.Context, app *App, o serveOptions) error {
 		NewSession:  f.newSession,
 		Inspect:     func() ([]byte, error) { return inspectJSON(app) },
 		Resumable:   f.resumable,
+		Sessions:    func(ctx context.Context) ([]session.Session, error) { return storedSessions(ctx, f.store, app) },
 		MaxSessions: o.maxSessions,
 	})
 	if err != nil {
@@ -286,7 +288,9 @@ func createToken(path string) error {
 type sessionFactory struct {
 	app   *App
 	store *session.Store
-	mu    sync.Mutex
+	// via names the front end in the settings' origins ("" is "api").
+	via string
+	mu  sync.Mutex
 	// clients are the model clients, one per provider configuration,
 	// shared by the sessions (each is safe for concurrent calls).
 	clients map[string]*remote.Client
@@ -322,7 +326,11 @@ func sortedHeaders(h map[string]string) []string {
 }
 
 func (f *sessionFactory) newSession(ctx context.Context, r server.CreateRequest) (*runner.Session, error) {
-	req := sessionconfig.Request{Agent: r.Agent, Model: r.Model, PermissionMode: r.PermissionMode, Via: "api", MCPServers: r.MCPServers}
+	via := f.via
+	if via == "" {
+		via = "api"
+	}
+	req := sessionconfig.Request{Agent: r.Agent, Model: r.Model, PermissionMode: r.PermissionMode, Via: via, MCPServers: r.MCPServers}
 	if r.Resume != "" {
 		meta, err := f.store.Get(ctx, r.Resume)
 		if err != nil {
@@ -368,7 +376,12 @@ func (f *sessionFactory) newSession(ctx context.Context, r server.CreateRequest)
 	for _, w := range sc.Warnings {
 		fmt.Fprintf(f.app.Stderr, "oceancode: %s\n", w)
 	}
-	opts := runner.Options{Turn: sc.Turn, SubAgent: sc.SubAgent, MCP: sc.MCP, Store: f.store, Resume: r.Resume, Interactive: true}
+	opts := runner.Options{Turn: sc.Turn, SubAgent: sc.SubAgent, MCP: sc.MCP, Store: f.store, Resume: r.Resume, Interactive: true,
+		Sandbox: sc.Sandbox, Policy: sc.Policy,
+		Reconfigure: func(ctx context.Context, name, model string) (agent.Config, error) {
+			c, err := sc.Reconfigure(ctx, name, model)
+			return c, httpError(err)
+		}}
 	// The managed audit stream, as run exports it (telemetry.enabled):
 	// each session's decisions, with its resolution's attestation.
 	tel := startTelemetry(context.WithoutCancel(ctx), f.app, res)

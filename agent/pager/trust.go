@@ -1,0 +1,24 @@
+package pager
+
+import (
+	"context"
+
+	"github.com/oceancode/oceancode/agent/mcp"
+)
+
+// MCPTruster is an Engine that can answer a trust prompt: a project
+// .mcp.json server the MCP list shows in state "untrusted" (its Reason says
+// what it would run) is trusted — recorded in the user's trust store, as
+// `oceancode mcp trust NAME` does — and started. The pager offers the
+// prompt when its Engine implements it (an addition to the Engine
+// contract that leaves its method set as it is).
+type MCPTruster interface {
+	TrustMCP(ctx context.Context, name string) (mcp.Status, error)
+}
+
+// TrustMCP implements MCPTruster (POST …/mcp/{name}/trust).
+func (r *remote) TrustMCP(ctx context.Context, name string) (mcp.Status, error) {
+	return r.c.TrustMCP(ctx, r.id, name)
+}
+
+var _ MCPTruster = (*remote)(nil)

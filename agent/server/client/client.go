@@ -1,0 +1,405 @@
+// Package client is the Go client of the HTTP API of `oceancode serve`
+// (docs/server.md): a typed method for every route, and an event stream
+// that reads the SSE, resumes with Last-Event-ID after a dropped
+// connection and surfaces what replay cannot fill (resync, lagged). Errors
+// map back to the engine's own (a 409 already_answered is a
+// *runner.AnsweredError, a 404 no_ask wraps runner.ErrNoAsk, …), so a
+// client of this package handles them as it would in process. The pager's
+// Remote engine (agent/pager) is built on it.
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/oceancode/oceancode/agent"
+	"github.com/oceancode/oceancode/agent/mcp"
+	"github.com/oceancode/oceancode/agent/message"
+	"github.com/oceancode/oceancode/agent/permission"
+	"github.com/oceancode/oceancode/agent/runner"
+	"github.com/oceancode/oceancode/agent/session"
+)
+
+// Client talks to one server. Its methods are safe for concurrent use.
+type Client struct {
+	base  *url.URL
+	token string
+	// HTTP is the transport (http.DefaultClient's settings, without a
+	// timeout: event streams are long).
+	HTTP *http.Client
+	// Label names this client in the answers it gives (the resolved
+	// event's "by" is "http:LABEL").
+	Label string
+	// Retry is how long a dropped event stream keeps trying to reconnect
+	// (0: 30 s).
+	Retry time.Duration
+}
+
+// New returns a client of the server at base (http://127.0.0.1:4096) with
+// the bearer token.
+func New(base, token string) (*Client, error) {
+	u, err := url.Parse(strings.TrimSuffix(base, "/"))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("client: server address %q: want http://HOST:PORT", base)
+	}
+	if token == "" {
+		return nil, errors.New("client: no token: the server requires one (serve prints where its token file is)")
+	}
+	return &Client{base: u, token: token, HTTP: &http.Client{}}, nil
+}
+
+// Errors of the server's checks.
+var (
+	// ErrUnauthorized: the token was refused (401).
+	ErrUnauthorized = errors.New("the server refused the token")
+	// ErrForbidden: the request's Origin or Host was refused (403
+	// origin_refused, host_refused).
+	ErrForbidden = errors.New("the server refused the request's origin or host")
+)
+
+// Error is an error answer of the server. Unwrap gives the engine's error
+// it stands for, where there is one (runner.ErrNoAsk, runner.ErrDigest,
+// runner.ErrAnswer, runner.ErrClosed, runner.ErrUnsupported) or
+// ErrUnauthorized / ErrForbidden.
+type Error struct {
+	Op      string // "POST /api/session/ID/message"
+	Status  int
+	Code    string
+	Message string
+	wrapped error
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("%s: %d %s: %s", e.Op, e.Status, e.Code, e.Message)
+}
+
+func (e *Error) Unwrap() error { return e.wrapped }
+
+// errorBody is the server's error JSON.
+type errorBody struct {
+	Error string      `json:"error"`
+	Code  string      `json:"code"`
+	First *answerBody `json:"first"`
+}
+
+type answerBody struct {
+	ID       string    `json:"id"`
+	Answer   string    `json:"answer"`
+	Feedback string    `json:"feedback"`
+	By       string    `json:"by"`
+	At       time.Time `json:"at"`
+}
+
+// sentinels maps error codes to the engine's errors.
+var sentinels = map[string]error{
+	"no_ask":          runner.ErrNoAsk,
+	"digest_mismatch": runner.ErrDigest,
+	"bad_answer":      runner.ErrAnswer,
+	"session_closed":  runner.ErrClosed,
+	"unsupported":     runner.ErrUnsupported,
+	"unauthorized":    ErrUnauthorized,
+	"origin_refused":  ErrForbidden,
+	"host_refused":    ErrForbidden,
+}
+
+// errorOf turns an error answer into an error.
+func errorOf(op string, resp *http.Response) error {
+	data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	var b errorBody
+	if json.Unmarshal(data, &b) != nil || b.Code == "" {
+		b.Code, b.Error = "unknown", strings.TrimSpace(string(data))
+	}
+	if b.Code == "already_answered" && b.First != nil {
+		return &runner.AnsweredError{First: runner.Reply{Answer: agent.Answer(b.First.Answer), Feedback: b.First.Feedback, By: b.First.By}, At: b.First.At}
+	}
+	return &Error{Op: op, Status: resp.StatusCode, Code: b.Code, Message: b.Error, wrapped: sentinels[b.Code]}
+}
+
+// request builds an authorised request for path (under the base).
+func (c *Client) request(ctx context.Context, method, path string, body any) (*http.Request, error) {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: encode the body: %w", method, path, err)
+		}
+		rd = bytes.NewReader(b)
+	}
+	u := *c.base
+	u.Path += path
+	req, err := http.NewRequestWithContext(ctx, method, u.String(), rd)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.Label != "" {
+		req.Header.Set("X-OceanCode-Client", c.Label)
+	}
+	return req, nil
+}
+
+// do sends a request and decodes a 2xx answer into out (nil: dropped).
+func (c *Client) do(ctx context.Context, method, path string, body, out any) error {
+	op := method + " " + path
+	req, err := c.request(ctx, method, path, body)
+	if err != nil {
+		return err
+	}
+	resp, err := c.HTTP.Do(req)
+	if err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return errorOf(op, resp)
+	}
+	if out == nil {
+		_, _ = io.Copy(io.Discard, resp.Body)
+		return nil
+	}
+	if raw, ok := out.(*json.RawMessage); ok {
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			return fmt.Errorf("%s: read the answer: %w", op, err)
+		}
+		*raw = b
+		return nil
+	}
+	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		return fmt.Errorf("%s: decode the answer: %w", op, err)
+	}
+	return nil
+}
+
+func sessionPath(id string, rest ...string) string {
+	return "/api/session/" + url.PathEscape(id) + strings.Join(rest, "")
+}
+
+// modeBody is a mode's JSON.
+type modeBody struct {
+	Mode       permission.Mode `json:"mode"`
+	Requested  permission.Mode `json:"requested"`
+	Downgraded bool            `json:"downgraded"`
+	Reason     string          `json:"reason"`
+}
+
+func (m modeBody) result() runner.ModeResult {
+	return runner.ModeResult{Mode: m.Mode, Requested: m.Requested, Downgraded: m.Downgraded, Reason: m.Reason}
+}
+
+// stateBody is a session's state as the API shows it.
+type stateBody struct {
+	ID         string              `json:"id"`
+	Agent      string              `json:"agent"`
+	Model      string              `json:"model"`
+	Mode       modeBody            `json:"mode"`
+	Status     string              `json:"status"`
+	Turns      int                 `json:"turns"`
+	Queued     int                 `json:"queued"`
+	Usage      message.Usage       `json:"usage"`
+	LastSeq    int64               `json:"last_seq"`
+	StopReason string              `json:"stop_reason"`
+	Pending    int                 `json:"pending"`
+	Modes      []runner.ModeOption `json:"modes"`
+	Sandbox    string              `json:"sandbox"`
+	Policy     string              `json:"policy"`
+}
+
+func (b stateBody) state() runner.State {
+	return runner.State{ID: b.ID, Agent: b.Agent, Model: b.Model, Mode: b.Mode.result(), Status: b.Status, Turns: b.Turns,
+		Queued: b.Queued, Usage: b.Usage, LastSeq: b.LastSeq, StopReason: runner.StopReason(b.StopReason),
+		Modes: b.Modes, Sandbox: b.Sandbox, Policy: b.Policy}
+}
+
+// CreateRequest is POST /api/session's body.
+type CreateRequest struct {
+	Agent          string                `json:"agent,omitempty"`
+	Model          string                `json:"model,omitempty"`
+	PermissionMode string                `json:"permission_mode,omitempty"`
+	MCPServers     map[string]mcp.Server `json:"mcp_servers,omitempty"`
+}
+
+// Create creates a session and returns its state (State.ID is its id).
+func (c *Client) Create(ctx context.Context, r CreateRequest) (runner.State, error) {
+	var b stateBody
+	err := c.do(ctx, "POST", "/api/session", r, &b)
+	return b.state(), err
+}
+
+// State is GET /api/session/{id}.
+func (c *Client) State(ctx context.Context, id string) (runner.State, error) {
+	var b stateBody
+	err := c.do(ctx, "GET", sessionPath(id), nil, &b)
+	return b.state(), err
+}
+
+// Send queues a prompt (POST …/message); it returns the newest event's id
+// when the prompt was queued.
+func (c *Client) Send(ctx context.Context, id, text string) (int64, error) {
+	var b struct {
+		LastSeq int64 `json:"last_seq"`
+	}
+	err := c.do(ctx, "POST", sessionPath(id, "/message"), map[string]string{"text": text}, &b)
+	return b.LastSeq, err
+}
+
+// Mode is GET …/permission/mode.
+func (c *Client) Mode(ctx context.Context, id string) (runner.ModeResult, error) {
+	var b modeBody
+	err := c.do(ctx, "GET", sessionPath(id, "/permission/mode"), nil, &b)
+	return b.result(), err
+}
+
+// SetMode is POST …/permission/mode.
+func (c *Client) SetMode(ctx context.Context, id string, m permission.Mode) (runner.ModeResult, error) {
+	var b modeBody
+	err := c.do(ctx, "POST", sessionPath(id, "/permission/mode"), map[string]string{"mode": string(m)}, &b)
+	return b.result(), err
+}
+
+// SetModel is POST …/model.
+func (c *Client) SetModel(ctx context.Context, id, model string) (runner.State, error) {
+	var b stateBody
+	err := c.do(ctx, "POST", sessionPath(id, "/model"), map[string]string{"model": model}, &b)
+	return b.state(), err
+}
+
+// SetAgent is POST …/agent.
+func (c *Client) SetAgent(ctx context.Context, id, name string) (runner.State, error) {
+	var b stateBody
+	err := c.do(ctx, "POST", sessionPath(id, "/agent"), map[string]string{"agent": name}, &b)
+	return b.state(), err
+}
+
+// Pending is GET …/permission/pending.
+func (c *Client) Pending(ctx context.Context, id string) ([]runner.PendingAsk, error) {
+	var b struct {
+		Pending []runner.PendingAsk `json:"pending"`
+	}
+	err := c.do(ctx, "GET", sessionPath(id, "/permission/pending"), nil, &b)
+	return b.Pending, err
+}
+
+// Answer is POST …/permission/{ask}: nil when this answer settled the ask;
+// *runner.AnsweredError when another came first; errors wrapping
+// runner.ErrNoAsk, runner.ErrDigest or runner.ErrAnswer. Reply.By is not
+// sent (the server names the client: Label).
+func (c *Client) Answer(ctx context.Context, id, askID string, r runner.Reply) error {
+	body := map[string]string{"answer": string(r.Answer)}
+	if r.Feedback != "" {
+		body["feedback"] = r.Feedback
+	}
+	if r.Digest != "" {
+		body["input_digest"] = r.Digest
+	}
+	return c.do(ctx, "POST", sessionPath(id, "/permission/", url.PathEscape(askID)), body, nil)
+}
+
+// Abort is POST …/abort.
+func (c *Client) Abort(ctx context.Context, id string) error {
+	return c.do(ctx, "POST", sessionPath(id, "/abort"), nil, nil)
+}
+
+// mcpStatusBody is an MCP server's state as the API shows it.
+type mcpStatusBody struct {
+	Name   string   `json:"name"`
+	Origin string   `json:"origin"`
+	Source string   `json:"source"`
+	State  string   `json:"state"`
+	Reason string   `json:"reason"`
+	Tools  []string `json:"tools"`
+	TookMS float64  `json:"took_ms"`
+}
+
+func (b mcpStatusBody) status() mcp.Status {
+	return mcp.Status{Name: b.Name, Origin: b.Origin, Source: b.Source, State: b.State, Reason: b.Reason, Tools: b.Tools,
+		Took: time.Duration(b.TookMS * float64(time.Millisecond))}
+}
+
+// MCP is GET …/mcp: the session's MCP servers.
+func (c *Client) MCP(ctx context.Context, id string) ([]mcp.Status, error) {
+	var b struct {
+		Servers []mcpStatusBody `json:"servers"`
+	}
+	err := c.do(ctx, "GET", sessionPath(id, "/mcp"), nil, &b)
+	var out []mcp.Status
+	for _, s := range b.Servers {
+		out = append(out, s.status())
+	}
+	return out, err
+}
+
+// AddMCP is POST /mcp: srv (its Name or name, its command or url) is added
+// to the session.
+func (c *Client) AddMCP(ctx context.Context, id, name string, srv mcp.Server) (mcp.Status, error) {
+	if name == "" {
+		name = srv.Name
+	}
+	body := map[string]any{"session": id, "name": name}
+	if srv.Command != "" {
+		body["command"] = srv.Command
+	}
+	if len(srv.Args) > 0 {
+		body["args"] = srv.Args
+	}
+	if len(srv.Env) > 0 {
+		body["env"] = srv.Env
+	}
+	if srv.URL != "" {
+		body["url"] = srv.URL
+	}
+	if len(srv.Headers) > 0 {
+		body["headers"] = srv.Headers
+	}
+	var b mcpStatusBody
+	err := c.do(ctx, "POST", "/mcp", body, &b)
+	return b.status(), err
+}
+
+// TrustMCP is POST …/mcp/{name}/trust: the server waiting for trust is
+// trusted (the user's trust store) and started.
+func (c *Client) TrustMCP(ctx context.Context, id, name string) (mcp.Status, error) {
+	var b mcpStatusBody
+	err := c.do(ctx, "POST", sessionPath(id, "/mcp/", url.PathEscape(name), "/trust"), nil, &b)
+	return b.status(), err
+}
+
+// Sessions is GET /api/session: the sessions open on the server and the
+// stored ones.
+func (c *Client) Sessions(ctx context.Context) (open []runner.State, stored []session.Session, err error) {
+	var b struct {
+		Open   []stateBody       `json:"open"`
+		Stored []session.Session `json:"stored"`
+	}
+	err = c.do(ctx, "GET", "/api/session", nil, &b)
+	for _, s := range b.Open {
+		open = append(open, s.state())
+	}
+	return open, b.Stored, err
+}
+
+// Inspect is GET /api/config/inspect: the `oceancode inspect --json`
+// document.
+func (c *Client) Inspect(ctx context.Context) (json.RawMessage, error) {
+	var raw json.RawMessage
+	err := c.do(ctx, "GET", "/api/config/inspect", nil, &raw)
+	return raw, err
+}
+
+// OpenAPI is GET /api/openapi.json.
+func (c *Client) OpenAPI(ctx context.Context) ([]byte, error) {
+	var raw json.RawMessage
+	err := c.do(ctx, "GET", "/api/openapi.json", nil, &raw)
+	return raw, err
+}

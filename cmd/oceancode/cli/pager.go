@@ -1,0 +1,327 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"charm.land/lipgloss/v2"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/oceancode/oceancode/agent/pager"
+	"github.com/oceancode/oceancode/agent/server"
+	"github.com/oceancode/oceancode/agent/server/client"
+	"github.com/oceancode/oceancode/agent/session"
+	"github.com/oceancode/oceancode/internal/exitcode"
+	"github.com/oceancode/oceancode/layers"
+	"github.com/oceancode/oceancode/sessionconfig"
+)
+
+func init() { extraCommands = append(extraCommands, newAttachCmd) }
+
+// errNoTerminal is what `oceancode` without a terminal says (exit 2).
+var errNoTerminal = errors.New("no terminal on stdin/stdout: use `oceancode run PROMPT` for a headless run")
+
+// pagerOptions are the root command's flags: the pager's session.
+type pagerOptions struct {
+	session string
+	cont    bool
+	model   string
+	agent   string
+}
+
+// pagerRoot makes the root command open the pager when it is given no
+// command (docs/cli.md, docs/pager.md).
+func pagerRoot(root *cobra.Command, app *App) {
+	var o pagerOptions
+	root.RunE = func(cmd *cobra.Command, a []string) error {
+		if len(a) > 0 {
+			return exitcode.With(exitcode.Usage, fmt.Errorf("unknown command %q for \"oceancode\" (oceancode --help lists them)", a[0]))
+		}
+		if o.session != "" && o.cont {
+			return exitcode.With(exitcode.Usage, errors.New("--session and --continue: give one (--continue takes the most recent session of this directory)"))
+		}
+		return runPager(cmd.Context(), app, o)
+	}
+	f := root.Flags()
+	f.StringVar(&o.session, "session", "", "open the pager on this stored session")
+	f.BoolVar(&o.cont, "continue", false, "open the pager on the most recent session of this directory")
+	f.StringVar(&o.model, "model", "", "PROVIDER/MODEL (default: the config's model)")
+	f.StringVar(&o.agent, "agent", "", "build, plan or a custom agent (default: build)")
+}
+
+// terminals returns stdin and stdout as terminals, or errNoTerminal.
+func terminals(app *App) (*os.File, *os.File, error) {
+	in, ok1 := app.Stdin.(*os.File)
+	out, ok2 := app.Stdout.(*os.File)
+	if !ok1 || !ok2 || !term.IsTerminal(int(in.Fd())) || !term.IsTerminal(int(out.Fd())) {
+		return nil, nil, exitcode.With(exitcode.Usage, errNoTerminal)
+	}
+	return in, out, nil
+}
+
+// historyFile is the pager's prompt history: $XDG_STATE_HOME/oceancode/history.
+func historyFile(app *App) string {
+	return filepath.Join(layers.StateDir(app.Getenv), "history")
+}
+
+// pagerEngines keeps the engine the pager runs on (it switches with
+// /sessions and /clear), to close the last one when it exits.
+type pagerEngines struct {
+	mu  sync.Mutex
+	cur pager.Engine
+}
+
+func (p *pagerEngines) set(e pager.Engine) pager.Engine {
+	p.mu.Lock()
+	p.cur = e
+	p.mu.Unlock()
+	return e
+}
+
+func (p *pagerEngines) close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cur != nil {
+		_ = p.cur.Close()
+	}
+}
+
+// runPager opens the pager on an interactive session in process: built as
+// serve builds its sessions (the same checks, asks go to the pager).
+func runPager(ctx context.Context, app *App, o pagerOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	in, out, err := terminals(app)
+	if err != nil {
+		return err
+	}
+	res, err := loadConfig(app, nil)
+	if err != nil {
+		return err
+	}
+	if err := sessionGate(res); err != nil {
+		return err
+	}
+	cwd, err := app.WorkDir()
+	if err != nil {
+		return err
+	}
+	store, err := openStore(ctx, app)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	resume := o.session
+	if o.cont {
+		if resume, err = latestSession(ctx, store, app); err != nil {
+			return err
+		}
+	}
+	f := &sessionFactory{app: app, store: store, via: "pager"}
+	defer f.close()
+	hooks := pager.LocalHooks{
+		Inspect:  func() ([]byte, error) { return inspectJSON(app) },
+		Sessions: func(ctx context.Context) ([]session.Session, error) { return storedSessions(ctx, store, app) },
+	}
+	var engines pagerEngines
+	defer engines.close()
+	open := func(ctx context.Context, id string) (pager.Engine, error) {
+		sess, err := f.newSession(ctx, server.CreateRequest{Agent: o.agent, Model: o.model, Resume: id})
+		if errors.Is(err, session.ErrNotFound) {
+			return nil, exitcode.With(exitcode.Usage, fmt.Errorf("session %s: no such session ('oceancode session list' shows them)", id))
+		}
+		if err != nil {
+			return nil, plainError(err)
+		}
+		return engines.set(pager.Local(sess, hooks)), nil
+	}
+	eng, err := open(ctx, resume)
+	if err != nil {
+		return err
+	}
+	root := res.ProjectRoot
+	if root == "" {
+		root = cwd
+	}
+	refs, _, err := sessionconfig.Refs.Decode(res)
+	if err != nil {
+		return err
+	}
+	return pager.Run(ctx, pager.Options{Engine: eng, In: in, Out: out, Root: root, Refs: refs, HistoryFile: historyFile(app),
+		Dark:   lipgloss.HasDarkBackground(in, out),
+		Resume: open,
+		New:    func(ctx context.Context) (pager.Engine, error) { return open(ctx, "") }})
+}
+
+// plainError unwraps the HTTP status serve's session factory gives a
+// configuration error: the pager reports the error itself (its kind, for
+// the exit status, is kept).
+func plainError(err error) error {
+	var e *server.Error
+	if errors.As(err, &e) {
+		return e.Err
+	}
+	return err
+}
+
+// latestSession is the most recent stored session of the working
+// directory (--continue).
+func latestSession(ctx context.Context, st *session.Store, app *App) (string, error) {
+	list, err := storedSessions(ctx, st, app)
+	if err != nil {
+		return "", err
+	}
+	if len(list) == 0 {
+		dir, _ := app.WorkDir()
+		return "", exitcode.With(exitcode.Usage, fmt.Errorf("--continue: no session of %s yet: run oceancode without it to start one", dir))
+	}
+	return list[0].ID, nil
+}
+
+// storedSessions lists the stored sessions of the working directory,
+// newest first (serve's GET /api/session, the pager's /sessions).
+func storedSessions(ctx context.Context, st *session.Store, app *App) ([]session.Session, error) {
+	cwd, err := app.WorkDir()
+	if err != nil {
+		return nil, err
+	}
+	list, err := st.List(ctx, session.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	out := []session.Session{}
+	for _, s := range list {
+		if s.Cwd == cwd {
+			out = append(out, *s)
+		}
+	}
+	return out, nil
+}
+
+type attachOptions struct {
+	session   string
+	tokenFile string
+}
+
+func newAttachCmd(app *App) *cobra.Command {
+	var o attachOptions
+	cmd := &cobra.Command{
+		Use:   "attach URL [--session ID] [--token-file FILE]",
+		Short: "Open the pager on a session of a running `oceancode serve`",
+		Long: `Opens the pager on a session of the server at URL (oceancode serve's
+"listening on" address): the same pager as oceancode with no arguments, every
+change (mode, approval, model, agent, MCP add) sent to that server. Without
+--session a new session is created there.
+
+The bearer token is read from --token-file, else $OCEANCODE_TOKEN, else the
+state directory's server.token (the one serve writes on this machine).
+
+Exit status: 0 on exit, 1 error (the server refused the token or the request,
+or cannot be reached), 2 usage or no terminal.`,
+		Example: `  oceancode attach http://127.0.0.1:4096
+  oceancode attach http://127.0.0.1:4096 --session ses_06h2…   # a session open on the server`,
+		Args: args(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			return runAttach(cmd.Context(), app, a[0], o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.session, "session", "", "a session open on the server (default: create one)")
+	f.StringVar(&o.tokenFile, "token-file", "", "the file holding the bearer token (default: $OCEANCODE_TOKEN, else the state dir's server.token)")
+	return cmd
+}
+
+// attachToken finds the bearer token and says where it came from.
+func attachToken(app *App, file string) (string, string, error) {
+	from := file
+	switch {
+	case file != "":
+	case app.Getenv("OCEANCODE_TOKEN") != "":
+		return strings.TrimSpace(app.Getenv("OCEANCODE_TOKEN")), "$OCEANCODE_TOKEN", nil
+	default:
+		from = filepath.Join(layers.StateDir(app.Getenv), "server.token")
+	}
+	b, err := os.ReadFile(from)
+	if err != nil {
+		return "", from, fmt.Errorf("read the token %s: %w (pass --token-file or set OCEANCODE_TOKEN)", from, err)
+	}
+	tok := strings.TrimSpace(string(b))
+	if tok == "" {
+		return "", from, fmt.Errorf("read the token %s: the file is empty", from)
+	}
+	return tok, from, nil
+}
+
+// runAttach checks the server, the token and the session first (so a
+// refusal is said before the screen changes), then opens the pager.
+func runAttach(ctx context.Context, app *App, addr string, o attachOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if u, err := url.Parse(addr); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return exitcode.With(exitcode.Usage, fmt.Errorf("attach %s: want the server's address, http://HOST:PORT (serve prints it)", addr))
+	}
+	tok, from, err := attachToken(app, o.tokenFile)
+	if err != nil {
+		return fmt.Errorf("attach %s: %w", addr, err)
+	}
+	c, err := client.New(addr, tok)
+	if err != nil {
+		return exitcode.With(exitcode.Usage, fmt.Errorf("attach %s: %w", addr, err))
+	}
+	c.Label = "attach"
+	_, _, err = c.Sessions(ctx)
+	switch {
+	case errors.Is(err, client.ErrUnauthorized):
+		return fmt.Errorf("attach %s: the server refused the token from %s: use the token of that server (its stderr names the file)", addr, from)
+	case errors.Is(err, client.ErrForbidden):
+		return fmt.Errorf("attach %s: the server refused this request's address: %w", addr, err)
+	case err != nil:
+		return fmt.Errorf("attach %s: %w", addr, err)
+	}
+	id := o.session
+	if id != "" {
+		if _, err := c.State(ctx, id); err != nil {
+			return fmt.Errorf("attach %s: session %s: %w", addr, id, err)
+		}
+	}
+	in, out, err := terminals(app)
+	if err != nil {
+		return err
+	}
+	if id == "" {
+		st, err := c.Create(ctx, client.CreateRequest{})
+		if err != nil {
+			return fmt.Errorf("attach %s: create a session: %w", addr, err)
+		}
+		id = st.ID
+	}
+	var engines pagerEngines
+	defer engines.close()
+	open := func(ctx context.Context, id string) (pager.Engine, error) {
+		if _, err := c.State(ctx, id); err != nil {
+			return nil, fmt.Errorf("session %s is not open on %s: %w", id, addr, err)
+		}
+		return engines.set(pager.Remote(c, id)), nil
+	}
+	eng := engines.set(pager.Remote(c, id))
+	cwd, _ := app.WorkDir()
+	return pager.Run(ctx, pager.Options{Engine: eng, In: in, Out: out, Root: cwd, HistoryFile: historyFile(app),
+		Dark:   lipgloss.HasDarkBackground(in, out),
+		Resume: open,
+		New: func(ctx context.Context) (pager.Engine, error) {
+			st, err := c.Create(ctx, client.CreateRequest{})
+			if err != nil {
+				return nil, err
+			}
+			return engines.set(pager.Remote(c, st.ID)), nil
+		}})
+}
