@@ -18,8 +18,17 @@ package jev
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
 	"time"
+
+	"github.com/oceancode/oceancode/agent/message"
 
 	"github.com/oceancode/oceancode/agent/permission"
 	"github.com/oceancode/oceancode/agent/provider"
@@ -120,7 +129,33 @@ var ErrIneligible = errors.New("not for the advisor")
 // file (CI workflows, .git/hooks, .mcp.json, shell rc files, ...). nil means
 // eligible; otherwise the error wraps ErrIneligible and says why.
 func Eligible(req Request, d permission.Decision, mode permission.Mode) error {
-	return errors.New("jev: not implemented") // CONTRACT stub, replaced by the implementation
+	// TEMP shim (h-jevint): a minimal stand-in for h-jevcore's implementation.
+	no := func(why string) error { return fmt.Errorf("%w: %s", ErrIneligible, why) }
+	switch {
+	case mode == permission.DontAsk:
+		return no("dontAsk")
+	case d.Floor || d.Action != permission.Ask:
+		return no("not an ask")
+	case !d.ResidualAsk():
+		return no("not a residual ask")
+	case req.Shell == nil:
+		return no("no shell classification")
+	case req.Shell.Verdict == shellguard.Floor || req.Shell.Verdict == shellguard.Deny:
+		return no("floor or deny")
+	case len(req.Shell.OutsidePaths) > 0:
+		return no("outside path")
+	case req.Shell.Hold:
+		return no("hold list: " + req.Shell.HoldReason)
+	}
+	if rel, err := filepath.Rel(req.ProjectRoot, req.Cwd); req.Cwd != "" && (err != nil || strings.HasPrefix(rel, "..")) {
+		return no("workdir outside the project")
+	}
+	for _, p := range []string{".github/workflows", ".git/hooks", ".mcp.json", ".bashrc", ".zshrc", ".profile"} {
+		if strings.Contains(req.Command, p) {
+			return no("persistence file " + p)
+		}
+	}
+	return nil
 }
 
 // Config configures an Advisor.
@@ -134,7 +169,9 @@ type Config struct {
 // Advisor puts commands to the model. It caches verdicts by Key for its
 // lifetime (one session). Safe for concurrent use.
 type Advisor struct {
-	cfg Config
+	cfg   Config
+	mu    sync.Mutex
+	cache map[string]Advice
 }
 
 // New returns an Advisor for c.
@@ -154,5 +191,64 @@ func (a *Advisor) Deadline() time.Duration { return a.cfg.Deadline }
 // Advise answers the four questions for req. It never fails: see Advice.
 // ctx bounds the request (the caller applies the deadline in act mode).
 func (a *Advisor) Advise(ctx context.Context, req Request) Advice {
-	return Advice{Status: StatusUnavailable, Mode: a.cfg.Mode, Reasons: []string{"not implemented"}} // CONTRACT stub
+	// TEMP shim (h-jevint): a minimal stand-in for h-jevcore's implementation.
+	sum := sha256.Sum256([]byte(req.Command + "\x00" + req.Cwd + "\x00" + req.ProjectRoot))
+	key := "sha256:" + hex.EncodeToString(sum[:])
+	a.mu.Lock()
+	if c, ok := a.cache[key]; ok {
+		a.mu.Unlock()
+		c.Cached, c.LatencyMS, c.Tokens = true, 0, 0
+		return c
+	}
+	a.mu.Unlock()
+	start := time.Now()
+	out := Advice{Mode: a.cfg.Mode, Key: key}
+	defer func() { out.LatencyMS = time.Since(start).Milliseconds() }()
+	if strings.Contains(strings.ToLower(req.Command), "jev") {
+		out.Status, out.Injection, out.Reasons = StatusUnsafe, true, []string{"injection: the command addresses the advisor"}
+		return out
+	}
+	facts, _ := json.Marshal(map[string]any{"command": req.Command, "user_messages": req.UserMessages})
+	resp, err := a.cfg.Provider.Stream(ctx, provider.Request{Model: a.cfg.Model, System: "You are Jev, a permission advisor. Answer the four questions as JSON.",
+		Messages: []message.Message{message.UserText(string(facts))}, MaxTokens: 200}, func(provider.Event) {})
+	if err != nil {
+		out.Status = StatusUnavailable
+		if ctx.Err() != nil {
+			out.Status = StatusTimeout
+		}
+		out.Reasons = []string{"model: " + err.Error()}
+		return out
+	}
+	out.Tokens = int(resp.Usage.InputTokens + resp.Usage.OutputTokens)
+	var sc Scores
+	dec := json.NewDecoder(strings.NewReader(resp.Message.TextOf()))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&sc); err != nil || sc.Blast == "" {
+		out.Status, out.Reasons = StatusUnavailable, []string{"answer: not JSON"}
+		return out
+	}
+	out.Scores = &sc
+	out.Status = StatusSafe
+	if sc.Destructive >= 20 {
+		out.Reasons = append(out.Reasons, fmt.Sprintf("destructive %d >= 20", sc.Destructive))
+	}
+	if sc.Egress >= 20 {
+		out.Reasons = append(out.Reasons, fmt.Sprintf("network_egress %d >= 20", sc.Egress))
+	}
+	if sc.Undoable < 80 {
+		out.Reasons = append(out.Reasons, fmt.Sprintf("easily_undone %d < 80", sc.Undoable))
+	}
+	if sc.Blast != BlastFile && sc.Blast != BlastProject {
+		out.Reasons = append(out.Reasons, "blast_radius "+sc.Blast)
+	}
+	if len(out.Reasons) > 0 {
+		out.Status = StatusUnsafe
+	}
+	a.mu.Lock()
+	if a.cache == nil {
+		a.cache = map[string]Advice{}
+	}
+	a.cache[key] = out
+	a.mu.Unlock()
+	return out
 }
