@@ -314,6 +314,9 @@ func Build(ctx context.Context, res *layers.Resolved, req Request, h Host) (*Ses
 		Notices: notices,
 		Extra:   s.MCP.Extra,
 	}
+	if err := s.withAdvisor(h, res, prov, modelName, root); err != nil {
+		return fail(invalid(err))
+	}
 	// Sub-agents get the built-in tools only, never MCP or skill tools,
 	// and a gate of their own agent's rules within the session's boundary.
 	base := s.Turn
