@@ -100,7 +100,6 @@ func (s *Session) withAdvisor(h Host, res *layers.Resolved, prov provider.Provid
 	return nil
 }
 
-
 // AdvisorProvider is the provider and model name the advisor of a session
 // built from res would use (the configured model, through the host's
 // provider, within the requirements' allowed models and providers), and
