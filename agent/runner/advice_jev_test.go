@@ -17,6 +17,8 @@ import (
 	"github.com/oceancode/oceancode/agent/provider/anthropic"
 	"github.com/oceancode/oceancode/agent/provider/providertest"
 	"github.com/oceancode/oceancode/agent/runner"
+	"github.com/oceancode/oceancode/agent/server"
+	"github.com/oceancode/oceancode/agent/server/servertest"
 	"github.com/oceancode/oceancode/agent/session"
 )
 
@@ -97,13 +99,14 @@ func TestAdviceLabels(t *testing.T) {
 		o.Turn.Advisor = advisor(t, jev.Act, providertest.Text(safeScores), providertest.Text(unsafeScores))
 		s := f.start(o)
 		var asked []runner.PendingAsk
-		runAnswering(t, s, "tidy up", func(a runner.PendingAsk, _ []runner.Event) (runner.Reply, bool) {
+		seen := runAnswering(t, s, "tidy up", func(a runner.PendingAsk, _ []runner.Event) (runner.Reply, bool) {
 			asked = append(asked, a)
 			return runner.Reply{Answer: agent.Deny, Feedback: "keep a.txt"}, true
 		})
 		if err := s.Close(); err != nil {
 			t.Fatal(err)
 		}
+		checkSchema(t, seen)
 		if len(asked) != 1 || asked[0].CallID != "call_2" || asked[0].Advice == nil || asked[0].Advice.Status != jev.StatusUnsafe {
 			t.Fatalf("asks %+v", asked)
 		}
@@ -148,7 +151,7 @@ func TestAdviceLabels(t *testing.T) {
 		o.Turn.Advisor = advisor(t, jev.Shadow,
 			providertest.Turn{Text: safeScores, Delay: providertest.Duration(200 * time.Millisecond)}, providertest.Text(unsafeScores))
 		s := f.start(o)
-		runAnswering(t, s, "make files", func(a runner.PendingAsk, seen []runner.Event) (runner.Reply, bool) {
+		seen := runAnswering(t, s, "make files", func(a runner.PendingAsk, seen []runner.Event) (runner.Reply, bool) {
 			if a.CallID == "call_1" {
 				return runner.Reply{Answer: agent.Once}, true // before its advice arrives
 			}
@@ -164,6 +167,7 @@ func TestAdviceLabels(t *testing.T) {
 		if err := s.Close(); err != nil {
 			t.Fatal(err)
 		}
+		checkSchema(t, seen)
 		list, err := f.store.Advices(context.Background(), s.ID(), true)
 		if err != nil {
 			t.Fatal(err)
@@ -179,4 +183,24 @@ func TestAdviceLabels(t *testing.T) {
 			t.Errorf("call_2 %+v", a)
 		}
 	})
+}
+
+// checkSchema checks each event (the advice events, the asks carrying
+// advice) against the API's documented Event schema.
+func checkSchema(t *testing.T, evs []runner.Event) {
+	t.Helper()
+	sch, err := servertest.NewSchemas(server.OpenAPI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range evs {
+		if e.Event.Type == agent.EventAdvice {
+			n++
+		}
+		sch.Check(t, "Event", e.Data)
+	}
+	if n == 0 {
+		t.Error("no advice event to check")
+	}
 }
