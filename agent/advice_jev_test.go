@@ -39,7 +39,7 @@ const (
 // jevSetup is a turn loop over one scripted model, with the bash tool
 // under "bash * ask" (a residual ask) plus rules, and an advisor of mode m
 // over a scripted model of its own, so its requests count exactly.
-func jevSetup(t *testing.T, m jev.Mode, deadline time.Duration, rules []permission.Rule, session []providertest.Turn, advisor ...providertest.Turn) (agent.Config, *providertest.Server, *providertest.Server, string) {
+func jevSetup(t testing.TB, m jev.Mode, deadline time.Duration, rules []permission.Rule, session []providertest.Turn, advisor ...providertest.Turn) (agent.Config, *providertest.Server, *providertest.Server, string) {
 	t.Helper()
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
