@@ -6,6 +6,7 @@ package agent_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -405,5 +406,35 @@ func TestBreaker(t *testing.T) {
 	done := rec.of(agent.EventDone)
 	if len(done) != 1 || done[0].StopReason != agent.StopAdvisorBreaker {
 		t.Errorf("done events %+v", done)
+	}
+}
+
+// TestBreakerWindow: 10 rejections among the last 50 advised decisions
+// stop the run even when no 3 come in a row.
+func TestBreakerWindow(t *testing.T) {
+	var session, advisor []providertest.Turn
+	for i := range 19 { // R A R A … R: the 10th rejection is call 19
+		if i%2 == 0 {
+			session = append(session, bash(fmt.Sprintf("call_%d", i), fmt.Sprintf("truncate -s 0 r%d.txt", i)))
+			advisor = append(advisor, providertest.Text(unsafeScores))
+		} else {
+			session = append(session, bash(fmt.Sprintf("call_%d", i), fmt.Sprintf("touch a%d.txt", i)))
+			advisor = append(advisor, providertest.Text(undoOnlyScores))
+		}
+	}
+	c, srv, _, dir := jevSetup(t, jev.Act, 5*time.Second, nil, session, advisor...)
+	c.Auto = true
+	res, err := agent.Run(context.Background(), c, nil, "go")
+	if !errors.Is(err, agent.ErrAdvisorBreaker) || res.StopReason != agent.StopAdvisorBreaker {
+		t.Fatalf("Run = %q, %v", res.StopReason, err)
+	}
+	if n := len(srv.Requests()); n != 19 {
+		t.Errorf("%d model requests, want 19", n)
+	}
+	if res.Denied != 10 {
+		t.Errorf("Denied = %d, want 10", res.Denied)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "a17.txt")); err != nil {
+		t.Errorf("an approved call between rejections did not run: %v", err)
 	}
 }
