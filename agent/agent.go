@@ -456,8 +456,8 @@ func (r *run) settle(ctx context.Context, call message.ToolCall, tg tools.Target
 				why = rejection(a)
 			}
 			r.emit(Event{Type: EventAdvice, ToolCall: &c, Advice: &a})
-			if auto && r.brk.observe(why != "") && why == "" {
-				why = "the advisor's circuit breaker is open"
+			if auto {
+				r.brk.observe(why != "")
 			}
 			switch {
 			case why != "":

@@ -6,9 +6,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/oceancode/oceancode/agent"
 	"github.com/oceancode/oceancode/agent/jev"
 	"github.com/oceancode/oceancode/agent/provider"
 	"github.com/oceancode/oceancode/agent/provider/remote"
@@ -142,4 +144,28 @@ func appPath(app *App, p string) string {
 		return filepath.Join(cwd, p)
 	}
 	return p
+}
+
+// adviceLine is an advice event as run's text output shows it on stderr:
+// "  jev unsafe (act): destructive 90, …; destructive 90 >= 20".
+func adviceLine(e agent.Event) string {
+	a := e.Advice
+	if a == nil {
+		return "  jev: no advice"
+	}
+	line := fmt.Sprintf("  jev %s (%s", a.Status, a.Mode)
+	if a.Cached {
+		line += ", cached"
+	}
+	if a.Acted {
+		line += ", approved"
+	}
+	line += ")"
+	if s := a.Scores; s != nil {
+		line += fmt.Sprintf(": destructive %d, network_egress %d, easily_undone %d, blast_radius %s", s.Destructive, s.Egress, s.Undoable, s.Blast)
+	}
+	if len(a.Reasons) > 0 {
+		line += "; " + strings.Join(a.Reasons, "; ")
+	}
+	return line
 }

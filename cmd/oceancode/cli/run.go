@@ -322,6 +322,8 @@ func (r *renderer) textEvent(e agent.Event) {
 		}
 	case agent.EventModeChange:
 		// already on stderr when it came from the configuration
+	case agent.EventAdvice:
+		fmt.Fprintln(errw, adviceLine(e))
 	case agent.EventRetry:
 		fmt.Fprintf(errw, "  (retrying: %s)\n", e.Text)
 	case agent.EventMCP:
