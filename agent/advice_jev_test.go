@@ -34,7 +34,7 @@ import (
 const (
 	safeScores     = `{"destructive":0,"network_egress":0,"easily_undone":95,"blast_radius":"project"}`
 	unsafeScores   = `{"destructive":90,"network_egress":0,"easily_undone":10,"blast_radius":"project"}`
-	undoOnlyScores = `{"destructive":5,"network_egress":0,"easily_undone":30,"blast_radius":"single_file"}`
+	undoOnlyScores = `{"destructive":5,"network_egress":0,"easily_undone":10,"blast_radius":"single_file"}`
 )
 
 // jevSetup is a turn loop over one scripted model, with the bash tool

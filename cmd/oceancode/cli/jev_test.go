@@ -110,3 +110,29 @@ func TestJevPinsShowLocked(t *testing.T) {
 		t.Errorf("locks.pinned = %s", got)
 	}
 }
+
+// TestJevEvalBuildsLikeRun: jev eval builds its model through the
+// configuration as run does — no model is a usage error, a model the
+// requirements do not allow is refused (exit 4) before any request, and a
+// --set that cannot be read is a usage error.
+func TestJevEvalBuildsLikeRun(t *testing.T) {
+	m := layerstest.New(t)
+	m.Anchor()
+	m.Requirements(1, map[string]any{"allowed_models": []any{"anthropic/claude-*"}})
+	m.Env["OPENAI_API_KEY"] = "k"
+	app, _, errb := machineApp(t, m)
+	for _, c := range []struct {
+		args []string
+		code int
+		say  string
+	}{
+		{[]string{"jev", "eval"}, 2, "no model"},
+		{[]string{"jev", "eval", "--model", "openai/gpt-5"}, 4, "allowed_models"},
+		{[]string{"jev", "eval", "--set", "nope.json", "--model", "anthropic/claude-x"}, 2, "nope.json"},
+	} {
+		errb.Reset()
+		if code := Main(context.Background(), c.args, app); code != c.code || !strings.Contains(errb.String(), c.say) {
+			t.Errorf("%v: exit %d, want %d; stderr %q lacks %q", c.args, code, c.code, errb, c.say)
+		}
+	}
+}
