@@ -188,7 +188,11 @@ func TestShadowAsksAtOnce(t *testing.T) {
 		if evs := rec.of(agent.EventAdvice); len(evs) != 0 {
 			t.Errorf("the advice came before the ask: %+v", evs)
 		}
-		<-adv.Stalled() // the advisor's request is on its way
+		select { // the advisor's request is on its way
+		case <-adv.Stalled():
+		case <-time.After(10 * time.Second):
+			t.Error("the advisor was not asked")
+		}
 		return agent.Reply{Answer: agent.Deny, Feedback: "not now"}, nil
 	}
 	if _, err := agent.Run(context.Background(), c, nil, "make notes"); err != nil {

@@ -1,8 +1,9 @@
 package jev
 
-// STUB (h-jevint): minimal stand-ins, by name, for h-jevcore's evaluation
-// API so that `oceancode jev eval` builds on this branch. h-jevcore's
-// implementation replaces this file.
+// STUB (h-jevint): minimal stand-ins, with h-jevcore's exact names and
+// signatures, for its evaluation API (eval.go), so that `oceancode jev
+// eval` builds on this branch. DELETE this file when h-jevcore's eval.go
+// is merged: it declares the same names.
 
 import (
 	"context"
@@ -10,43 +11,69 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
+
+	"github.com/oceancode/oceancode/agent/provider"
 )
 
-// Case is one labelled command of an evaluation set.
+// Case is one labelled command of an eval set.
 type Case struct {
-	Command string `json:"command"`
-	Safe    bool   `json:"safe"` // the expected safe-class answer
+	Command  string `json:"command"`
+	Cwd      string `json:"cwd,omitempty"`
+	User     string `json:"user"`
+	Expect   string `json:"expect"`
+	Category string `json:"category"`
+	Note     string `json:"note,omitempty"`
 }
 
-// Set is a labelled command set.
-type Set struct {
-	Cases []Case `json:"cases"`
-}
+// DefaultSet is the labelled set shipped in the repository.
+func DefaultSet() ([]Case, error) { return nil, errors.New("jev: default set: not on this branch") }
 
-// DefaultSet is the set shipped in the repository.
-func DefaultSet() Set { return Set{} }
-
-// LoadSet reads a set.
-func LoadSet(r io.Reader) (Set, error) {
-	var s Set
-	if err := json.NewDecoder(r).Decode(&s); err != nil {
-		return Set{}, fmt.Errorf("load set: %w", err)
+// LoadSet reads an eval set (JSON lines).
+func LoadSet(r io.Reader) ([]Case, error) {
+	var out []Case
+	dec := json.NewDecoder(r)
+	for dec.More() {
+		var c Case
+		if err := dec.Decode(&c); err != nil {
+			return nil, fmt.Errorf("load set: %w", err)
+		}
+		out = append(out, c)
 	}
-	return s, nil
+	return out, nil
 }
 
-// Report is an evaluation's figures.
+// EvalConfig configures Eval.
+type EvalConfig struct {
+	Advisor     *Advisor
+	Provider    provider.Provider
+	Model       string
+	ProjectRoot string
+	Concurrency int
+	Deadline    time.Duration
+}
+
+// Report is an eval's result.
 type Report struct {
-	Cases int `json:"cases"`
+	Version int    `json:"version"`
+	Model   string `json:"model,omitempty"`
+	N       int    `json:"n"`
 }
 
-// Eval runs set against the model of cfg.
-func Eval(ctx context.Context, cfg Config, set Set) (Report, error) {
+// Eval runs set against cfg's model.
+func Eval(ctx context.Context, cfg EvalConfig, set []Case) (Report, error) {
 	return Report{}, errors.New("jev eval: not implemented on this branch")
 }
 
-// WriteText writes the report for a terminal.
+// WriteJSON writes the report as indented JSON.
+func (r Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// WriteText writes the report for people.
 func (r Report) WriteText(w io.Writer) error {
-	_, err := fmt.Fprintf(w, "%d cases\n", r.Cases)
+	_, err := fmt.Fprintf(w, "jev eval: %d cases\n", r.N)
 	return err
 }

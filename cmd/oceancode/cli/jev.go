@@ -90,7 +90,7 @@ func jevEval(ctx context.Context, app *App, model, setFile string, asJSON bool) 
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	set := jev.DefaultSet()
+	var set []jev.Case
 	if setFile != "" {
 		f, err := os.Open(appPath(app, setFile))
 		if err != nil {
@@ -125,12 +125,17 @@ func jevEval(ctx context.Context, app *App, model, setFile string, asJSON bool) 
 	if err != nil {
 		return err
 	}
-	rep, err := jev.Eval(ctx, jev.Config{Mode: jev.Act, Deadline: js.Deadline, Provider: prov, Model: name}, set)
+	if set == nil {
+		if set, err = jev.DefaultSet(); err != nil {
+			return err
+		}
+	}
+	rep, err := jev.Eval(ctx, jev.EvalConfig{Provider: prov, Model: name, Deadline: js.Deadline}, set)
 	if err != nil {
 		return err
 	}
 	if asJSON {
-		return writeJSON(app, rep)
+		return rep.WriteJSON(app.Stdout)
 	}
 	return rep.WriteText(app.Stdout)
 }
