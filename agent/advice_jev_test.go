@@ -266,12 +266,16 @@ func TestActInsideAndOutside(t *testing.T) {
 	}
 }
 
-// TestActCacheReuse: an identical command later in the session reuses the
-// verdict: one advisor request for two calls.
+// TestActCacheReuse: an identical command later in the session (on the
+// same facts: notes.txt exists both times) reuses the verdict: one advisor
+// request for two calls.
 func TestActCacheReuse(t *testing.T) {
-	c, _, adv, _ := jevSetup(t, jev.Act, 0, nil,
+	c, _, adv, dir := jevSetup(t, jev.Act, 0, nil,
 		[]providertest.Turn{bash("call_1", "touch notes.txt"), bash("call_2", "touch notes.txt"), providertest.Text("ok")},
 		providertest.Text(safeScores))
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	rec := record(&c)
 	c.Ask = func(context.Context, agent.Ask) (agent.Reply, error) {
 		t.Error("asked")

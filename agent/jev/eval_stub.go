@@ -60,9 +60,20 @@ type Report struct {
 	N       int    `json:"n"`
 }
 
-// Eval runs set against cfg's model.
+// Eval runs set against cfg's model (the stub only advises each case and
+// counts them).
 func Eval(ctx context.Context, cfg EvalConfig, set []Case) (Report, error) {
-	return Report{}, errors.New("jev eval: not implemented on this branch")
+	a := cfg.Advisor
+	if a == nil {
+		var err error
+		if a, err = New(Config{Mode: Act, Deadline: cfg.Deadline, Provider: cfg.Provider, Model: cfg.Model}); err != nil {
+			return Report{}, err
+		}
+	}
+	for _, c := range set {
+		a.Advise(ctx, Request{Command: c.Command, UserMessages: []string{c.User}})
+	}
+	return Report{Version: 1, Model: cfg.Model, N: len(set)}, nil
 }
 
 // WriteJSON writes the report as indented JSON.
