@@ -14,9 +14,11 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/oceancode/oceancode/agent/gate"
+	"github.com/oceancode/oceancode/agent/jev"
 	"github.com/oceancode/oceancode/agent/message"
 	"github.com/oceancode/oceancode/agent/permission"
 	"github.com/oceancode/oceancode/agent/provider"
@@ -47,8 +49,20 @@ type Config struct {
 	Timeout  time.Duration
 	// MaxTokens per model call (0 = the provider's default).
 	MaxTokens int
-	// OnEvent receives every event, in order, from the run's goroutine.
+	// OnEvent receives every event, in order, one at a time: from the run's
+	// goroutine, and for a shadow advice (the Jev advisor answering in the
+	// background) from the goroutine that waited for it — possibly after
+	// the run returned, unless AdviceContext is done by then.
 	OnEvent func(Event)
+	// Advisor is the Jev permission advisor (nil: off). Keep one per
+	// session: it caches its verdicts. See docs/jev.md.
+	Advisor *jev.Advisor
+	// ProjectRoot is the project root the advisor's eligibility checks
+	// paths against ("": Env.Boundary.ProjectRoot).
+	ProjectRoot string
+	// AdviceContext bounds shadow advice that outlives the turn (the
+	// session's life: cancelled when it closes); nil: the run's ctx.
+	AdviceContext context.Context
 	// Notices are events the caller knew before the run (a mode or sandbox
 	// setting the requirements downgraded): they are emitted right after
 	// start, stamped with the time like every other event.
@@ -95,6 +109,9 @@ type Ask struct {
 	// resolved path, the call an "always" is recorded against), for an
 	// ask that shows them.
 	Gate *gate.Result
+	// Advice is the Jev advisor's advice in act mode when it did not
+	// approve the call (unsafe, unavailable, timeout): the prompt shows it.
+	Advice *jev.Advice
 }
 
 // Answer is the user's answer to an Ask.
@@ -121,7 +138,8 @@ type Result struct {
 	Usage      message.Usage
 	StopReason string // the model's, or "max_turns", "cancelled", "timeout"
 	Turns      int
-	// Denied counts tool calls the policy refused (for --fail-on-deny).
+	// Denied counts tool calls the policy refused (for --fail-on-deny),
+	// the Jev advisor's headless rejections included.
 	Denied int
 }
 
@@ -132,6 +150,7 @@ const (
 	StopCancelled = "cancelled"
 	StopTimeout   = "timeout"
 	StopError     = "error"
+	// StopAdvisorBreaker (advice.go): the Jev advisor's circuit breaker.
 )
 
 // ErrMaxTurns is returned when the run hit MaxTurns.
@@ -219,10 +238,18 @@ func loop(ctx context.Context, c Config, history []message.Message, prompt *stri
 		r.emit(Event{Type: EventDone, StopReason: res.StopReason, Usage: &res.Usage})
 		return res, err
 	}
+	broke := func() (Result, error) {
+		res.StopReason = StopAdvisorBreaker
+		r.emit(Event{Type: EventDone, StopReason: res.StopReason, Usage: &res.Usage})
+		return res, ErrAdvisorBreaker
+	}
 	if len(pendingCalls) > 0 {
 		add(r.toolCalls(ctx, pendingCalls, &res))
 		if err := ctx.Err(); err != nil {
 			return done(err)
+		}
+		if r.brk.open {
+			return broke()
 		}
 	}
 	for res.Turns < c.MaxTurns {
@@ -251,6 +278,9 @@ func loop(ctx context.Context, c Config, history []message.Message, prompt *stri
 		if err := ctx.Err(); err != nil {
 			return done(err)
 		}
+		if r.brk.open {
+			return broke()
+		}
 	}
 	res.StopReason = StopMaxTurns
 	r.emit(Event{Type: EventDone, StopReason: res.StopReason, Usage: &res.Usage})
@@ -273,6 +303,8 @@ type run struct {
 	byName map[string]tools.Tool
 	defs   []provider.ToolDef
 	loop   permission.LoopDetector
+	emitMu sync.Mutex // OnEvent one event at a time (a shadow advice emits from its own goroutine)
+	brk    breaker
 }
 
 // offer keeps the tools the rules do not deny outright (an MCP tool: by
@@ -304,6 +336,8 @@ func (r *run) emit(e Event) {
 	if r.c.OnEvent == nil {
 		return
 	}
+	r.emitMu.Lock()
+	defer r.emitMu.Unlock()
 	if e.Time.IsZero() {
 		e.Time = time.Now().UTC()
 	}
@@ -331,6 +365,9 @@ func (r *run) toolCall(ctx context.Context, call message.ToolCall, res *Result) 
 		out := message.ToolResult{CallID: call.ID, Content: msg, IsError: true}
 		r.emit(Event{Type: EventToolResult, ToolCall: &c, Result: &out})
 		return out
+	}
+	if r.brk.open {
+		return fail("not run: the Jev advisor's circuit breaker stopped the run")
 	}
 	t, ok := r.byName[call.Name]
 	if !ok {
@@ -407,16 +444,53 @@ func (r *run) settle(ctx context.Context, call message.ToolCall, tg tools.Target
 		res.Denied++
 		return false, d.Explain()
 	}
-	// Ask.
+	// Ask. The Jev advisor first, for what may reach it.
+	auto := r.c.Ask == nil && r.c.Auto && !d.Posture()
+	var adv *jev.Advice
+	var sh *shadow
+	if req, ok := r.advisorRequest(tg, gr, res); ok && (r.c.Ask != nil || auto) {
+		if r.c.Advisor.Mode() != jev.Act {
+			sh = r.adviseShadow(ctx, call, req)
+		} else {
+			a := r.adviseNow(ctx, req)
+			a.Mode = jev.Act
+			a.Acted = a.Safe()
+			why := ""
+			if auto {
+				why = rejection(a)
+			}
+			r.emit(Event{Type: EventAdvice, ToolCall: &c, Advice: &a})
+			if auto {
+				r.brk.observe(why != "")
+			}
+			switch {
+			case why != "":
+				ev.Answer = "jev:rejected"
+				r.emit(Event{Type: EventPermission, ToolCall: &c, Decision: ev})
+				res.Denied++
+				return false, rejectionText(a, why)
+			case a.Acted:
+				ev.Answer = "jev"
+				r.emit(Event{Type: EventPermission, ToolCall: &c, Decision: ev})
+				return true, ""
+			}
+			adv = &a
+		}
+	}
 	switch {
 	case r.c.Ask != nil:
 		evc := *ev
-		rep, err := r.c.Ask(ctx, Ask{ToolCall: call, Target: tg, Decision: d, Event: &evc, Rememberable: rememberable(gr.Call) && !d.Posture(), Gate: &gr})
+		rep, err := r.c.Ask(ctx, Ask{ToolCall: call, Target: tg, Decision: d, Event: &evc, Rememberable: rememberable(gr.Call) && !d.Posture(), Gate: &gr, Advice: adv})
 		if err != nil {
 			rep = Reply{Answer: Deny}
 		}
+		sh.label(rep)
 		ev.Answer = "user:" + string(rep.Answer)
-		r.emit(Event{Type: EventPermission, ToolCall: &c, Decision: ev})
+		pe := Event{Type: EventPermission, ToolCall: &c, Decision: ev}
+		if adv != nil || sh != nil {
+			pe.Feedback = rep.Feedback // the label's feedback
+		}
+		r.emit(pe)
 		note := ""
 		if rep.Feedback != "" {
 			note = "The user approved this call and said: " + rep.Feedback
@@ -433,7 +507,7 @@ func (r *run) settle(ctx context.Context, call message.ToolCall, tg tools.Target
 			return false, "the user declined this call: " + rep.Feedback
 		}
 		return false, "the user declined this call"
-	case r.c.Auto && !d.Posture(): // the default-deny shell posture is not --auto's to approve
+	case auto: // the default-deny shell posture is not --auto's to approve
 		ev.Answer = "auto"
 		r.emit(Event{Type: EventPermission, ToolCall: &c, Decision: ev})
 		return true, ""

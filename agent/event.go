@@ -61,7 +61,10 @@ type Event struct {
 	Ask *PendingAsk `json:"ask,omitempty"`
 	// AskID, Answer, By and Feedback are a resolved event's: the ask, the
 	// answer (once, always, deny, or a question's answer), who answered (a
-	// client's label, "abort") and what they told the model.
+	// client's label, "abort") and what they told the model. A permission
+	// event of an advised ask carries Feedback too, and a shadow advice
+	// event that came after the user's answer carries Answer and Feedback:
+	// the advice's label (docs/jev.md).
 	AskID    string `json:"ask_id,omitempty"`
 	Answer   string `json:"answer,omitempty"`
 	By       string `json:"by,omitempty"`
@@ -137,6 +140,8 @@ type Decision struct {
 	Reason string `json:"reason,omitempty"`
 	Unit   string `json:"unit,omitempty"`
 	// Answer says how an ask ended: "user:once", "user:always", "user:deny",
-	// "auto" (headless --auto), "refused" (headless without --auto).
+	// "auto" (headless --auto), "refused" (headless without --auto), "jev"
+	// (a safe act advice approved it), "jev:rejected" (an act advice
+	// rejected it under headless --auto).
 	Answer string `json:"answer,omitempty"`
 }

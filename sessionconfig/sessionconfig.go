@@ -325,6 +325,9 @@ func Build(ctx context.Context, res *layers.Resolved, req Request, h Host) (*Ses
 	ab := agentBuild{res: res, home: home, boundary: gc.Boundary, root: root, cwd: cwd}
 	s.Reconfigure = reconfigurer(ab, req.Via, h, s.MCP)
 	s.Sandbox, s.Policy = SandboxStatus(pol), PolicyStatus(res)
+	if err := s.withAdvisor(h, res, prov, modelName, root); err != nil {
+		return fail(invalid(err))
+	}
 	// Sub-agents get the built-in tools only, never MCP or skill tools,
 	// and a gate of their own agent's rules within the session's boundary.
 	base := s.Turn

@@ -47,7 +47,7 @@ func (s *Session) askPermission(ctx context.Context, a agent.Ask) (agent.Reply, 
 		choices = []string{string(agent.Once), string(agent.Deny)}
 	}
 	pa := PendingAsk{Kind: KindPermission, Tool: a.ToolCall.Name, Input: a.ToolCall.Input, Decision: a.Event,
-		Target: a.Target.Input, InputDigest: agent.InputDigest(a.ToolCall.Input), CallID: a.ToolCall.ID, Choices: choices}
+		Target: a.Target.Input, InputDigest: agent.InputDigest(a.ToolCall.Input), CallID: a.ToolCall.ID, Choices: choices, Advice: a.Advice}
 	s.enrich(&pa, a)
 	r, err := s.wait(ctx, pa)
 	if err != nil {

@@ -229,6 +229,7 @@ func (r *record) freeze() {
 func (r *record) event(ev Event) {
 	se := &session.Event{Seq: ev.Seq, Type: string(ev.Event.Type), Data: ev.Data, At: ev.Event.Time}
 	r.push(op{ev: se})
+	r.advice(ev)
 	if ev.Event.Type == agent.EventUsage && ev.Event.Usage != nil {
 		u := *ev.Event.Usage
 		r.push(op{fn: func(ctx context.Context, st *session.Store, id string) error { return st.AddUsage(ctx, id, u) }})

@@ -202,6 +202,8 @@ func stopOf(res agent.Result, err error) StopReason {
 		return StopCancelled
 	case agent.StopTimeout:
 		return StopTimeout
+	case agent.StopAdvisorBreaker:
+		return StopAdvisorBreaker
 	}
 	return StopError
 }

@@ -128,6 +128,7 @@ func Start(ctx context.Context, o Options) (*Session, error) {
 		s.mode.Requested = s.mode.Mode
 	}
 	s.ctx, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	s.withAdvice()
 	if ctx.Done() != nil {
 		stop := context.AfterFunc(ctx, s.cancel)
 		go func() { <-s.loopDone; stop() }()

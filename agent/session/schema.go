@@ -82,10 +82,36 @@ CREATE TABLE asks (
 	PRIMARY KEY (session_id, id)
 ) STRICT;
 `,
+	// 3: the Jev advisor's advice, one row per advised decision, with the
+	// user's answer to the advised ask as its label (advice.go).
+	`
+CREATE TABLE advice (
+	session_id   TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+	seq          INTEGER NOT NULL,
+	call_id      TEXT NOT NULL,
+	key          TEXT NOT NULL,
+	command      TEXT NOT NULL,
+	status       TEXT NOT NULL,
+	mode         TEXT NOT NULL,
+	scores       TEXT,
+	reasons      TEXT NOT NULL DEFAULT '[]',
+	injection    INTEGER NOT NULL DEFAULT 0,
+	cached       INTEGER NOT NULL DEFAULT 0,
+	latency_ms   INTEGER NOT NULL DEFAULT 0,
+	tokens       INTEGER NOT NULL DEFAULT 0,
+	acted        INTEGER NOT NULL DEFAULT 0,
+	label        TEXT NOT NULL DEFAULT '',
+	feedback     TEXT NOT NULL DEFAULT '',
+	at           INTEGER NOT NULL,
+	labelled_at  INTEGER,
+	PRIMARY KEY (session_id, seq)
+) STRICT;
+CREATE INDEX advice_call ON advice (session_id, call_id);
+`,
 }
 
 // SchemaVersion is the schema version this package writes: len(migrations).
-const SchemaVersion = 2
+const SchemaVersion = 3
 
 // migrate brings the database to SchemaVersion. The common case, an
 // up-to-date database, costs one PRAGMA read. Otherwise the migrations run

@@ -65,7 +65,7 @@ func TestOpenSettings(t *testing.T) {
 		{"foreign_keys", "1"},
 		{"busy_timeout", "10000"},
 		{"synchronous", "1"}, // NORMAL
-		{"user_version", "2"},
+		{"user_version", "3"},
 	} {
 		var got string
 		if err := s.db.QueryRowContext(ctx, "PRAGMA "+tc.pragma).Scan(&got); err != nil {

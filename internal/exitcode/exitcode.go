@@ -15,6 +15,7 @@ const (
 	Invalid     = 3   // schema violation, invalid config
 	Refused     = 4   // requirements refused or signature invalid
 	Denied      = 5   // denied by policy
+	Breaker     = 6   // oceancode run: the Jev advisor's circuit breaker stopped the run
 	Interrupted = 130 // interrupted
 )
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/oceancode/oceancode/agent"
 	"github.com/oceancode/oceancode/internal/cliapp"
 	"github.com/oceancode/oceancode/internal/exitcode"
 	"github.com/oceancode/oceancode/internal/secretenv"
@@ -54,6 +55,8 @@ func classify(err error) int {
 		return exitcode.Invalid
 	case errors.Is(err, sessionconfig.ErrUsage):
 		return exitcode.Usage
+	case errors.Is(err, agent.ErrAdvisorBreaker):
+		return exitcode.Breaker
 	}
 	return exitcode.Error
 }

@@ -162,6 +162,8 @@ func runRun(ctx context.Context, app *App, o runOptions, prompt string) error {
 	switch {
 	case runErr != nil && ctx.Err() != nil:
 		return &exitcode.Err{Code: exitcode.Interrupted, Err: runErr, Silent: true}
+	case errors.Is(runErr, agent.ErrAdvisorBreaker):
+		return &exitcode.Err{Code: classify(runErr), Err: runErr, Silent: o.format != "text"}
 	case runErr != nil:
 		// The run already reported its error as an event (and in the json
 		// object); only the turn limit has no error event of its own.
@@ -320,6 +322,8 @@ func (r *renderer) textEvent(e agent.Event) {
 		}
 	case agent.EventModeChange:
 		// already on stderr when it came from the configuration
+	case agent.EventAdvice:
+		fmt.Fprintln(errw, adviceLine(e))
 	case agent.EventRetry:
 		fmt.Fprintf(errw, "  (retrying: %s)\n", e.Text)
 	case agent.EventMCP:
