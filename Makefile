@@ -16,7 +16,7 @@ export CGO_ENABLED := 0
 # the CLI's recorder and run (in-process and as a process), and the early
 # start of the model client.
 RACE_PKGS ?= ./agent/provider/... ./agent/session ./agent/sandbox/... ./agent/tools ./agent/fsguard \
-	./agent/permission ./agent/gate ./agent/runner ./agent/server/... ./agent/mcp/... ./internal/telemetry/... \
+	./agent/permission ./agent/gate ./agent/runner ./agent/server/... ./agent/pager ./agent/jev ./agent ./agent/mcp/... ./internal/telemetry/... \
 	./schema ./cmd/oceancode/cli ./cmd/clitest ./internal/prestart
 
 .PHONY: help build test race demo bench fuzz lint tools clean
