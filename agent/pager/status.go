@@ -1,0 +1,47 @@
+package pager
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// spinner frames while the model works.
+var spinner = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
+
+// statusLine is the line under the composer: the model, the agent, the
+// mode, the sandbox, the policy, the tokens used; a spinner with the
+// elapsed time while a turn runs; the asks waiting; the last notice.
+func (m *model) statusLine() string {
+	st := m.state
+	var parts []string
+	if m.working {
+		el := m.now().Sub(m.started).Truncate(time.Second)
+		parts = append(parts, m.th.Accent.Render(spinner[m.spin%len(spinner)]+" "+el.String()))
+	}
+	for _, p := range []string{st.Model, st.Agent, modeLabel(st.Mode.Mode)} {
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	if st.Sandbox != "" {
+		parts = append(parts, "sandbox "+st.Sandbox)
+	}
+	if st.Policy != "" {
+		parts = append(parts, "policy "+st.Policy)
+	}
+	parts = append(parts, tokens(m.usage.InputTokens+m.usage.OutputTokens)+" tokens")
+	if n := len(m.asks); n > 1 {
+		parts = append(parts, m.th.Warn.Render(fmt.Sprintf("%d asks waiting", n)))
+	}
+	line := m.th.Muted.Render(strings.Join(parts, " · "))
+	if m.notice != "" {
+		line += "  " + m.th.Warn.Render(m.notice)
+	}
+	if m.width > 0 && ansi.StringWidth(line) > m.width {
+		line = ansi.Truncate(line, m.width-1, "…")
+	}
+	return line
+}
