@@ -68,6 +68,8 @@ type (
 		eng Engine
 		err error
 	}
+	// replyMsg answers the ask shown (what the dialog's keys decide).
+	replyMsg   struct{ r runner.Reply }
 	printedMsg struct{}
 	tickMsg    struct{}
 )
@@ -102,6 +104,7 @@ type model struct {
 	showDenied bool
 	answeredBy map[string]string // call id → who answered its ask
 	askCall    map[string]string // ask id → call id
+	askKind    map[string]string // ask id → kind
 
 	cycleAt permission.Mode // the locked mode a Shift+Tab press stopped at
 	notice  string
@@ -113,8 +116,6 @@ type model struct {
 	printing bool
 	// printer prints above the live region (tests capture it).
 	printer func(string) tea.Cmd
-	// closed are the engines switched away from (closed when Run ends).
-	retired []Engine
 }
 
 func newModel(ctx context.Context, o Options) *model {
@@ -129,7 +130,7 @@ func newModel(ctx context.Context, o Options) *model {
 	m := &model{ctx: ctx, o: o, eng: o.Engine, th: th, width: w, height: h,
 		composer: NewComposer(ComposerConfig{Root: o.Root, Refs: o.Refs, HistoryFile: o.HistoryFile, Theme: th}),
 		denied:   NewDenied(th), md: newMDStream(w, o.Dark),
-		answeredBy: map[string]string{}, askCall: map[string]string{}, now: time.Now}
+		answeredBy: map[string]string{}, askCall: map[string]string{}, askKind: map[string]string{}, now: time.Now}
 	m.printer = func(s string) tea.Cmd {
 		return tea.Sequence(tea.Println(s), func() tea.Msg { return printedMsg{} })
 	}
@@ -289,6 +290,8 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		}
 	case modeMsg:
 		return m.modeResult(msg)
+	case replyMsg:
+		return m.answer(msg.r)
 	case answeredMsg:
 		if msg.err != nil {
 			var ae *runner.AnsweredError
@@ -450,7 +453,7 @@ func (m *model) addAsk(a runner.PendingAsk) {
 			return
 		}
 	}
-	m.askCall[a.ID] = a.CallID
+	m.askCall[a.ID], m.askKind[a.ID] = a.CallID, a.Kind
 	m.asks = append(m.asks, a)
 	m.showAsk()
 }
@@ -499,11 +502,11 @@ func (m *model) resolved(e agent.Event) {
 		}
 	}
 	m.dropAsk(e.AskID)
-	if ask != nil && ask.Kind == "question" {
+	if m.askKind[e.AskID] == "question" {
 		m.print(m.th.Muted.Render("  ↳ " + oneLine(e.Answer, m.width-4)))
 	}
 	if e.By != "" && e.By != clientLabel && ask != nil {
-		m.notice = fmt.Sprintf("%s answered the ask for %s: %s", e.By, ask.Tool, e.Answer)
+		m.notice = fmt.Sprintf("%s answered %s: %s", e.By, ask.Tool, e.Answer)
 	}
 }
 
@@ -542,9 +545,8 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 		m.notice = ""
 	}
 	if m.dialog != nil {
-		done, r := m.dialog.Update(k)
-		if done {
-			return m.answer(r)
+		if done, r := m.dialog.Update(k); done {
+			return func() tea.Msg { return replyMsg{r} }
 		}
 		return nil
 	}
@@ -647,7 +649,6 @@ func (m *model) switched(msg switchMsg) tea.Cmd {
 		m.sub = nil
 	}
 	old := m.eng
-	m.retired = append(m.retired, old)
 	m.eng, m.gen, m.lastSeq = msg.eng, m.gen+1, 0
 	m.asks, m.dialog, m.showDenied, m.working, m.usage = nil, nil, false, false, message.Usage{}
 	m.state, m.cycleAt = runner.State{}, ""

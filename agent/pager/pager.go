@@ -40,8 +40,8 @@ type Options struct {
 // terminal's own scrollback and only the live region (the streaming tail,
 // the dialog or composer, the status line) is redrawn. o.Engine stays the
 // caller's unless the user switched away from it (/sessions ID, /clear):
-// every engine switched away from is closed, and so is the one opened last
-// when Run returns.
+// every engine switched away from is closed when the switch happens, and
+// the one opened last when Run returns.
 func Run(ctx context.Context, o Options) error {
 	if o.Engine == nil {
 		return errors.New("pager: run: no engine")
@@ -64,11 +64,6 @@ func Run(ctx context.Context, o Options) error {
 	var cerr error
 	if m.eng != o.Engine {
 		cerr = m.eng.Close()
-	}
-	for _, e := range m.retired {
-		if e != o.Engine && e != m.eng {
-			_ = e.Close() // closed when it was switched away from
-		}
 	}
 	if err != nil && !(errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil) {
 		return fmt.Errorf("pager: run: %w", err)
