@@ -276,10 +276,10 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		m.state = msg.st
-		if msg.st.LastSeq >= m.lastSeq {
-			// The state is not older than the events seen: it says whether a
-			// turn runs (a replayed turn that never ended does not).
-			m.setWorking(msg.st.Status == runner.StatusRunning || msg.st.Status == runner.StatusWaiting)
+		if msg.st.LastSeq >= m.lastSeq && (msg.st.Status == runner.StatusIdle || msg.st.Status == runner.StatusClosed) {
+			// The events say when a turn starts and ends; a replayed turn
+			// that never ended (the process stopped) is not running.
+			m.working = false
 		}
 		return m.tick()
 	case pendingMsg:
