@@ -41,7 +41,7 @@ func TestStreamedAnswer(t *testing.T) {
 	if strings.Index(out, "Hello world.") > strings.Index(out, "A second paragraph") {
 		t.Errorf("paragraphs out of order:\n%s", out)
 	}
-	h.until("the idle state", func() bool { return !h.m.working && h.m.state.Turns == 1 })
+	h.until("the idle state", func() bool { return !h.m.working })
 	if v := h.view(); !strings.Contains(v, "claude-test · build · default") || !strings.Contains(v, "1.2k tokens") {
 		t.Errorf("status line = %q", v)
 	}
