@@ -541,9 +541,7 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 			return tea.Quit
 		}
 	}
-	if m.notice != "" && k.String() != "shift+tab" {
-		m.notice = ""
-	}
+	m.notice = "" // a notice is for the press that caused it
 	if m.dialog != nil {
 		if done, r := m.dialog.Update(k); done {
 			return func() tea.Msg { return replyMsg{r} }
