@@ -2,9 +2,9 @@ package pager
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
-	"encoding/json"
 	"strings"
 	"testing"
 

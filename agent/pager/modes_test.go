@@ -22,7 +22,9 @@ func TestShiftTabCycle(t *testing.T) {
 	h.until("the state", func() bool { return h.m.state.Mode.Mode == permission.Default })
 
 	h.key("shift+tab")
-	h.until("acceptEdits", func() bool { return s.Mode().Mode == permission.AcceptEdits && strings.Contains(h.view(), "auto (acceptEdits)") })
+	h.until("acceptEdits", func() bool {
+		return s.Mode().Mode == permission.AcceptEdits && strings.Contains(h.view(), "auto (acceptEdits)")
+	})
 
 	h.key("shift+tab")
 	h.until("the lock notice", func() bool { return strings.Contains(h.view(), "plan locked: plan is locked out by") })
