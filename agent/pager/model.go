@@ -68,6 +68,11 @@ type (
 		eng Engine
 		err error
 	}
+	// commandMsg runs a slash command.
+	commandMsg struct {
+		name string
+		args []string
+	}
 	// replyMsg answers the ask shown (what the dialog's keys decide).
 	replyMsg   struct{ r runner.Reply }
 	printedMsg struct{}
@@ -292,6 +297,8 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		return m.modeResult(msg)
 	case replyMsg:
 		return m.answer(msg.r)
+	case commandMsg:
+		return m.command(msg.name, msg.args)
 	case answeredMsg:
 		if msg.err != nil {
 			var ae *runner.AnsweredError
@@ -650,7 +657,11 @@ func (m *model) switched(msg switchMsg) tea.Cmd {
 	m.eng, m.gen, m.lastSeq = msg.eng, m.gen+1, 0
 	m.asks, m.dialog, m.showDenied, m.working, m.usage = nil, nil, false, false, message.Usage{}
 	m.state, m.cycleAt = runner.State{}, ""
-	m.print(m.th.Muted.Render("─── session " + msg.eng.ID() + " ───"))
+	id := msg.eng.ID()
+	if id == "" {
+		id = "(new)" // recorded with its first prompt
+	}
+	m.print(m.th.Muted.Render("─── session " + id + " ───"))
 	return tea.Batch(m.attach(), func() tea.Msg {
 		if err := old.Close(); err != nil {
 			return outputMsg{err: fmt.Errorf("close the previous session: %w", err)}

@@ -55,7 +55,7 @@ func TestAlwaysApproveRefused(t *testing.T) {
 	s, eng := f.start("")
 	h := newHarness(t, eng, 120, 24, true)
 	h.until("the state", func() bool { return h.m.state.Mode.Mode == permission.Default })
-	h.send(h.m.command("auto", nil)())
+	h.send(commandMsg{"auto", nil})
 	h.until("acceptEdits", func() bool { return s.Mode().Mode == permission.AcceptEdits })
 
 	h.key("ctrl+o")
@@ -64,22 +64,12 @@ func TestAlwaysApproveRefused(t *testing.T) {
 	if got := s.Mode().Mode; got != permission.AcceptEdits {
 		t.Errorf("after ctrl+o the engine is in %s, want acceptEdits", got)
 	}
-	h.send(modeCmd(t, h, "always-approve"))
+	h.send(commandMsg{"always-approve", nil})
 	h.until("the refusal", func() bool { return strings.Contains(h.view(), "refused: bypassPermissions is disable_bypass") })
 	h.settle()
 	if got := s.Mode().Mode; got != permission.AcceptEdits {
 		t.Errorf("after /always-approve the engine is in %s, want acceptEdits", got)
 	}
-}
-
-// modeCmd runs a mode command and returns its message.
-func modeCmd(t *testing.T, h *harness, name string, args ...string) any {
-	t.Helper()
-	cmd := h.m.command(name, args)
-	if cmd == nil {
-		t.Fatalf("/%s did nothing", name)
-	}
-	return cmd()
 }
 
 // TestAlwaysApproveAllowed: unlocked, ctrl+o enters bypassPermissions.
@@ -91,12 +81,10 @@ func TestAlwaysApproveAllowed(t *testing.T) {
 	h.until("bypassPermissions", func() bool { return s.Mode().Mode == permission.BypassPermissions })
 	h.until("the status line", func() bool { return strings.Contains(h.view(), "always-approve (bypassPermissions)") })
 	// /mode lists the modes, /mode MODE sets one.
-	h.send(modeCmd(t, h, "mode", "plan"))
+	h.send(commandMsg{"mode", []string{"plan"}})
 	h.until("plan", func() bool { return s.Mode().Mode == permission.Plan })
-	if cmd := h.m.command("mode", []string{"sideways"}); cmd != nil {
-		t.Error("/mode sideways sent something")
-	}
-	h.m.command("mode", nil)
+	h.send(commandMsg{"mode", []string{"sideways"}})
+	h.send(commandMsg{"mode", nil})
 	h.settle()
 	out := h.printed()
 	if !strings.Contains(out, "/mode: ") || !strings.Contains(out, "modes (now plan") || !strings.Contains(out, "● plan") {
