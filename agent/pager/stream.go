@@ -54,7 +54,7 @@ func (s *mdStream) Push(delta string) (committed string) {
 	}
 	s.tail += delta
 	if b := safeBoundary(s.tail); b > 0 {
-		committed = s.render(s.tail[:b])
+		committed = s.block(s.render(s.tail[:b]))
 		s.tail = s.tail[b:]
 	}
 	s.view = s.render(s.tail)
@@ -63,9 +63,17 @@ func (s *mdStream) Push(delta string) (committed string) {
 
 // Flush ends the answer: the rest is rendered and handed back.
 func (s *mdStream) Flush() string {
-	out := s.render(s.tail)
+	out := s.block(s.render(s.tail))
 	s.tail, s.view = "", ""
 	return out
+}
+
+// block sets a committed block off from what precedes it by a blank line.
+func (s *mdStream) block(r string) string {
+	if r == "" {
+		return ""
+	}
+	return "\n" + r
 }
 
 // View is the unfinished tail, rendered.
