@@ -47,7 +47,9 @@ func Run(ctx context.Context, o Options) error {
 		return errors.New("pager: run: no engine")
 	}
 	m := newModel(ctx, o)
-	opts := []tea.ProgramOption{tea.WithContext(ctx)}
+	// 120 frames a second (bubbletea's most): a key's effect is on screen
+	// within 8 ms of its update; the cell diff keeps each frame small.
+	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithFPS(120)}
 	if o.In != nil {
 		opts = append(opts, tea.WithInput(o.In))
 	}

@@ -32,7 +32,11 @@ func (m *model) statusLine() string {
 	if st.Policy != "" {
 		parts = append(parts, "policy "+st.Policy)
 	}
-	parts = append(parts, tokens(m.usage.InputTokens+m.usage.OutputTokens)+" tokens")
+	used := m.usage.InputTokens + m.usage.OutputTokens
+	if u := st.Usage.InputTokens + st.Usage.OutputTokens; u > used {
+		used = u // the session's total (a resumed one's turns before)
+	}
+	parts = append(parts, tokens(used)+" tokens")
 	if n := len(m.asks); n > 1 {
 		parts = append(parts, m.th.Warn.Render(fmt.Sprintf("%d asks waiting", n)))
 	}
