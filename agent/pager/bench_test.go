@@ -98,7 +98,9 @@ func startProgramB(b *testing.B, eng Engine) *benchProgram {
 	ctx, cancel := context.WithCancel(context.Background())
 	inR, inW := io.Pipe()
 	p := &program{in: inW, out: newSyncBuffer(), done: make(chan error, 1)}
-	go func() { p.done <- Run(ctx, Options{Engine: eng, In: inR, Out: p.out, Width: 100, Height: 30, Dark: true}) }()
+	go func() {
+		p.done <- Run(ctx, Options{Engine: eng, In: inR, Out: p.out, Width: 100, Height: 30, Dark: true})
+	}()
 	return &benchProgram{program: p, cancel: cancel}
 }
 

@@ -134,8 +134,9 @@ func safeBoundary(md string) int {
 		off += nl + 1
 		switch {
 		case fence == "" && (strings.HasPrefix(line, "```") || strings.HasPrefix(line, "~~~")):
-			fence = line[:3]
+			fence = line[:len(line)-len(strings.TrimLeft(line, line[:1]))] // the whole run opens it
 		case fence != "":
+			// Closed by a line of the same character, at least as long.
 			if strings.HasPrefix(line, fence) && strings.Trim(line, fence[:1]) == "" {
 				fence = ""
 			}
