@@ -124,6 +124,7 @@ type harness struct {
 	mu   sync.Mutex
 	out  []string
 	quit bool
+	seq  int64 // the last Seq feed gave
 }
 
 func newHarness(t *testing.T, eng Engine, w, h int, dark bool, opts ...func(*Options)) *harness {
