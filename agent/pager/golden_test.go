@@ -72,3 +72,38 @@ func TestGoldenFrames(t *testing.T) {
 		}
 	}
 }
+
+// TestDocsScreenshot: docs/pager.md shows the 80x24 dark golden frame
+// without colours (-update rewrites the block).
+func TestDocsScreenshot(t *testing.T) {
+	const marker = "<!-- screenshot: agent/pager/testdata/frame-80x24-dark.golden -->\n```text\n"
+	path := filepath.Join("..", "..", "docs", "pager.md")
+	doc, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	frame, err := os.ReadFile(filepath.Join("testdata", "frame-80x24-dark.golden"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := strings.Index(string(doc), marker)
+	if i < 0 {
+		t.Fatalf("%s has no screenshot block", path)
+	}
+	start := i + len(marker)
+	end := strings.Index(string(doc)[start:], "```\n")
+	if end < 0 {
+		t.Fatalf("%s: the screenshot block does not end", path)
+	}
+	want := plain(string(frame))
+	if got := string(doc)[start : start+end]; got != want {
+		if *update {
+			out := string(doc)[:start] + want + string(doc)[start+end:]
+			if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+		t.Errorf("the screenshot in %s is not the golden frame (go test -update rewrites it):\n%s", path, want)
+	}
+}
