@@ -122,7 +122,7 @@ func (p *benchProgram) stop(b *testing.B) {
 // when repaints do not grow with the answer).
 func BenchmarkStreaming(b *testing.B) {
 	const words = 1200
-	shows := []string{"auto (acceptEdits)", "· plan ·", "· default ·"}
+	shows := []string{"auto (acceptEdits) · ", "plan · ", "default · "} // what the cell diff writes of the status line
 	var lat []time.Duration
 	var bytesAll, bytesLate, tokAll, tokLate float64
 	for b.Loop() {
