@@ -74,7 +74,12 @@ type (
 		args []string
 	}
 	// replyMsg answers the ask shown (what the dialog's keys decide).
-	replyMsg   struct{ r runner.Reply }
+	replyMsg struct{ r runner.Reply }
+	// gapMsg: subscribe again after the engine's newest event.
+	gapMsg struct {
+		gen   int
+		after int64
+	}
 	printedMsg struct{}
 	tickMsg    struct{}
 )
@@ -187,6 +192,17 @@ func waitEvents(st Stream, gen int) tea.Cmd {
 	}
 }
 
+func (m *model) skipGap() tea.Cmd {
+	eng, gen, ctx := m.eng, m.gen, m.ctx
+	return func() tea.Msg {
+		st, err := eng.State(ctx)
+		if err != nil {
+			return outputMsg{err: fmt.Errorf("events: %w", err)}
+		}
+		return gapMsg{gen: gen, after: st.LastSeq}
+	}
+}
+
 func (m *model) fetchState() tea.Cmd {
 	eng, gen, ctx := m.eng, m.gen, m.ctx
 	return func() tea.Msg {
@@ -240,6 +256,12 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 			}
 			return nil
 		}
+		if errors.Is(msg.err, runner.ErrGap) {
+			// The events after the last one shown are no longer held: go on
+			// from the engine's newest.
+			m.print(m.th.Warn.Render("some events of this session were not recorded: " + msg.err.Error()))
+			return m.skipGap()
+		}
 		if msg.err != nil {
 			m.print(m.th.Error.Render("events: " + msg.err.Error()))
 			return nil
@@ -272,6 +294,11 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 			}
 		}
 		return tea.Batch(cmds...)
+	case gapMsg:
+		if msg.gen == m.gen && msg.after > m.lastSeq {
+			m.lastSeq = msg.after
+		}
+		return m.subscribe()
 	case stateMsg:
 		if msg.gen != m.gen {
 			return nil

@@ -8,8 +8,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/oceancode/oceancode/agent/provider/providertest"
 )
 
 // syncBuffer is Out for a test: what the program wrote, safe to read while
@@ -127,4 +125,28 @@ func TestRun(t *testing.T) {
 	}
 }
 
-var _ = providertest.Text
+// TestRunContextEnd: Run returns nil when its context ends, and says so
+// when it has no engine.
+func TestRunContextEnd(t *testing.T) {
+	f := newFixture(t)
+	_, eng := f.start("")
+	ctx, cancel := context.WithCancel(context.Background())
+	inR, inW := io.Pipe()
+	defer inW.Close()
+	out := newSyncBuffer()
+	done := make(chan error, 1)
+	go func() { done <- Run(ctx, Options{Engine: eng, In: inR, Out: out, Width: 80, Height: 24}) }()
+	out.waitFor(t, "0 tokens")
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Run after its context ended: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return")
+	}
+	if err := Run(context.Background(), Options{}); err == nil || !strings.Contains(err.Error(), "no engine") {
+		t.Errorf("Run without an engine: %v", err)
+	}
+}

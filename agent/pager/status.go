@@ -17,9 +17,10 @@ var spinner = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "
 func (m *model) statusLine() string {
 	st := m.state
 	var parts []string
+	spin := ""
 	if m.working {
 		el := m.now().Sub(m.started).Truncate(time.Second)
-		parts = append(parts, m.th.Accent.Render(spinner[m.spin%len(spinner)]+" "+el.String()))
+		spin = m.th.Accent.Render(spinner[m.spin%len(spinner)]+" "+el.String()) + m.th.Muted.Render(" · ")
 	}
 	for _, p := range []string{st.Model, st.Agent, modeLabel(st.Mode.Mode)} {
 		if p != "" {
@@ -37,10 +38,10 @@ func (m *model) statusLine() string {
 		used = u // the session's total (a resumed one's turns before)
 	}
 	parts = append(parts, tokens(used)+" tokens")
+	line := spin + m.th.Muted.Render(strings.Join(parts, " · "))
 	if n := len(m.asks); n > 1 {
-		parts = append(parts, m.th.Warn.Render(fmt.Sprintf("%d asks waiting", n)))
+		line += m.th.Muted.Render(" · ") + m.th.Warn.Render(fmt.Sprintf("%d asks waiting", n))
 	}
-	line := m.th.Muted.Render(strings.Join(parts, " · "))
 	if m.notice != "" {
 		line += "  " + m.th.Warn.Render(m.notice)
 	}
