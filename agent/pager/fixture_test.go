@@ -45,6 +45,8 @@ type fixture struct {
 	hooks LocalHooks
 	// buffer is the subscribers' buffer (0: the runner's default).
 	buffer int
+	// unrecorded starts sessions without a store.
+	unrecorded bool
 }
 
 func newFixture(t testing.TB, turns ...providertest.Turn) *fixture {
@@ -104,8 +106,11 @@ func (f *fixture) config() agent.Config {
 // Local engine.
 func (f *fixture) start(resume string) (*runner.Session, Engine) {
 	f.t.Helper()
-	s, err := runner.Start(context.Background(), runner.Options{Turn: f.config(), Store: f.store, Interactive: true,
-		Resume: resume, Buffer: f.buffer})
+	o := runner.Options{Turn: f.config(), Store: f.store, Interactive: true, Resume: resume, Buffer: f.buffer}
+	if f.unrecorded {
+		o.Store = nil
+	}
+	s, err := runner.Start(context.Background(), o)
 	if err != nil {
 		f.t.Fatal(err)
 	}

@@ -215,3 +215,22 @@ func TestRetryDenied(t *testing.T) {
 }
 
 var _ = agent.Once
+
+// TestReplayGap: events the engine no longer holds (an unrecorded session
+// past its replay window) are said to be missing, and the pager goes on
+// from the newest: the next prompt's answer arrives.
+func TestReplayGap(t *testing.T) {
+	f := newFixture(t, answer(longAnswer(2500)), answer("after the gap"))
+	f.unrecorded = true
+	s, eng := f.start("")
+	if _, err := s.Run(context.Background(), "long"); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, eng, 80, 24, true)
+	h.until("the gap notice", h.printedHas("some events of this session were not recorded"))
+	h.send(Submit{Text: "again"})
+	h.until("the next answer", h.printedHas("after the gap"))
+	if strings.Contains(h.printed(), "word2500") {
+		t.Error("events outside the window were shown")
+	}
+}
