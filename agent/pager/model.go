@@ -276,7 +276,7 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		for _, ev := range msg.evs {
 			refresh = m.event(ev) || refresh
 		}
-		var cmds []tea.Cmd
+		cmds := []tea.Cmd{m.tick()}
 		if refresh {
 			cmds = append(cmds, m.fetchState())
 		}
@@ -416,7 +416,6 @@ func (m *model) event(ev runner.Event) bool {
 	case agent.EventStart:
 		m.print(m.th.Accent.Render("> ") + oneLine(e.Text, w-2))
 		m.setWorking(true)
-		m.tick()
 		return true
 	case agent.EventText:
 		m.print(m.md.Push(e.Text))

@@ -149,6 +149,10 @@ func TestCtrlC(t *testing.T) {
 	h.send(Submit{Text: "go"})
 	h.until("the turn", func() bool { return h.m.working })
 	<-f.srv.Stalled()
+	h.until("the spinner to turn", func() bool { return h.m.spin > 1 })
+	if v := h.view(); !strings.Contains(v, spinner[h.m.spin%len(spinner)]+" 0s · claude-test") {
+		t.Errorf("status line while working: %q", v)
+	}
 	h.key("ctrl+c")
 	h.until("the cancelled turn", h.printedHas("─ cancelled"))
 	if h.quit {
