@@ -226,14 +226,24 @@ func (h *harness) until(what string, cond func() bool) {
 	}
 }
 
-// settle pumps until no message arrives for a moment.
+// settle pumps until no message but the spinner's tick arrives for a
+// moment (bounded, so a pager that never settles fails the test).
 func (h *harness) settle() {
+	h.t.Helper()
+	quiet := time.NewTimer(150 * time.Millisecond)
+	defer quiet.Stop()
+	deadline := time.After(30 * time.Second)
 	for {
 		select {
 		case msg := <-h.msgs:
 			h.send(msg)
-		case <-time.After(150 * time.Millisecond):
+			if _, tick := msg.(tickMsg); !tick {
+				quiet.Reset(150 * time.Millisecond)
+			}
+		case <-quiet.C:
 			return
+		case <-deadline:
+			h.t.Fatal("the pager did not settle in 30s")
 		}
 	}
 }

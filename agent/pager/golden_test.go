@@ -19,6 +19,7 @@ var update = flag.Bool("update", false, "rewrite the golden frames under testdat
 // frame is the terminal as the user sees it: the scrollback's last lines
 // with the live region under them, height rows at most.
 func (h *harness) frame() string {
+	h.m.spin = 0 // the spinner's frame depends on how long the test ran
 	h.mu.Lock()
 	lines := strings.Split(strings.Join(append(append([]string(nil), h.out...), h.m.render()), "\n"), "\n")
 	h.mu.Unlock()
@@ -48,16 +49,18 @@ func golden(t *testing.T, name, got string) {
 
 const goldenAnswer = "## Done\n\nI created `hi.txt` with:\n\n- one line, `hi`\n- nothing else\n\n```sh\ncat hi.txt\n```\n\nAsk if you want more."
 
-// TestGoldenFrames: a session after an approved tool call and a markdown
-// answer, at 80x24 and 120x40, dark and light (testdata/frame-*.golden).
+// TestGoldenFrames: at 80x24 and 120x40, dark and light
+// (testdata/frame-*.golden), a real session after an approved tool call and
+// a markdown answer, and (frame-ask-*) one waiting on an ask, its dialog
+// open.
 func TestGoldenFrames(t *testing.T) {
 	for _, size := range [][2]int{{80, 24}, {120, 40}} {
 		for _, dark := range []bool{true, false} {
 			theme := map[bool]string{true: "dark", false: "light"}[dark]
+			call := bash("echo hi > hi.txt")
+			call.Usage = &message.Usage{InputTokens: 900, OutputTokens: 20}
 			name := fmt.Sprintf("frame-%dx%d-%s.golden", size[0], size[1], theme)
 			t.Run(name, func(t *testing.T) {
-				call := bash("echo hi > hi.txt")
-				call.Usage = &message.Usage{InputTokens: 900, OutputTokens: 20}
 				f := newFixture(t, call, providertest.Turn{Text: goldenAnswer, Usage: &message.Usage{InputTokens: 1100, OutputTokens: 60}})
 				_, eng := f.start("")
 				h := newHarness(t, eng, size[0], size[1], dark)
@@ -66,6 +69,16 @@ func TestGoldenFrames(t *testing.T) {
 				h.send(replyMsg{runner.Reply{Answer: agent.Once}})
 				h.until("the turn's end", h.printedHas("─ end_turn"))
 				h.until("idle", func() bool { return !h.m.working })
+				h.settle()
+				golden(t, name, h.frame())
+			})
+			name = fmt.Sprintf("frame-ask-%dx%d-%s.golden", size[0], size[1], theme)
+			t.Run(name, func(t *testing.T) {
+				f := newFixture(t, call)
+				_, eng := f.start("")
+				h := newHarness(t, eng, size[0], size[1], dark)
+				h.send(Submit{Text: "write hi to hi.txt"})
+				h.until("the dialog", func() bool { return h.m.dialog != nil })
 				h.settle()
 				golden(t, name, h.frame())
 			})
