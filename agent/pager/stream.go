@@ -12,7 +12,8 @@ import (
 // last safe boundary — a blank line outside a code fence —: what comes
 // before it is final, rendered once and handed back to be committed to the
 // scrollback; only the tail after it (the unfinished block) is rendered
-// again on each delta. So the cost of a delta, and what the live region
+// again, when it changed and is shown (deltas that arrive in one batch
+// cost one render). So the cost of a delta, and what the live region
 // repaints, depends on the block being written, not on the answer so far.
 type mdStream struct {
 	r     *glamour.TermRenderer
@@ -21,6 +22,9 @@ type mdStream struct {
 	// rendering (the live region's streaming part).
 	tail string
 	view string
+	// dirty: the tail changed since view was rendered (it is rendered when
+	// shown, so deltas that arrive together, as in a replay, cost one).
+	dirty bool
 }
 
 func newMDStream(width int, dark bool) *mdStream {
@@ -42,8 +46,7 @@ func (s *mdStream) setWidth(width int, dark bool) {
 	if err != nil {
 		r = nil // rendered as plain text
 	}
-	s.r, s.width = r, width
-	s.view = s.render(s.tail)
+	s.r, s.width, s.dirty = r, width, true
 }
 
 // Push adds a delta; committed is the rendering of the blocks that became
@@ -57,14 +60,14 @@ func (s *mdStream) Push(delta string) (committed string) {
 		committed = s.block(s.render(s.tail[:b]))
 		s.tail = s.tail[b:]
 	}
-	s.view = s.render(s.tail)
+	s.dirty = true
 	return committed
 }
 
 // Flush ends the answer: the rest is rendered and handed back.
 func (s *mdStream) Flush() string {
 	out := s.block(s.render(s.tail))
-	s.tail, s.view = "", ""
+	s.tail, s.view, s.dirty = "", "", false
 	return out
 }
 
@@ -77,7 +80,12 @@ func (s *mdStream) block(r string) string {
 }
 
 // View is the unfinished tail, rendered.
-func (s *mdStream) View() string { return s.view }
+func (s *mdStream) View() string {
+	if s.dirty {
+		s.view, s.dirty = s.render(s.tail), false
+	}
+	return s.view
+}
 
 // Active reports an unfinished tail.
 func (s *mdStream) Active() bool { return s.tail != "" }

@@ -17,6 +17,7 @@ func BenchmarkPush(b *testing.B) {
 			d += "\n\n"
 		}
 		s.Push(d)
+		s.View() // shown after each delta
 		i++
 	}
 }
