@@ -87,8 +87,8 @@ func startProgram(t testing.TB, eng Engine, w, h int) *program {
 }
 
 // TestRun drives the whole program through pipes: the first frame, a
-// prompt whose streamed answer lands in Out, Shift+Tab through the
-// engine, and Ctrl+D to exit.
+// prompt whose streamed answer lands in Out, Shift+Tab and Ctrl+O (as a
+// terminal sends them) through the engine, and Ctrl+D to exit.
 func TestRun(t *testing.T) {
 	f := newFixture(t, answer("The streamed answer arrives word by word.\n\nAnd a second paragraph."))
 	s, eng := f.start("")
@@ -106,6 +106,11 @@ func TestRun(t *testing.T) {
 	p.out.waitFor(t, "auto (acceptEdits)")
 	if got := s.Mode().Mode; got != "acceptEdits" {
 		t.Errorf("engine mode %s", got)
+	}
+	io.WriteString(p.in, "\x0f") // Ctrl+O
+	p.out.waitFor(t, "always-approve (bypassPermissions)")
+	if got := s.Mode().Mode; got != "bypassPermissions" {
+		t.Errorf("engine mode after Ctrl+O: %s", got)
 	}
 	io.WriteString(p.in, "\x04") // Ctrl+D
 	select {
