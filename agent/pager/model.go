@@ -54,6 +54,10 @@ type (
 		err  error
 		via  string          // cycle, always-approve, auto, mode, restore
 		prev permission.Mode // the mode before the request
+		// inputs is the model's input count at the request: a result
+		// that comes back after newer input does not set the cycle or
+		// overwrite a newer notice.
+		inputs int
 	}
 	// outputMsg is a command's result, printed to the scrollback.
 	outputMsg struct {
@@ -118,6 +122,7 @@ type model struct {
 
 	cycleAt permission.Mode // the locked mode a Shift+Tab press stopped at
 	notice  string
+	inputs  int // keys, submits and commands so far
 
 	lastInterrupt time.Time
 	now           func() time.Time
@@ -246,6 +251,10 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 func (m *model) update(msg tea.Msg) tea.Cmd {
+	switch msg.(type) {
+	case tea.KeyPressMsg, Submit, commandMsg:
+		m.inputs++
+	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.resize(msg.Width, msg.Height)

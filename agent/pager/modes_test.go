@@ -82,7 +82,7 @@ func TestAlwaysApproveAllowed(t *testing.T) {
 	h.until("the status line", func() bool { return strings.Contains(h.view(), "always-approve (bypassPermissions)") })
 	// /mode lists the modes, /mode MODE sets one.
 	h.send(commandMsg{"mode", []string{"plan"}})
-	h.until("plan", func() bool { return s.Mode().Mode == permission.Plan })
+	h.until("plan", func() bool { return s.Mode().Mode == permission.Plan && h.m.state.Mode.Mode == permission.Plan })
 	h.send(commandMsg{"mode", []string{"sideways"}})
 	h.send(commandMsg{"mode", nil})
 	h.settle()

@@ -91,10 +91,10 @@ func (m *model) requestMode(mode permission.Mode, via string) tea.Cmd {
 }
 
 func (m *model) setMode(mode permission.Mode, via string) tea.Cmd {
-	eng, ctx, prev := m.eng, m.ctx, m.state.Mode.Mode
+	eng, ctx, prev, inputs := m.eng, m.ctx, m.state.Mode.Mode, m.inputs
 	return func() tea.Msg {
 		res, err := eng.SetMode(ctx, mode)
-		return modeMsg{res: res, err: err, via: via, prev: prev}
+		return modeMsg{res: res, err: err, via: via, prev: prev, inputs: inputs}
 	}
 }
 
@@ -134,15 +134,19 @@ func (m *model) modeResult(msg modeMsg) tea.Cmd {
 		return nil
 	}
 	m.state.Mode = msg.res
+	current := msg.inputs == m.inputs // no newer input since the request
 	if msg.res.Downgraded {
-		m.refuseMode(msg.res.Requested, msg.res.Reason, msg.via)
+		cycleAt := m.cycleAt
+		m.refuseMode(msg.res.Requested, msg.res.Reason, msg.via) // a refusal is always said
+		if !current {
+			m.cycleAt = cycleAt // a newer press has moved the cycle on
+		}
 		if msg.prev != "" && msg.res.Mode != msg.prev {
 			return m.setMode(msg.prev, "restore")
 		}
 		return m.fetchState()
 	}
-	if msg.via != "restore" {
-		m.cycleAt = ""
+	if msg.via != "restore" && current {
 		m.notice = "mode: " + modeLabel(msg.res.Mode)
 	}
 	return m.fetchState()
