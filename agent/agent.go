@@ -527,7 +527,7 @@ func rememberable(c permission.Call) bool {
 func eventDecision(gr gate.Result) *Decision {
 	d := gr.Decision
 	return &Decision{Action: d.Action.String(), Floor: d.Floor, Rule: gr.Decider(), Reason: d.Reason, Unit: d.Pattern,
-		Layer: d.Origin.Layer.String(), Source: d.Origin.Source, Line: d.Origin.Line}
+		Layer: d.Origin.Layer.String(), Source: d.Origin.Source, Line: d.Origin.Line, Approved: d.Approved}
 }
 
 func (r *run) names() []string {

@@ -139,6 +139,9 @@ type Decision struct {
 	Line   int    `json:"line,omitempty"`
 	Reason string `json:"reason,omitempty"`
 	Unit   string `json:"unit,omitempty"`
+	// Approved is true when an "always" answer earlier in the session
+	// turned this ask into an allow (Rule is the rule that asked).
+	Approved bool `json:"approved,omitempty"`
 	// Answer says how an ask ended: "user:once", "user:always", "user:deny",
 	// "auto" (headless --auto), "refused" (headless without --auto), "jev"
 	// (a safe act advice approved it), "jev:rejected" (an act advice

@@ -102,6 +102,8 @@ func decisionLine(th Theme, d *agent.Decision, by string, width int) string {
 		s, ok = "refused: no one can answer — asked by rule "+rule+where(d)+reason, false
 	case d.Answer != "":
 		s = "decided by " + d.Answer + " — rule " + rule + where(d) + reason
+	case ok && d.Approved:
+		s = "approved for this session (an earlier always) — asked by rule " + rule + where(d)
 	case ok:
 		s = "allowed by rule " + rule + where(d)
 	case d.Action == "ask":
