@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
+	"time"
 )
 
 // Env is what BwrapArgs needs to know about the host besides the policy.
@@ -152,14 +154,28 @@ const (
 // gitSearchSkip are directory names not searched for nested repositories.
 var gitSearchSkip = map[string]bool{".git": true, "node_modules": true}
 
+// entryKind is what a directory entry is, symlinks not followed.
+type entryKind uint8
+
+const (
+	entryOther entryKind = iota
+	entryDir
+	entryFile
+)
+
+// scanBufSize is the getdents buffer of one search (scanDir).
+const scanBufSize = 32 << 10
+
 // nestedGitPaths returns, relative to ws, the protected paths of every git
 // directory below it other than its own .git's top level: nested
 // repositories (a .git directory, or a .git file that is then protected
 // itself), the submodule git dirs under each .git/modules, and linked
 // worktrees' private dirs under .git/worktrees. All are optional: only what
-// exists is protected.
+// exists is protected. The search is breadth-first with each directory's
+// entries in name order, so the bounds cut it the same way every time.
 func nestedGitPaths(ws string) []protectedPath {
 	var out []protectedPath
+	buf := make([]byte, scanBufSize)
 	addGitDir := func(rel string, top bool) {
 		for _, e := range gitDirProtected {
 			if top && (e == "hooks" || e == "config" || e == "info") {
@@ -167,7 +183,7 @@ func nestedGitPaths(ws string) []protectedPath {
 			}
 			out = append(out, protectedPath{rel: rel + "/" + e, optional: true})
 		}
-		for _, sub := range gitDirsBelow(filepath.Join(ws, rel), "modules", "worktrees") {
+		for _, sub := range gitDirsBelowBuf(filepath.Join(ws, rel), buf, "modules", "worktrees") {
 			for _, e := range gitDirProtected {
 				out = append(out, protectedPath{rel: rel + "/" + sub + "/" + e, optional: true})
 			}
@@ -180,26 +196,43 @@ func nestedGitPaths(ws string) []protectedPath {
 		rel   string
 		depth int
 	}
+	type entry struct {
+		name string
+		dir  bool
+	}
 	queue := []dir{{"", 0}}
-	read := 0
-	for len(queue) > 0 && read < gitSearchDirs {
+	var ents []entry
+	for read := 0; len(queue) > 0 && read < gitSearchDirs; read++ {
 		d := queue[0]
 		queue = queue[1:]
-		ents, err := os.ReadDir(filepath.Join(ws, d.rel))
-		read++
-		if err != nil {
-			continue
+		path := ws
+		if d.rel != "" {
+			path = ws + "/" + d.rel
 		}
-		for _, e := range ents {
-			rel := filepath.Join(d.rel, e.Name())
+		descend := d.depth+1 < gitSearchDepth
+		ents = ents[:0]
+		scanDir(path, buf, func(name []byte, kind entryKind) {
 			switch {
-			case e.Name() == ".git" && d.rel != "":
-				if e.IsDir() {
-					addGitDir(rel, false)
-				} else if e.Type().IsRegular() {
-					out = append(out, protectedPath{rel: rel, optional: true})
+			case string(name) == ".git":
+				if d.rel != "" && kind != entryOther {
+					ents = append(ents, entry{".git", kind == entryDir})
 				}
-			case e.IsDir() && !gitSearchSkip[e.Name()] && d.depth+1 < gitSearchDepth:
+			case kind == entryDir && descend && !gitSearchSkip[string(name)]:
+				ents = append(ents, entry{string(name), true})
+			}
+		})
+		sort.Slice(ents, func(i, j int) bool { return ents[i].name < ents[j].name })
+		for _, e := range ents {
+			rel := e.name
+			if d.rel != "" {
+				rel = d.rel + "/" + e.name
+			}
+			switch {
+			case e.name == ".git" && e.dir:
+				addGitDir(rel, false)
+			case e.name == ".git":
+				out = append(out, protectedPath{rel: rel, optional: true})
+			default:
 				queue = append(queue, dir{rel, d.depth + 1})
 			}
 		}
@@ -207,28 +240,91 @@ func nestedGitPaths(ws string) []protectedPath {
 	return out
 }
 
+// PrewarmWorkspace starts, in the background, the search for nested
+// repositories below the workspace ws (nestedGitPaths: a read of up to
+// gitSearchDirs directories) that the next confined command's plan for
+// that workspace would otherwise make on its critical path; a one-shot
+// caller (oceancode sandbox) lets it run on another core while it loads
+// its configuration. The result serves that one plan only (the first
+// buildPlan for ws takes it, waiting for it if need be); every later plan
+// searches again, and so does a plan made more than prewarmMaxAge after
+// the call. It is no staler than a search made by the plan itself: between
+// the two, only this process runs, and none of its sandboxed commands (the
+// first one starts after that plan).
+func PrewarmWorkspace(ws string) {
+	if ws == "" || !filepath.IsAbs(ws) {
+		return
+	}
+	w := &prewarmedWalk{ws: realPath(filepath.Clean(ws)), done: make(chan struct{}), at: time.Now()}
+	prewarmMu.Lock()
+	prewarmed = w
+	prewarmMu.Unlock()
+	go func() {
+		w.paths = nestedGitPaths(w.ws)
+		close(w.done)
+	}()
+}
+
+// prewarmedWalk is a search PrewarmWorkspace started.
+type prewarmedWalk struct {
+	ws    string
+	at    time.Time
+	done  chan struct{}
+	paths []protectedPath
+}
+
+// prewarmMaxAge bounds how long a prewarmed search waits for its plan.
+const prewarmMaxAge = time.Second
+
+var (
+	prewarmMu sync.Mutex
+	prewarmed *prewarmedWalk
+)
+
+// workspaceGitPaths is nestedGitPaths(ws), taken from the prewarmed
+// search when there is one for ws.
+func workspaceGitPaths(ws string) []protectedPath {
+	prewarmMu.Lock()
+	w := prewarmed
+	prewarmed = nil
+	if w != nil && (w.ws != ws || time.Since(w.at) > prewarmMaxAge) {
+		w = nil
+	}
+	prewarmMu.Unlock()
+	if w == nil {
+		return nestedGitPaths(ws)
+	}
+	<-w.done
+	return w.paths
+}
+
 // gitDirsBelow lists, relative to gitDir, the git directories under its
 // given subdirectories (a directory holding HEAD; submodule names may
 // nest, and a submodule's own modules are searched too).
 func gitDirsBelow(gitDir string, subdirs ...string) []string {
+	return gitDirsBelowBuf(gitDir, make([]byte, scanBufSize), subdirs...)
+}
+
+func gitDirsBelowBuf(gitDir string, buf []byte, subdirs ...string) []string {
 	var out []string
 	queue := append([]string(nil), subdirs...)
+	var names []string
 	for n := 0; len(queue) > 0 && n < gitSearchDirs; n++ {
 		rel := queue[0]
 		queue = queue[1:]
 		if strings.Count(rel, "/") > gitSearchDepth {
 			continue
 		}
-		ents, err := os.ReadDir(filepath.Join(gitDir, rel))
-		if err != nil {
-			continue
-		}
-		for _, e := range ents {
-			if !e.IsDir() {
-				continue
+		names = names[:0]
+		scanDir(gitDir+"/"+rel, buf, func(name []byte, kind entryKind) {
+			if kind == entryDir {
+				names = append(names, string(name))
 			}
-			sub := rel + "/" + e.Name()
-			if _, err := os.Lstat(filepath.Join(gitDir, sub, "HEAD")); err == nil {
+		})
+		sort.Strings(names)
+		for _, name := range names {
+			sub := rel + "/" + name
+			if _, err := os.Lstat(gitDir + "/" + sub + "/HEAD"); err == nil {
 				out = append(out, sub)
 				queue = append(queue, sub+"/modules")
 			} else {
@@ -604,7 +700,7 @@ func protectedFor(r string, kind rootKind) []protectedPath {
 			list = protectedPaths
 		}
 		if kind == workspaceRoot {
-			for _, pp := range nestedGitPaths(r) {
+			for _, pp := range workspaceGitPaths(r) {
 				if list[0].rel != ".git" || !strings.HasPrefix(pp.rel, ".git/") {
 					list = append(list, pp)
 				}

@@ -1,0 +1,26 @@
+//go:build !linux
+
+package sandbox
+
+import "os"
+
+// scanDir calls fn with the name and kind of each entry of the directory
+// at path, symlinks not followed (os.ReadDir here; Linux reads getdents64
+// directly). It reports whether the directory could be read.
+func scanDir(path string, _ []byte, fn func(name []byte, kind entryKind)) bool {
+	ents, err := os.ReadDir(path)
+	if err != nil {
+		return false
+	}
+	for _, e := range ents {
+		k := entryOther
+		switch {
+		case e.IsDir():
+			k = entryDir
+		case e.Type().IsRegular():
+			k = entryFile
+		}
+		fn([]byte(e.Name()), k)
+	}
+	return true
+}
