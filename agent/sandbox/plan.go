@@ -46,10 +46,6 @@ const (
 	egressSocketInsideNoRun = "/dev/oceancode-egress.sock"
 )
 
-// HelperArg is the first argument that makes the oceancode binary act as
-// the sandbox helper instead of the CLI.
-const HelperArg = "__sandbox-exec"
-
 // credentialStores are masked (unreadable) under the home directory.
 var credentialStores = []string{
 	".ssh", ".aws", ".gnupg", ".netrc", ".docker/config.json", ".config/gh", ".kube",

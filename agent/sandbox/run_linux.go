@@ -310,7 +310,7 @@ func Command(ctx context.Context, p Policy, argv []string, env []string) (*Cmd, 
 		args = append(args, "--block-fd", "4")
 	}
 	args = append(args, "--", realPath(helper), HelperArg)
-	args = append(args, pl.helper.args()...)
+	args = append(args, pl.helper.Args()...)
 	args = append(args, argv...)
 	c := exec.CommandContext(ctx, sup.Bwrap, args...)
 	c.Env = env
