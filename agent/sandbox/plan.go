@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -170,8 +171,44 @@ const scanBufSize = 32 << 10
 // exists is protected. The search is breadth-first with each directory's
 // entries in name order, so the bounds cut it the same way every time.
 func nestedGitPaths(ws string) []protectedPath {
+	out, _ := searchGitDirs(ws, nil)
+	return out
+}
+
+// searchEntry is a directory entry the search for nested repositories
+// keeps: a subdirectory, or a .git (dir true: a directory).
+type searchEntry struct {
+	name string
+	dir  bool
+}
+
+// searchCache is what one search for nested repositories read: each
+// directory's stamp (stampDir) and kept entries, by path relative to the
+// workspace. The next search of the same workspace takes a directory's
+// entries from it instead of reading the directory again when its stamp is
+// unchanged (see docs/sandbox.md, "The search for nested repositories").
+type searchCache struct {
+	at   time.Time
+	dirs map[string]cachedListing
+}
+
+type cachedListing struct {
+	stamp dirStamp
+	ents  []searchEntry
+}
+
+// searchGitDirs is nestedGitPaths with the listings of a previous search
+// (prev, nil for none); it returns the paths and the listings for the next
+// one.
+func searchGitDirs(ws string, prev *searchCache) ([]protectedPath, *searchCache) {
 	var out []protectedPath
 	buf := make([]byte, scanBufSize)
+	now := time.Now()
+	if prev != nil && now.Before(prev.at) {
+		prev = nil // the clock went back: no stamp can be trusted
+	}
+	next := &searchCache{at: now, dirs: map[string]cachedListing{}}
+	stamps := newStamper(now)
 	addGitDir := func(rel string, top bool) {
 		for _, e := range gitDirProtected {
 			if top && (e == "hooks" || e == "config" || e == "info") {
@@ -192,12 +229,7 @@ func nestedGitPaths(ws string) []protectedPath {
 		rel   string
 		depth int
 	}
-	type entry struct {
-		name string
-		dir  bool
-	}
 	queue := []dir{{"", 0}}
-	var ents []entry
 	for read := 0; len(queue) > 0 && read < gitSearchDirs; read++ {
 		d := queue[0]
 		queue = queue[1:]
@@ -205,19 +237,11 @@ func nestedGitPaths(ws string) []protectedPath {
 		if d.rel != "" {
 			path = ws + "/" + d.rel
 		}
+		ents, stamp, ok := listDir(path, d.rel != "", buf, stamps, prev, d.rel)
+		if ok {
+			next.dirs[d.rel] = cachedListing{stamp, ents}
+		}
 		descend := d.depth+1 < gitSearchDepth
-		ents = ents[:0]
-		scanDir(path, buf, func(name []byte, kind entryKind) {
-			switch {
-			case string(name) == ".git":
-				if d.rel != "" && kind != entryOther {
-					ents = append(ents, entry{".git", kind == entryDir})
-				}
-			case kind == entryDir && descend && !gitSearchSkip[string(name)]:
-				ents = append(ents, entry{string(name), true})
-			}
-		})
-		sort.Slice(ents, func(i, j int) bool { return ents[i].name < ents[j].name })
 		for _, e := range ents {
 			rel := e.name
 			if d.rel != "" {
@@ -228,11 +252,72 @@ func nestedGitPaths(ws string) []protectedPath {
 				addGitDir(rel, false)
 			case e.name == ".git":
 				out = append(out, protectedPath{rel: rel, optional: true})
-			default:
+			case descend:
 				queue = append(queue, dir{rel, d.depth + 1})
 			}
 		}
 	}
+	return out, next
+}
+
+// listDir returns the entries of the directory at path that the search
+// keeps (subdirectories not in gitSearchSkip; a .git when withGit), in name
+// order: from prev when the directory's stamp there is the one it has now,
+// else read. ok says the listing may serve the next search (its stamp is
+// trustworthy).
+func listDir(path string, withGit bool, buf []byte, stamps *stamper, prev *searchCache, rel string) (ents []searchEntry, stamp dirStamp, ok bool) {
+	stamp, ok = stamps.stamp(path)
+	if ok && prev != nil {
+		if c, hit := prev.dirs[rel]; hit && c.stamp == stamp {
+			return c.ents, stamp, true
+		}
+	}
+	dirsRead.Add(1)
+	scanDir(path, buf, func(name []byte, kind entryKind) {
+		switch {
+		case string(name) == ".git":
+			if withGit && kind != entryOther {
+				ents = append(ents, searchEntry{".git", kind == entryDir})
+			}
+		case kind == entryDir && !gitSearchSkip[string(name)]:
+			ents = append(ents, searchEntry{string(name), true})
+		}
+	})
+	sort.Slice(ents, func(i, j int) bool { return ents[i].name < ents[j].name })
+	return ents, stamp, ok
+}
+
+// dirsRead counts the directories the searches read (for the tests).
+var dirsRead atomic.Int64
+
+// searches keeps, per workspace, the listings of the last search for
+// nested repositories in this process (a session's bash tool plans a
+// command after another in the same workspace), for at most
+// maxCachedSearches workspaces. It lives in this process's memory only:
+// nothing a sandboxed command can write.
+var searches = struct {
+	sync.Mutex
+	m map[string]*searchCache
+}{m: map[string]*searchCache{}}
+
+const maxCachedSearches = 8
+
+// cachedGitPaths is nestedGitPaths(ws) with the listings of this process's
+// last search of ws, keeping this search's for the next.
+func cachedGitPaths(ws string) []protectedPath {
+	searches.Lock()
+	prev := searches.m[ws]
+	searches.Unlock()
+	out, next := searchGitDirs(ws, prev)
+	searches.Lock()
+	if _, ok := searches.m[ws]; !ok && len(searches.m) >= maxCachedSearches {
+		for k := range searches.m {
+			delete(searches.m, k)
+			break
+		}
+	}
+	searches.m[ws] = next
+	searches.Unlock()
 	return out
 }
 
@@ -256,7 +341,7 @@ func PrewarmWorkspace(ws string) {
 	prewarmed = w
 	prewarmMu.Unlock()
 	go func() {
-		w.paths = nestedGitPaths(w.ws)
+		w.paths = cachedGitPaths(w.ws)
 		close(w.done)
 	}()
 }
@@ -288,7 +373,7 @@ func workspaceGitPaths(ws string) []protectedPath {
 	}
 	prewarmMu.Unlock()
 	if w == nil {
-		return nestedGitPaths(ws)
+		return cachedGitPaths(ws)
 	}
 	<-w.done
 	return w.paths

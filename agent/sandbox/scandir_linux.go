@@ -5,6 +5,7 @@ package sandbox
 import (
 	"bytes"
 	"encoding/binary"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -75,4 +76,53 @@ func direntKind(dirfd int, name []byte, typ uint8) entryKind {
 		return entryFile
 	}
 	return entryOther
+}
+
+// dirStamp is what says a directory's entries have not changed: the
+// kernel updates a directory's ctime and mtime whenever an entry is
+// created, removed or renamed in it, and no process can set a ctime (only
+// the clock it is taken from, CAP_SYS_TIME in the initial user namespace).
+type dirStamp struct {
+	dev, ino     uint64
+	ctime, mtime int64 // nanoseconds
+	size, nlink  uint64
+}
+
+// stampRacy is how recent a ctime may be and still vouch for a listing: a
+// change in the same timestamp tick (a coarse clock, a file system that
+// keeps seconds) could leave it as it was. (A variable for the tests.)
+var stampRacy = 3 * time.Second
+
+// stampFS are the file systems whose directory ctimes the kernel itself
+// maintains (not a FUSE server's or a network peer's word for it).
+var stampFS = map[int64]bool{
+	unix.EXT4_SUPER_MAGIC: true, unix.XFS_SUPER_MAGIC: true, unix.BTRFS_SUPER_MAGIC: true,
+	unix.TMPFS_MAGIC: true, unix.F2FS_SUPER_MAGIC: true,
+}
+
+// stamper takes the stamps of one search.
+type stamper struct {
+	now time.Time
+	fs  map[uint64]bool // by device: in stampFS
+}
+
+func newStamper(now time.Time) *stamper { return &stamper{now: now, fs: map[uint64]bool{}} }
+
+// stamp returns the directory's stamp, and whether it vouches for the
+// directory's listing: a directory (symlinks not followed) on a file
+// system of stampFS whose ctime is older than stampRacy.
+func (s *stamper) stamp(path string) (dirStamp, bool) {
+	var st unix.Stat_t
+	if unix.Lstat(path, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		return dirStamp{}, false
+	}
+	okFS, seen := s.fs[st.Dev]
+	if !seen {
+		var sf unix.Statfs_t
+		okFS = unix.Statfs(path, &sf) == nil && stampFS[int64(sf.Type)]
+		s.fs[st.Dev] = okFS
+	}
+	ctime := st.Ctim.Nano()
+	d := dirStamp{dev: st.Dev, ino: st.Ino, ctime: ctime, mtime: st.Mtim.Nano(), size: uint64(st.Size), nlink: uint64(st.Nlink)}
+	return d, okFS && ctime < s.now.Add(-stampRacy).UnixNano()
 }
