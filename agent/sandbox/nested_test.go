@@ -157,3 +157,51 @@ func TestPrewarmWorkspace(t *testing.T) {
 		t.Error("PrewarmWorkspace searched a relative path")
 	}
 }
+
+func TestPrewarmFromArgs(t *testing.T) {
+	ws := t.TempDir()
+	getwd := func() (string, error) { return ws, nil }
+	for _, c := range []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"/usr/bin/oceancode", "sandbox", "--", "true"}, true},
+		{[]string{"oceancode", "sandbox", "--network", "off", "--", "true"}, true},
+		{[]string{"oceancode", "sandbox", "--", "sh", "--workspace"}, true}, // the command's argument
+		{[]string{"oceancode", "sandbox", "--mode", "read-only", "--", "true"}, true},
+		{[]string{"oceancode", "sandbox", "--mode", "danger-full-access", "--", "true"}, false},
+		{[]string{"oceancode", "sandbox", "--mode=danger-full-access", "--", "true"}, false},
+		{[]string{"oceancode", "sandbox", "--workspace", "/elsewhere", "--", "true"}, false},
+		{[]string{"oceancode", "sandbox", "--workspace=/elsewhere", "--", "true"}, false},
+		{[]string{"oceancode", "run", "hello"}, false},
+		{[]string{"sandbox.test", "sandbox", "--", "true"}, false},
+		{[]string{"oceancode", "sandbox"}, false},
+	} {
+		prewarmMu.Lock()
+		prewarmed = nil
+		prewarmMu.Unlock()
+		prewarmFromArgs(c.args, getwd)
+		prewarmMu.Lock()
+		w := prewarmed
+		prewarmed = nil
+		prewarmMu.Unlock()
+		if (w != nil) != c.want {
+			t.Errorf("%q: prewarmed %v, want %v", c.args, w != nil, c.want)
+		}
+		if w != nil {
+			<-w.done
+			if w.ws != realPath(ws) {
+				t.Errorf("%q: prewarmed %s, want the working directory", c.args, w.ws)
+			}
+		}
+	}
+	// A second call for the same workspace joins the search under way.
+	PrewarmWorkspace(ws)
+	first := prewarmed
+	PrewarmWorkspace(ws)
+	if prewarmed != first {
+		t.Error("PrewarmWorkspace started a second search of the same workspace")
+	}
+	<-first.done
+	prewarmed = nil
+}
