@@ -346,7 +346,8 @@ func PrewarmWorkspace(ws string) {
 	w := &prewarmedWalk{ws: ws, done: make(chan struct{}), at: now}
 	prewarmed = w
 	go func() {
-		w.paths = cachedGitPaths(w.ws)
+		// No stamps: a one-shot caller makes no second plan.
+		w.paths = nestedGitPaths(w.ws)
 		close(w.done)
 	}()
 }
