@@ -80,9 +80,10 @@ func Supervised(ctx context.Context, p Policy, argv []string, env []string) (*Cm
 		return nil, err
 	}
 	h := helperSpec{Supervise: true, Lifeline: 3}
+	helperEnv := h.WithOneProc(env)
 	args := append([]string{HelperArg}, h.Args()...)
 	c := exec.CommandContext(ctx, helper, append(args, argv...)...)
-	c.Env = env
+	c.Env = helperEnv
 	c.Dir = p.Dir
 	if c.Dir == "" {
 		c.Dir = p.Workspace

@@ -37,6 +37,9 @@ func Main(args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := restoreMaxProcs(h); err != nil {
+		return err
+	}
 	// Only 0, 1 and 2 reach the command: whatever else this process holds
 	// (bubblewrap's descriptors, anything inherited from the agent or its
 	// parent) is closed at exec.
@@ -79,6 +82,28 @@ func Main(args []string) error {
 	}
 	err = syscall.Exec(path, argv, env)
 	return fmt.Errorf("sandbox: exec %s: %w", argv[0], err)
+}
+
+// restoreMaxProcs gives the environment back the command's own GOMAXPROCS
+// (the helper itself was started with 1, see Spec.OneProc), and the
+// forwarder of a network allowlist, which stays alive, all the CPUs.
+func restoreMaxProcs(h Spec) error {
+	if !h.OneProc {
+		return nil
+	}
+	var err error
+	if h.HasMaxProcs {
+		err = os.Setenv(maxProcsVar, h.MaxProcs)
+	} else {
+		err = os.Unsetenv(maxProcsVar)
+	}
+	if err != nil {
+		return fmt.Errorf("sandbox: restore %s: %w", maxProcsVar, err)
+	}
+	if h.Egress != "" {
+		runtime.GOMAXPROCS(runtime.NumCPU())
+	}
+	return nil
 }
 
 // cloexecAbove2 marks every descriptor above 2 close-on-exec:

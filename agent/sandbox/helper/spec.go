@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // Arg is the first argument that makes a binary act as the sandbox helper
@@ -51,6 +52,31 @@ type Spec struct {
 	// bash tool use it (sandbox.Supervised).
 	Supervise bool
 	Lifeline  int // the descriptor of the agent's lifeline pipe (read end)
+	// OneProc: the runner started the helper with GOMAXPROCS=1 (a Go
+	// process with one P starts fewer threads: ≈ 0.15 ms less per command)
+	// and the helper gives the command back its own GOMAXPROCS: MaxProcs
+	// when HasMaxProcs, else none (see WithOneProc).
+	OneProc     bool
+	HasMaxProcs bool
+	MaxProcs    string
+}
+
+// maxProcsVar is the Go runtime's variable the runner sets for the helper.
+const maxProcsVar = "GOMAXPROCS"
+
+// WithOneProc returns env with GOMAXPROCS=1 for the helper's own start,
+// and records in h the command's own value, which the helper restores.
+func (h *Spec) WithOneProc(env []string) []string {
+	h.OneProc, h.HasMaxProcs, h.MaxProcs = true, false, ""
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, maxProcsVar+"="); ok {
+			h.HasMaxProcs, h.MaxProcs = true, v // the last one is the one that counts
+			continue
+		}
+		out = append(out, kv)
+	}
+	return append(out, maxProcsVar+"=1")
 }
 
 // Args is the spec as the helper's arguments, ending in "--" (the
@@ -71,6 +97,12 @@ func (h Spec) Args() []string {
 	}
 	if h.Supervise {
 		a = append(a, "--supervise", "--lifeline", strconv.Itoa(h.Lifeline))
+	}
+	switch {
+	case h.OneProc && h.HasMaxProcs:
+		a = append(a, "--gomaxprocs", h.MaxProcs)
+	case h.OneProc:
+		a = append(a, "--no-gomaxprocs")
 	}
 	if h.DenyUnix {
 		a = append(a, "--deny-unix")
@@ -111,6 +143,9 @@ func Parse(args []string) (Spec, []string, error) {
 		case "--supervise":
 			h.Supervise = true
 			continue
+		case "--no-gomaxprocs":
+			h.OneProc = true
+			continue
 		}
 		if i+1 >= len(args) {
 			return h, nil, fmt.Errorf("sandbox helper: %s needs a value", a)
@@ -126,6 +161,8 @@ func Parse(args []string) (Spec, []string, error) {
 			h.Dev = append(h.Dev, v)
 		case "--egress":
 			h.Egress = v
+		case "--gomaxprocs":
+			h.OneProc, h.HasMaxProcs, h.MaxProcs = true, true, v
 		case "--lifeline":
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 3 {

@@ -15,6 +15,19 @@ func TestHelperArgsRoundTrip(t *testing.T) {
 	if diff := cmp.Diff(h, got); diff != "" {
 		t.Error(diff)
 	}
+	for _, env := range [][]string{{"A=1"}, {"GOMAXPROCS=", "B=2"}, {"GOMAXPROCS=4"}} {
+		s := Spec{Supervise: true, Lifeline: 3}
+		if e := s.WithOneProc(env); e[len(e)-1] != "GOMAXPROCS=1" {
+			t.Errorf("WithOneProc(%q) = %q", env, e)
+		}
+		got, _, err := Parse(append(s.Args(), "true"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(s, got); diff != "" {
+			t.Errorf("%q: %s", env, diff)
+		}
+	}
 	if diff := cmp.Diff([]string{"sh", "-c", "--x"}, argv); diff != "" {
 		t.Error(diff)
 	}
