@@ -113,6 +113,15 @@ func supervise(argv []string, lifeline int) error {
 // killTree SIGKILLs every descendant of this process until the reaper has
 // no child left (empty is closed).
 func killTree(empty <-chan struct{}) {
+	// The reaper closes empty as soon as this process has no child left:
+	// then it has no descendant either (an orphan below it is re-parented
+	// to it, a subreaper, and is its child), and there is nothing to look
+	// for in /proc — the common case, a command that left nothing behind.
+	select {
+	case <-empty:
+		return
+	case <-time.After(time.Millisecond):
+	}
 	for {
 		for _, p := range descendants(os.Getpid()) {
 			_ = unix.Kill(p, unix.SIGKILL)
