@@ -263,8 +263,8 @@ func searchGitDirs(ws string, prev *searchCache) ([]protectedPath, *searchCache)
 // listDir returns the entries of the directory at path that the search
 // keeps (subdirectories not in gitSearchSkip; a .git when withGit), in name
 // order: from prev when the directory's stamp there is the one it has now,
-// else read. ok says the listing may serve the next search (its stamp is
-// trustworthy).
+// else read. ok says the listing may serve the next search: its stamp is
+// trustworthy and the directory was read whole.
 func listDir(path string, withGit bool, buf []byte, stamps *stamper, prev *searchCache, rel string) (ents []searchEntry, stamp dirStamp, ok bool) {
 	stamp, ok = stamps.stamp(path)
 	if ok && prev != nil {
@@ -273,7 +273,7 @@ func listDir(path string, withGit bool, buf []byte, stamps *stamper, prev *searc
 		}
 	}
 	dirsRead.Add(1)
-	scanDir(path, buf, func(name []byte, kind entryKind) {
+	whole := scanDir(path, buf, func(name []byte, kind entryKind) {
 		switch {
 		case string(name) == ".git":
 			if withGit && kind != entryOther {
@@ -284,7 +284,8 @@ func listDir(path string, withGit bool, buf []byte, stamps *stamper, prev *searc
 		}
 	})
 	sort.Slice(ents, func(i, j int) bool { return ents[i].name < ents[j].name })
-	return ents, stamp, ok
+	// What could not be read whole is read again next time.
+	return ents, stamp, ok && whole
 }
 
 // dirsRead counts the directories the searches read (for the tests).

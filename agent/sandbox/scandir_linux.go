@@ -17,8 +17,8 @@ import (
 // per entry (an lstat only where the file system reports DT_UNKNOWN);
 // os.ReadDir costs twice as much for the same listing (a poller
 // registration per open, a DirEntry and a string per entry, a sort). name
-// is only valid during the call. It reports whether the directory could
-// be opened.
+// is only valid during the call. It reports whether the whole directory
+// was read (false: it could not be opened, or a read failed part way).
 func scanDir(path string, buf []byte, fn func(name []byte, kind entryKind)) bool {
 	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
@@ -30,13 +30,16 @@ func scanDir(path string, buf []byte, fn func(name []byte, kind entryKind)) bool
 		if err == unix.EINTR {
 			continue
 		}
-		if err != nil || n <= 0 {
+		if err != nil {
+			return false
+		}
+		if n <= 0 {
 			return true
 		}
 		for b := buf[:n]; len(b) >= direntNameOff; {
 			reclen := int(binary.NativeEndian.Uint16(b[16:18]))
 			if reclen < direntNameOff || reclen > len(b) {
-				return true
+				return false
 			}
 			name := b[direntNameOff:reclen]
 			if i := bytes.IndexByte(name, 0); i >= 0 {

@@ -9,7 +9,7 @@ import (
 
 // scanDir calls fn with the name and kind of each entry of the directory
 // at path, symlinks not followed (os.ReadDir here; Linux reads getdents64
-// directly). It reports whether the directory could be read.
+// directly). It reports whether the whole directory was read.
 func scanDir(path string, _ []byte, fn func(name []byte, kind entryKind)) bool {
 	ents, err := os.ReadDir(path)
 	if err != nil {

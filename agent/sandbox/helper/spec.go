@@ -71,7 +71,11 @@ func (h *Spec) WithOneProc(env []string) []string {
 	out := make([]string, 0, len(env)+1)
 	for _, kv := range env {
 		if v, ok := strings.CutPrefix(kv, maxProcsVar+"="); ok {
-			h.HasMaxProcs, h.MaxProcs = true, v // the last one is the one that counts
+			if !h.HasMaxProcs {
+				// The first one counts: the helper's environment, like any
+				// Go program's, keeps the first of duplicated variables.
+				h.HasMaxProcs, h.MaxProcs = true, v
+			}
 			continue
 		}
 		out = append(out, kv)
