@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"sort"
@@ -103,4 +104,39 @@ func BenchmarkBuildPlan(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkNestedGitPaths measures the search for nested repositories in a
+// tree of 20 × 20 directories (OCEANCODE_BENCH_WS: a real one instead):
+// every directory read (read), and a session's next search of the
+// unchanged tree from the last one's listings (stamped).
+func BenchmarkNestedGitPaths(b *testing.B) {
+	ws := os.Getenv("OCEANCODE_BENCH_WS")
+	if ws == "" {
+		ws = b.TempDir()
+		for i := 0; i < 20; i++ {
+			for j := 0; j < 20; j++ {
+				if err := os.MkdirAll(fmt.Sprintf("%s/d%02d/e%02d", ws, i, j), 0o755); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		old := stampRacy
+		stampRacy = 0 // the tree was made just now; wait out the clock's tick instead
+		b.Cleanup(func() { stampRacy = old })
+		time.Sleep(30 * time.Millisecond)
+	}
+	b.Run("read", func(b *testing.B) {
+		for b.Loop() {
+			nestedGitPaths(ws)
+		}
+	})
+	b.Run("stamped", func(b *testing.B) {
+		_, c := searchGitDirs(ws, nil)
+		before := dirsRead.Load()
+		for b.Loop() {
+			_, c = searchGitDirs(ws, c)
+		}
+		b.ReportMetric(float64(dirsRead.Load()-before)/float64(b.N), "dirs-read/op")
+	})
 }

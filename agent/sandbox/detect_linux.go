@@ -19,6 +19,8 @@ import (
 
 	llsyscall "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
+
+	"github.com/oceancode/oceancode/agent/sandbox/helper"
 )
 
 const installHint = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)"
@@ -28,7 +30,7 @@ const installHint = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewr
 func Detect() Support { return detect(true) }
 
 func detect(withVersion bool) Support {
-	s := Support{OS: runtime.GOOS, Seccomp: seccompAvailable()}
+	s := Support{OS: runtime.GOOS, Seccomp: helper.SeccompAvailable()}
 	if abi, err := llsyscall.LandlockGetABIVersion(); err == nil && abi > 0 {
 		s.LandlockABI = abi
 	} else {
@@ -200,7 +202,7 @@ func processLimitMode() string {
 // Landlock ABI and seccomp. inspect uses it (its start-up budget has no
 // room for a namespace probe); doctor runs the full Detect.
 func QuickDetect() Support {
-	s := Support{OS: runtime.GOOS, Seccomp: seccompAvailable()}
+	s := Support{OS: runtime.GOOS, Seccomp: helper.SeccompAvailable()}
 	if abi, err := llsyscall.LandlockGetABIVersion(); err == nil && abi > 0 {
 		s.LandlockABI = abi
 	} else {

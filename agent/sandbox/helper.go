@@ -1,144 +1,40 @@
 package sandbox
 
 import (
-	"errors"
 	"fmt"
-	"strconv"
 	"strings"
+
+	"github.com/oceancode/oceancode/agent/sandbox/helper"
 )
 
+// HelperArg is the first argument that makes the oceancode binary act as
+// the sandbox helper instead of the CLI.
+const HelperArg = helper.Arg
+
 // ErrHelperNotFound is returned by HelperMain when the command does not exist.
-var ErrHelperNotFound = errors.New("sandbox: command not found")
+var ErrHelperNotFound = helper.ErrNotFound
 
 // ExitStatus is returned by HelperMain when the command ran as the
 // helper's child (network allowlist: the helper stays alive to forward to
 // the egress proxy) and has exited: the helper process must exit with Code
 // (128+signal for a command killed by a signal, as bubblewrap reports it)
 // and print nothing.
-type ExitStatus struct{ Code int }
+type ExitStatus = helper.ExitStatus
 
-func (e *ExitStatus) Error() string { return "sandbox: command exit status " + strconv.Itoa(e.Code) }
+// helperSpec is what the helper applies to itself inside bubblewrap.
+type helperSpec = helper.Spec
 
-// helperSpec is what the helper applies to itself inside bubblewrap before
-// it execs the command. It travels as the helper's arguments.
-type helperSpec struct {
-	Landlock bool     // apply the Landlock ruleset (the kernel has Landlock)
-	RO       []string // Landlock: read and execute beneath these
-	RW       []string // Landlock: full access beneath these
-	Dev      []string // Landlock: full access plus device ioctls beneath these
-	DenyUnix bool     // seccomp: refuse new AF_UNIX sockets (network off, allowlist)
-	Egress   string   // network allowlist: the proxy's socket inside the sandbox
-	NProc    uint64   // RLIMIT_NPROC (0 = leave)
-	AS       uint64   // RLIMIT_AS in bytes (0 = leave)
-	FSize    uint64   // RLIMIT_FSIZE in bytes (0 = leave)
-	NoFile   uint64   // RLIMIT_NOFILE (0 = leave)
-	// Supervise: no confinement; run the command as a child under a
-	// subreaper that ends the command's whole process tree when the command
-	// exits, when it is told to stop (SIGTERM, SIGINT, SIGHUP), or when the
-	// agent dies (Lifeline reads end of file). The sandbox-off runs of the
-	// bash tool use it ([Supervised]).
-	Supervise bool
-	Lifeline  int // the descriptor of the agent's lifeline pipe (read end)
-}
+// HelperMain is the helper mode of the oceancode binary (package helper's
+// Main: see there). It returns only on failure, or with *ExitStatus when
+// the command ran as the helper's child. args are the arguments after
+// HelperArg.
+func HelperMain(args []string) error { return helper.Main(args) }
 
-func (h helperSpec) args() []string {
-	var a []string
-	if h.Landlock {
-		a = append(a, "--landlock")
-		for _, p := range h.RO {
-			a = append(a, "--ro", p)
-		}
-		for _, p := range h.RW {
-			a = append(a, "--rw", p)
-		}
-		for _, p := range h.Dev {
-			a = append(a, "--dev", p)
-		}
-	}
-	if h.Supervise {
-		a = append(a, "--supervise", "--lifeline", strconv.Itoa(h.Lifeline))
-	}
-	if h.DenyUnix {
-		a = append(a, "--deny-unix")
-	}
-	if h.Egress != "" {
-		a = append(a, "--egress", h.Egress)
-	}
-	for _, l := range []struct {
-		name string
-		v    uint64
-	}{{"--nproc", h.NProc}, {"--as", h.AS}, {"--fsize", h.FSize}, {"--nofile", h.NoFile}} {
-		if l.v > 0 {
-			a = append(a, l.name, strconv.FormatUint(l.v, 10))
-		}
-	}
-	return append(a, "--")
-}
-
-// parseHelperArgs is the inverse of helperSpec.args: it returns the spec
-// and the command after "--".
-func parseHelperArgs(args []string) (helperSpec, []string, error) {
-	var h helperSpec
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			if i+1 >= len(args) {
-				return h, nil, fmt.Errorf("sandbox helper: no command")
-			}
-			return h, args[i+1:], nil
-		}
-		switch a {
-		case "--landlock":
-			h.Landlock = true
-			continue
-		case "--deny-unix":
-			h.DenyUnix = true
-			continue
-		case "--supervise":
-			h.Supervise = true
-			continue
-		}
-		if i+1 >= len(args) {
-			return h, nil, fmt.Errorf("sandbox helper: %s needs a value", a)
-		}
-		v := args[i+1]
-		i++
-		switch a {
-		case "--ro":
-			h.RO = append(h.RO, v)
-		case "--rw":
-			h.RW = append(h.RW, v)
-		case "--dev":
-			h.Dev = append(h.Dev, v)
-		case "--egress":
-			h.Egress = v
-		case "--lifeline":
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 3 {
-				return h, nil, fmt.Errorf("sandbox helper: --lifeline %q: not a descriptor above 2", v)
-			}
-			h.Lifeline = n
-		case "--nproc", "--as", "--fsize", "--nofile":
-			n, err := strconv.ParseUint(v, 10, 64)
-			if err != nil {
-				return h, nil, fmt.Errorf("sandbox helper: %s %q: %w", a, v, err)
-			}
-			switch a {
-			case "--nproc":
-				h.NProc = n
-			case "--as":
-				h.AS = n
-			case "--fsize":
-				h.FSize = n
-			case "--nofile":
-				h.NoFile = n
-			}
-		default:
-			return h, nil, fmt.Errorf("sandbox helper: unknown argument %q", a)
-		}
-	}
-	return h, nil, fmt.Errorf("sandbox helper: missing -- before the command")
-}
+// HelperExitCode is the helper process's exit status for HelperMain's
+// error, by the shell's conventions: the command's own status when it ran
+// as the helper's child (network allowlist), 127 when it was not found, 126
+// when it could not be confined or executed.
+func HelperExitCode(err error) int { return helper.ExitCode(err) }
 
 // LandlockRules describes, one rule a line, the Landlock ruleset the helper
 // applies for p (golden-tested; also shown by inspect). The helper asks for
@@ -148,10 +44,10 @@ func LandlockRules(p Policy, env Env) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return pl.helper.landlockText(), nil
+	return landlockText(pl.helper), nil
 }
 
-func (h helperSpec) landlockText() string {
+func landlockText(h helperSpec) string {
 	var b strings.Builder
 	if !h.Landlock {
 		b.WriteString("landlock: not applied (kernel without Landlock; bubblewrap alone confines the child)\n")
@@ -169,21 +65,4 @@ func (h helperSpec) landlockText() string {
 	}
 	b.WriteString("anything else: denied (no writes, no unix-socket connects on ABI >= 9)\n")
 	return b.String()
-}
-
-// HelperExitCode is the helper process's exit status for HelperMain's
-// error, by the shell's conventions: the command's own status when it ran
-// as the helper's child (network allowlist), 127 when it was not found, 126
-// when it could not be confined or executed.
-func HelperExitCode(err error) int {
-	var st *ExitStatus
-	switch {
-	case err == nil:
-		return 0
-	case errors.As(err, &st):
-		return st.Code
-	case errors.Is(err, ErrHelperNotFound):
-		return 127
-	}
-	return 126
 }

@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
 )
 
 // Env is what BwrapArgs needs to know about the host besides the policy.
@@ -43,10 +46,6 @@ const (
 	egressSocketInside      = "/run/oceancode-egress.sock"
 	egressSocketInsideNoRun = "/dev/oceancode-egress.sock"
 )
-
-// HelperArg is the first argument that makes the oceancode binary act as
-// the sandbox helper instead of the CLI.
-const HelperArg = "__sandbox-exec"
 
 // credentialStores are masked (unreadable) under the home directory.
 var credentialStores = []string{
@@ -152,14 +151,64 @@ const (
 // gitSearchSkip are directory names not searched for nested repositories.
 var gitSearchSkip = map[string]bool{".git": true, "node_modules": true}
 
+// entryKind is what a directory entry is, symlinks not followed.
+type entryKind uint8
+
+const (
+	entryOther entryKind = iota
+	entryDir
+	entryFile
+)
+
+// scanBufSize is the getdents buffer of one search (scanDir).
+const scanBufSize = 32 << 10
+
 // nestedGitPaths returns, relative to ws, the protected paths of every git
 // directory below it other than its own .git's top level: nested
 // repositories (a .git directory, or a .git file that is then protected
 // itself), the submodule git dirs under each .git/modules, and linked
 // worktrees' private dirs under .git/worktrees. All are optional: only what
-// exists is protected.
+// exists is protected. The search is breadth-first with each directory's
+// entries in name order, so the bounds cut it the same way every time.
 func nestedGitPaths(ws string) []protectedPath {
+	out, _ := searchGitDirs(ws, nil)
+	return out
+}
+
+// searchEntry is a directory entry the search for nested repositories
+// keeps: a subdirectory, or a .git (dir true: a directory).
+type searchEntry struct {
+	name string
+	dir  bool
+}
+
+// searchCache is what one search for nested repositories read: each
+// directory's stamp (stampDir) and kept entries, by path relative to the
+// workspace. The next search of the same workspace takes a directory's
+// entries from it instead of reading the directory again when its stamp is
+// unchanged (see docs/sandbox.md, "The search for nested repositories").
+type searchCache struct {
+	at   time.Time
+	dirs map[string]cachedListing
+}
+
+type cachedListing struct {
+	stamp dirStamp
+	ents  []searchEntry
+}
+
+// searchGitDirs is nestedGitPaths with the listings of a previous search
+// (prev, nil for none); it returns the paths and the listings for the next
+// one.
+func searchGitDirs(ws string, prev *searchCache) ([]protectedPath, *searchCache) {
 	var out []protectedPath
+	buf := make([]byte, scanBufSize)
+	now := time.Now()
+	if prev != nil && now.Before(prev.at) {
+		prev = nil // the clock went back: no stamp can be trusted
+	}
+	next := &searchCache{at: now, dirs: map[string]cachedListing{}}
+	stamps := newStamper(now)
 	addGitDir := func(rel string, top bool) {
 		for _, e := range gitDirProtected {
 			if top && (e == "hooks" || e == "config" || e == "info") {
@@ -167,7 +216,7 @@ func nestedGitPaths(ws string) []protectedPath {
 			}
 			out = append(out, protectedPath{rel: rel + "/" + e, optional: true})
 		}
-		for _, sub := range gitDirsBelow(filepath.Join(ws, rel), "modules", "worktrees") {
+		for _, sub := range gitDirsBelowBuf(filepath.Join(ws, rel), buf, "modules", "worktrees") {
 			for _, e := range gitDirProtected {
 				out = append(out, protectedPath{rel: rel + "/" + sub + "/" + e, optional: true})
 			}
@@ -181,54 +230,214 @@ func nestedGitPaths(ws string) []protectedPath {
 		depth int
 	}
 	queue := []dir{{"", 0}}
-	read := 0
-	for len(queue) > 0 && read < gitSearchDirs {
+	for read := 0; len(queue) > 0 && read < gitSearchDirs; read++ {
 		d := queue[0]
 		queue = queue[1:]
-		ents, err := os.ReadDir(filepath.Join(ws, d.rel))
-		read++
-		if err != nil {
-			continue
+		path := ws
+		if d.rel != "" {
+			path = ws + "/" + d.rel
 		}
+		ents, stamp, ok := listDir(path, d.rel != "", buf, stamps, prev, d.rel)
+		if ok {
+			next.dirs[d.rel] = cachedListing{stamp, ents}
+		}
+		descend := d.depth+1 < gitSearchDepth
 		for _, e := range ents {
-			rel := filepath.Join(d.rel, e.Name())
+			rel := e.name
+			if d.rel != "" {
+				rel = d.rel + "/" + e.name
+			}
 			switch {
-			case e.Name() == ".git" && d.rel != "":
-				if e.IsDir() {
-					addGitDir(rel, false)
-				} else if e.Type().IsRegular() {
-					out = append(out, protectedPath{rel: rel, optional: true})
-				}
-			case e.IsDir() && !gitSearchSkip[e.Name()] && d.depth+1 < gitSearchDepth:
+			case e.name == ".git" && e.dir:
+				addGitDir(rel, false)
+			case e.name == ".git":
+				out = append(out, protectedPath{rel: rel, optional: true})
+			case descend:
 				queue = append(queue, dir{rel, d.depth + 1})
 			}
 		}
 	}
+	return out, next
+}
+
+// listDir returns the entries of the directory at path that the search
+// keeps (subdirectories not in gitSearchSkip; a .git when withGit), in name
+// order: from prev when the directory's stamp there is the one it has now,
+// else read. ok says the listing may serve the next search: its stamp is
+// trustworthy and the directory was read whole.
+func listDir(path string, withGit bool, buf []byte, stamps *stamper, prev *searchCache, rel string) (ents []searchEntry, stamp dirStamp, ok bool) {
+	stamp, ok = stamps.stamp(path)
+	if ok && prev != nil {
+		if c, hit := prev.dirs[rel]; hit && c.stamp == stamp {
+			return c.ents, stamp, true
+		}
+	}
+	dirsRead.Add(1)
+	whole := scanDir(path, buf, func(name []byte, kind entryKind) {
+		switch {
+		case string(name) == ".git":
+			if withGit && kind != entryOther {
+				ents = append(ents, searchEntry{".git", kind == entryDir})
+			}
+		case kind == entryDir && !gitSearchSkip[string(name)]:
+			ents = append(ents, searchEntry{string(name), true})
+		}
+	})
+	sort.Slice(ents, func(i, j int) bool { return ents[i].name < ents[j].name })
+	// What could not be read whole is read again next time.
+	return ents, stamp, ok && whole
+}
+
+// dirsRead counts the directories the searches read (for the tests).
+var dirsRead atomic.Int64
+
+// searches keeps, per workspace, the listings of the last search for
+// nested repositories in this process (a session's bash tool plans a
+// command after another in the same workspace), for at most
+// maxCachedSearches workspaces. It lives in this process's memory only:
+// nothing a sandboxed command can write.
+var searches = struct {
+	sync.Mutex
+	m map[string]*searchCache
+}{m: map[string]*searchCache{}}
+
+const maxCachedSearches = 8
+
+// cachedGitPaths is nestedGitPaths(ws) with the listings of this process's
+// last search of ws, keeping this search's for the next.
+func cachedGitPaths(ws string) []protectedPath {
+	searches.Lock()
+	prev := searches.m[ws]
+	searches.Unlock()
+	out, next := searchGitDirs(ws, prev)
+	searches.Lock()
+	if _, ok := searches.m[ws]; !ok && len(searches.m) >= maxCachedSearches {
+		for k := range searches.m {
+			delete(searches.m, k)
+			break
+		}
+	}
+	searches.m[ws] = next
+	searches.Unlock()
 	return out
+}
+
+// PrewarmWorkspace starts, in the background, the search for nested
+// repositories below the workspace ws (nestedGitPaths: a read of up to
+// gitSearchDirs directories) that the next confined command's plan for
+// that workspace would otherwise make on its critical path; a one-shot
+// caller (oceancode sandbox) lets it run on another core while it loads
+// its configuration. The result serves that one plan only (the first
+// buildPlan for ws takes it, waiting for it if need be); every later plan
+// searches again, and so does a plan made more than prewarmMaxAge after
+// the call. It is no staler than a search made by the plan itself: between
+// the two, only this process runs, and none of its sandboxed commands (the
+// first one starts after that plan).
+func PrewarmWorkspace(ws string) {
+	if ws == "" || !filepath.IsAbs(ws) {
+		return
+	}
+	ws = realPath(filepath.Clean(ws))
+	now := time.Now()
+	prewarmMu.Lock()
+	defer prewarmMu.Unlock()
+	if w := prewarmed; w != nil && w.ws == ws && now.Sub(w.at) < prewarmMaxAge {
+		return // already under way (started from this package's init)
+	}
+	w := &prewarmedWalk{ws: ws, done: make(chan struct{}), at: now}
+	prewarmed = w
+	go func() {
+		// No stamps: a one-shot caller makes no second plan.
+		w.paths = nestedGitPaths(w.ws)
+		close(w.done)
+	}()
+}
+
+// prewarmFromArgs starts PrewarmWorkspace from this package's
+// initialisation when the process is `oceancode sandbox [flags] -- CMD`
+// run in its workspace (no --workspace, no --mode danger-full-access before
+// the command): the package initialisation of the rest of oceancode and
+// its configuration then overlap the search. Anything else is left to the
+// command (which calls PrewarmWorkspace itself, or not). A search nobody
+// takes costs another core's CPU and nothing else.
+func prewarmFromArgs(args []string, getwd func() (string, error)) {
+	if len(args) < 3 || filepath.Base(args[0]) != "oceancode" || args[1] != "sandbox" {
+		return
+	}
+	for i, a := range args[2:] {
+		if a == "--" {
+			break
+		}
+		if strings.HasPrefix(a, "--workspace") || a == "--mode=danger-full-access" ||
+			a == "--mode" && i+3 < len(args) && args[i+3] == "danger-full-access" {
+			return
+		}
+	}
+	if cwd, err := getwd(); err == nil {
+		PrewarmWorkspace(cwd)
+	}
+}
+
+// prewarmedWalk is a search PrewarmWorkspace started.
+type prewarmedWalk struct {
+	ws    string
+	at    time.Time
+	done  chan struct{}
+	paths []protectedPath
+}
+
+// prewarmMaxAge bounds how long a prewarmed search waits for its plan.
+const prewarmMaxAge = time.Second
+
+var (
+	prewarmMu sync.Mutex
+	prewarmed *prewarmedWalk
+)
+
+// workspaceGitPaths is nestedGitPaths(ws), taken from the prewarmed
+// search when there is one for ws.
+func workspaceGitPaths(ws string) []protectedPath {
+	prewarmMu.Lock()
+	w := prewarmed
+	prewarmed = nil
+	if w != nil && (w.ws != ws || time.Since(w.at) > prewarmMaxAge) {
+		w = nil
+	}
+	prewarmMu.Unlock()
+	if w == nil {
+		return cachedGitPaths(ws)
+	}
+	<-w.done
+	return w.paths
 }
 
 // gitDirsBelow lists, relative to gitDir, the git directories under its
 // given subdirectories (a directory holding HEAD; submodule names may
 // nest, and a submodule's own modules are searched too).
 func gitDirsBelow(gitDir string, subdirs ...string) []string {
+	return gitDirsBelowBuf(gitDir, make([]byte, scanBufSize), subdirs...)
+}
+
+func gitDirsBelowBuf(gitDir string, buf []byte, subdirs ...string) []string {
 	var out []string
 	queue := append([]string(nil), subdirs...)
+	var names []string
 	for n := 0; len(queue) > 0 && n < gitSearchDirs; n++ {
 		rel := queue[0]
 		queue = queue[1:]
 		if strings.Count(rel, "/") > gitSearchDepth {
 			continue
 		}
-		ents, err := os.ReadDir(filepath.Join(gitDir, rel))
-		if err != nil {
-			continue
-		}
-		for _, e := range ents {
-			if !e.IsDir() {
-				continue
+		names = names[:0]
+		scanDir(gitDir+"/"+rel, buf, func(name []byte, kind entryKind) {
+			if kind == entryDir {
+				names = append(names, string(name))
 			}
-			sub := rel + "/" + e.Name()
-			if _, err := os.Lstat(filepath.Join(gitDir, sub, "HEAD")); err == nil {
+		})
+		sort.Strings(names)
+		for _, name := range names {
+			sub := rel + "/" + name
+			if _, err := os.Lstat(gitDir + "/" + sub + "/HEAD"); err == nil {
 				out = append(out, sub)
 				queue = append(queue, sub+"/modules")
 			} else {
@@ -604,7 +813,7 @@ func protectedFor(r string, kind rootKind) []protectedPath {
 			list = protectedPaths
 		}
 		if kind == workspaceRoot {
-			for _, pp := range nestedGitPaths(r) {
+			for _, pp := range workspaceGitPaths(r) {
 				if list[0].rel != ".git" || !strings.HasPrefix(pp.rel, ".git/") {
 					list = append(list, pp)
 				}

@@ -24,9 +24,6 @@ func (c *Cmd) Release() {}
 // HelperPath is unused on macOS (no helper re-exec).
 var HelperPath string
 
-// HelperMain is not used on macOS.
-func HelperMain(args []string) error { return errors.New("sandbox: helper mode is Linux-only") }
-
 // Detect reports sandbox-exec on macOS.
 func Detect() Support {
 	s := Support{OS: runtime.GOOS}

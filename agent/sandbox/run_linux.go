@@ -24,6 +24,10 @@ import (
 	"github.com/oceancode/oceancode/internal/sibling"
 )
 
+// `oceancode sandbox` starts its search for nested repositories as early
+// as a package can (see prewarmFromArgs).
+func init() { prewarmFromArgs(os.Args, os.Getwd) }
+
 // Cmd is a command prepared by Command. Start it with Start (then Wait) or
 // Run: Wait releases what the sandbox set up for the command (placeholders
 // for missing protected paths, the pids cgroup). Output and CombinedOutput
@@ -309,11 +313,13 @@ func Command(ctx context.Context, p Policy, argv []string, env []string) (*Cmd, 
 	if blockR != nil {
 		args = append(args, "--block-fd", "4")
 	}
+	hs := pl.helper
+	helperEnv := hs.WithOneProc(env)
 	args = append(args, "--", realPath(helper), HelperArg)
-	args = append(args, pl.helper.args()...)
+	args = append(args, hs.Args()...)
 	args = append(args, argv...)
 	c := exec.CommandContext(ctx, sup.Bwrap, args...)
-	c.Env = env
+	c.Env = helperEnv
 	c.WaitDelay = 2 * time.Second
 	// bubblewrap's --die-with-parent leaves a window before it sets its own
 	// parent-death signal; the kernel-side one set between fork and exec

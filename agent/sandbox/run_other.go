@@ -23,11 +23,6 @@ func (c *Cmd) Release() {}
 // HelperPath is unused on this platform.
 var HelperPath string
 
-// HelperMain is not supported on this platform.
-func HelperMain(args []string) error {
-	return errors.New("sandbox: helper mode is not supported on " + runtime.GOOS + "/" + runtime.GOARCH)
-}
-
 // Detect reports that no sandbox is available on this platform.
 func Detect() Support {
 	return Support{OS: runtime.GOOS, Problem: "no kernel sandbox on " + runtime.GOOS + "/" + runtime.GOARCH}

@@ -19,7 +19,10 @@ import (
 // --die-with-parent --new-session true`). The sandbox's own cost is the
 // first minus the second; own-cost/bwrap is the figure the budget is set in
 // (≤ 2). The binaries are built as make build builds them, the lean
-// sandbox helper beside oceancode. No timing is asserted.
+// sandbox helper beside oceancode. The workspace is the test machine's
+// project (an empty .git); OCEANCODE_BENCH_WS names another (a clone of a
+// real repository: its nested-repository search and git dirs' mounts).
+// No timing is asserted.
 func BenchmarkSandboxOwnCost(b *testing.B) {
 	if runtime.GOOS != "linux" {
 		b.Skip("the Linux sandbox")
@@ -33,10 +36,14 @@ func BenchmarkSandboxOwnCost(b *testing.B) {
 	env := []string{"HOME=" + m.Home, "XDG_CONFIG_HOME=" + m.Env["XDG_CONFIG_HOME"], "XDG_STATE_HOME=" + m.Env["XDG_STATE_HOME"],
 		"PATH=" + os.Getenv("PATH")}
 	oc := filepath.Join(bin, "oceancode")
+	ws := m.Project
+	if d := os.Getenv("OCEANCODE_BENCH_WS"); d != "" {
+		ws = d
+	}
 	// Check once that the sandbox really runs (and fill the probe cache, as
 	// any earlier call would have).
 	c := exec.Command(oc, "sandbox", "--", "sh", "-c", "touch /etc/oceancode-bench-probe 2>/dev/null && echo WRITABLE || echo CONFINED")
-	c.Dir, c.Env = m.Project, env
+	c.Dir, c.Env = ws, env
 	if out, err := c.CombinedOutput(); err != nil || string(out) != "CONFINED\n" {
 		b.Fatalf("oceancode sandbox does not confine (%v): %s", err, out)
 	}
@@ -54,7 +61,7 @@ func BenchmarkSandboxOwnCost(b *testing.B) {
 	b.ResetTimer()
 	for r := 0; r < rounds; r++ {
 		for i, k := range cases {
-			for _, run := range measure(b, per, m.Project, env, k.argv[0], k.argv[1:]...) {
+			for _, run := range measure(b, per, ws, env, k.argv[0], k.argv[1:]...) {
 				times[i] = append(times[i], time.Duration(run.WallNano))
 			}
 		}

@@ -34,10 +34,11 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/oceancode/oceancode/agent/sandbox/egress/tunnel"
 )
 
 // Decision is one allow or refuse decision of the proxy, for the runtime
@@ -212,12 +213,8 @@ func (p *Proxy) untrack(c io.Closer) {
 func (p *Proxy) acceptLoop(ln net.Listener) {
 	defer p.wg.Done()
 	for {
-		c, err := ln.Accept()
+		c, err := tunnel.Accept(ln)
 		if err != nil {
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				continue
-			}
 			return
 		}
 		if !p.track(c) {
@@ -392,7 +389,7 @@ func (p *Proxy) connect(c net.Conn, br *bufio.Reader, req *http.Request) {
 			return
 		}
 	}
-	pipe(c, up)
+	tunnel.Pipe(c, up)
 }
 
 // hopHeaders are removed from forwarded plain-HTTP requests and responses.
@@ -483,59 +480,5 @@ func (p *Proxy) forward(c net.Conn, br *bufio.Reader, req *http.Request) {
 		resp.Write(c)
 		resp.Body.Close()
 		return
-	}
-}
-
-type closeWriter interface{ CloseWrite() error }
-
-// pipe copies both ways until both directions are done, passing half
-// closes on.
-func pipe(a, b net.Conn) {
-	done := make(chan struct{}, 2)
-	cp := func(dst, src net.Conn) {
-		_, err := io.Copy(dst, src)
-		if cw, ok := dst.(closeWriter); ok && err == nil {
-			cw.CloseWrite()
-		} else {
-			// An error (a reset, a closed peer) ends both directions.
-			a.Close()
-			b.Close()
-		}
-		done <- struct{}{}
-	}
-	go cp(a, b)
-	go cp(b, a)
-	<-done
-	<-done
-}
-
-// ProxyURL is the URL the sandboxed command's proxy variables point at for
-// a forwarder on 127.0.0.1:port.
-func ProxyURL(port int) string { return "http://127.0.0.1:" + strconv.Itoa(port) }
-
-// Forward accepts connections on ln (the forwarder's 127.0.0.1 listener
-// inside a sandbox) and joins each to a new connection to the proxy's unix
-// socket at socket. It returns when ln is closed or fails.
-func Forward(ln net.Listener, socket string) error {
-	for {
-		c, err := ln.Accept()
-		if err != nil {
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				continue
-			}
-			return err
-		}
-		go func() {
-			defer c.Close()
-			up, err := net.Dial("unix", socket)
-			if err != nil {
-				body := "oceancode sandbox egress forwarder: the egress proxy is not reachable: " + err.Error() + "\n"
-				fmt.Fprintf(c, "HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
-				return
-			}
-			defer up.Close()
-			pipe(c, up)
-		}()
 	}
 }

@@ -122,9 +122,6 @@ func runSandbox(ctx context.Context, app *App, o sandboxOptions, argv []string) 
 	// The probe result is kept in the state directory, and the once-per-
 	// process sandbox set-up overlaps with loading the configuration.
 	sandbox.SetProbeCacheDir(layers.StateDir(app.Getenv))
-	if o.mode != string(sandbox.ModeDangerFullAccess) {
-		sandbox.Prewarm(sandbox.Limits{})
-	}
 	cwd := app.Dir
 	var err error
 	if cwd == "" {
@@ -132,6 +129,14 @@ func runSandbox(ctx context.Context, app *App, o sandboxOptions, argv []string) 
 	}
 	if err != nil {
 		return fmt.Errorf("sandbox: working directory: %w", err)
+	}
+	if o.mode != string(sandbox.ModeDangerFullAccess) {
+		sandbox.Prewarm(sandbox.Limits{})
+		// The search for nested repositories runs on another core while
+		// the configuration loads.
+		if ws, err := sandboxPolicy(o, cwd); err == nil {
+			sandbox.PrewarmWorkspace(ws.Workspace)
+		}
 	}
 	// The configuration decides as it would for the bash tool; --mode and
 	// --network enter as session-layer flags, so pins and min_sandbox_mode

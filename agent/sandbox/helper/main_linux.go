@@ -1,6 +1,6 @@
 //go:build linux && (amd64 || arm64)
 
-package sandbox
+package helper
 
 import (
 	"fmt"
@@ -16,14 +16,13 @@ import (
 	llsyscall "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
 
-	"github.com/oceancode/oceancode/agent/sandbox/egress"
+	"github.com/oceancode/oceancode/agent/sandbox/egress/tunnel"
 )
 
-// HelperMain is the helper mode of the oceancode binary: it runs inside
-// bubblewrap, applies the resource limits, no_new_privs, the Landlock
+// Main is the helper: it runs inside bubblewrap, applies the resource limits, no_new_privs, the Landlock
 // ruleset and the seccomp filter to itself, then execs the command. It
 // returns only on failure (the command never runs unconfined: any failure
-// to confine is an error). args are the arguments after HelperArg.
+// to confine is an error). args are the arguments after Arg.
 //
 // With network allowlist (--egress) the helper does not exec: it listens on
 // 127.0.0.1 inside the sandbox's network namespace, points the command's
@@ -33,9 +32,12 @@ import (
 // and waits for it. It then returns *ExitStatus with the command's status.
 // The helper is made non-dumpable first, so the command cannot ptrace it
 // or read its memory.
-func HelperMain(args []string) error {
-	h, argv, err := parseHelperArgs(args)
+func Main(args []string) error {
+	h, argv, err := Parse(args)
 	if err != nil {
+		return err
+	}
+	if err := restoreMaxProcs(h); err != nil {
 		return err
 	}
 	// Only 0, 1 and 2 reach the command: whatever else this process holds
@@ -59,7 +61,7 @@ func HelperMain(args []string) error {
 	}
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
-		return fmt.Errorf("%w: %s", ErrHelperNotFound, argv[0])
+		return fmt.Errorf("%w: %s", ErrNotFound, argv[0])
 	}
 	env := os.Environ()
 	if h.Egress != "" {
@@ -80,6 +82,28 @@ func HelperMain(args []string) error {
 	}
 	err = syscall.Exec(path, argv, env)
 	return fmt.Errorf("sandbox: exec %s: %w", argv[0], err)
+}
+
+// restoreMaxProcs gives the environment back the command's own GOMAXPROCS
+// (the helper itself was started with 1, see Spec.OneProc), and the
+// forwarder of a network allowlist, which stays alive, all the CPUs.
+func restoreMaxProcs(h Spec) error {
+	if !h.OneProc {
+		return nil
+	}
+	var err error
+	if h.HasMaxProcs {
+		err = os.Setenv(maxProcsVar, h.MaxProcs)
+	} else {
+		err = os.Unsetenv(maxProcsVar)
+	}
+	if err != nil {
+		return fmt.Errorf("sandbox: restore %s: %w", maxProcsVar, err)
+	}
+	if h.Egress != "" {
+		runtime.GOMAXPROCS(runtime.NumCPU())
+	}
+	return nil
 }
 
 // cloexecAbove2 marks every descriptor above 2 close-on-exec:
@@ -123,7 +147,7 @@ func withProxyEnv(env []string, port int) []string {
 			out = append(out, kv)
 		}
 	}
-	u := egress.ProxyURL(port)
+	u := tunnel.ProxyURL(port)
 	for _, k := range proxyVars {
 		out = append(out, k+"="+u)
 	}
@@ -141,7 +165,7 @@ func startForwarder(socket string, env []string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: listen for the egress forwarder: %w", err)
 	}
-	go egress.Forward(ln, socket)
+	go tunnel.Forward(ln, socket)
 	return withProxyEnv(env, ln.Addr().(*net.TCPAddr).Port), nil
 }
 
@@ -163,7 +187,7 @@ func runChild(path string, argv, env []string) error {
 	return &ExitStatus{Code: st.ExitCode()}
 }
 
-func applyLandlock(h helperSpec) error {
+func applyLandlock(h Spec) error {
 	cfg := landlock.V11
 	cfg.HandledAccessNet = 0 // the network namespace confines the network
 	cfg = cfg.BestEffort()
@@ -193,7 +217,7 @@ func applyLandlock(h helperSpec) error {
 
 // setLimits lowers the resource limits (soft and hard) to the spec's values;
 // a limit already lower is kept.
-func setLimits(h helperSpec) error {
+func setLimits(h Spec) error {
 	for _, l := range []struct {
 		res  int
 		name string

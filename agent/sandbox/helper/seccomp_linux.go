@@ -1,6 +1,6 @@
 //go:build linux && (amd64 || arm64)
 
-package sandbox
+package helper
 
 import (
 	"fmt"
@@ -106,8 +106,8 @@ func installSeccomp(denyUnix bool) error {
 	return nil
 }
 
-// seccompAvailable reports whether the kernel supports seccomp filters.
-func seccompAvailable() bool {
+// SeccompAvailable reports whether the kernel supports seccomp filters.
+func SeccompAvailable() bool {
 	_, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_GET_ACTION_AVAIL, 0, uintptr(unsafe.Pointer(&[]uint32{unix.SECCOMP_RET_ERRNO}[0])))
 	return errno == 0
 }
