@@ -266,3 +266,39 @@ func lastRequest(t *testing.T, model *providertest.Server) string {
 	}
 	return string(b)
 }
+
+// TestPagerTmuxAttach: `oceancode attach URL` is the same pager over a
+// running `oceancode serve`: a prompt streams, an ask is answered in the
+// pager, and another client of the server sees the answer as the pager's.
+func TestPagerTmuxAttach(t *testing.T) {
+	model := providertest.New(t,
+		providertest.Call("bash", map[string]string{"command": "echo remote > remote.txt"}),
+		providertest.Text("written over the wire"),
+	)
+	m := pagerMachine(t, model)
+	s := startServe(t, m)
+	tm := startPager(t, m, 110, 40, "attach", s.URL)
+	tm.waitFor("ask anything")
+	tm.typeText("write remote")
+	tm.keys("Enter")
+	tm.waitFor("Permission · bash")
+	tm.keys("y")
+	tm.waitFor("written over the wire")
+	if b, err := os.ReadFile(filepath.Join(m.Project, "remote.txt")); err != nil || strings.TrimSpace(string(b)) != "remote" {
+		t.Errorf("the command approved in the attached pager did not run: %q, %v", b, err)
+	}
+	// The server's own view: one open session, its ask resolved by the pager.
+	list := s.call("GET", "/api/session", nil, 200, "")
+	open, _ := list["open"].([]any)
+	if len(open) != 1 {
+		t.Fatalf("the server has %d open sessions, want the pager's one: %v", len(open), list)
+	}
+	id := fmt.Sprint(open[0].(map[string]any)["id"])
+	ch, cancel := s.events(id, 0)
+	defer cancel()
+	for _, e := range s.until(ch, "resolved", 1) {
+		if e.Type() == "resolved" && !strings.Contains(e.Data, `"by":"http:attach"`) {
+			t.Errorf("the resolved event does not name the pager: %s", e.Data)
+		}
+	}
+}
