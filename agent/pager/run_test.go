@@ -51,12 +51,23 @@ func (s *syncBuffer) Len() int {
 func (s *syncBuffer) waitFor(t testing.TB, want string) {
 	t.Helper()
 	deadline := time.After(30 * time.Second)
-	for !strings.Contains(plain(s.String()), want) {
+	// Only the output not yet searched (and a margin for a match across
+	// the boundary) is searched again: a replayed session writes
+	// megabytes, and stripping all of it every 20 ms would be quadratic.
+	from := 0
+	for {
+		out := s.String()
+		start := max(0, from-4096-len(want))
+		if strings.Contains(plain(out[start:]), want) {
+			return
+		}
+		from = len(out)
 		select {
 		case <-s.notify:
 		case <-time.After(20 * time.Millisecond):
 		case <-deadline:
-			t.Fatalf("the terminal never showed %q; it has:\n%s", want, plain(s.String()))
+			out := plain(s.String())
+			t.Fatalf("the terminal never showed %q; it has (the last 4 KB):\n%s", want, out[max(0, len(out)-4096):])
 		}
 	}
 }
