@@ -574,11 +574,20 @@ func wrap(s string, width int) string {
 // clean makes text from the model or a tool safe to show: escape sequences
 // and control characters are dropped (a command cannot restyle or hide
 // itself), tabs become spaces.
-func clean(s string) string {
+func clean(s string) string { return sanitize(s, false) }
+
+// sanitize drops escape sequences and control characters but newlines
+// (and tabs when keepTabs; otherwise they become spaces).
+func sanitize(s string, keepTabs bool) string {
+	if !strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 && r != '\n' || r == 0x7f || r >= 0x80 && r < 0xa0 }) {
+		return s
+	}
 	s = ansi.Strip(s)
 	return strings.Map(func(r rune) rune {
 		switch {
 		case r == '\n':
+			return r
+		case r == '\t' && keepTabs:
 			return r
 		case r == '\t':
 			return ' '

@@ -41,9 +41,10 @@ func callTarget(tc message.ToolCall) string {
 	return ""
 }
 
-// oneLine folds s onto one line of at most width columns.
+// oneLine folds s onto one line of at most width columns (escape
+// sequences and control characters dropped: see clean).
 func oneLine(s string, width int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = strings.Join(strings.Fields(clean(s)), " ")
 	if width > 1 && ansi.StringWidth(s) > width {
 		s = ansi.Truncate(s, width-1, "") + "…"
 	}

@@ -92,3 +92,25 @@ func TestAskQueue(t *testing.T) {
 		t.Errorf("dialog %v, %d asks after both resolved", h.m.dialog, len(h.m.asks))
 	}
 }
+
+// TestUntrustedText: what the model or a tool writes never drives the
+// terminal: escape sequences (OSC 52 to the clipboard, a cursor move, a
+// hyperlink, colours) and control characters are dropped from every line
+// the pager prints, and the answer keeps its tabs and newlines.
+func TestUntrustedText(t *testing.T) {
+	evil := "ok\x1b]52;c;ZXZpbA==\x07 \x1b[2A\x1b[2Kgone \x1b]8;;http://evil\x07link\x1b]8;;\x07 \x1b[31mred\x1b[0m\x08\x9b"
+	e := untrusted(agent.Event{Type: agent.EventText, Text: "a\tb\n" + evil, Feedback: evil,
+		Result: &message.ToolResult{Content: evil}})
+	for name, got := range map[string]string{"text": e.Text, "feedback": e.Feedback, "result": e.Result.Content,
+		"line": oneLine(evil, 200)} {
+		if strings.ContainsAny(got, "\x1b\x07\x08\u009b") {
+			t.Errorf("%s keeps a control character: %q", name, got)
+		}
+		if !strings.Contains(got, "gone") || !strings.Contains(got, "link") || !strings.Contains(got, "red") {
+			t.Errorf("%s lost the text around the sequences: %q", name, got)
+		}
+	}
+	if !strings.HasPrefix(e.Text, "a\tb\n") {
+		t.Errorf("the answer lost its tab or newline: %q", e.Text)
+	}
+}

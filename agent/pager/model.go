@@ -416,7 +416,7 @@ func (m *model) event(ev runner.Event) bool {
 	}
 	m.lastSeq = ev.Seq
 	m.denied.Observe(ev)
-	e := ev.Event
+	e := untrusted(ev.Event)
 	if e.Type != agent.EventText && e.Type != agent.EventUsage {
 		m.flushText()
 	}
@@ -764,3 +764,23 @@ func lastLines(s string, n int) string {
 
 // plain is a rendering without its styles (for tests and the docs).
 func plain(s string) string { return ansi.Strip(s) }
+
+// untrusted returns e with the texts that come from the model, a tool or
+// a command made safe for the terminal: a tool's output or the model's
+// answer that carries escape sequences (OSC 52 writing the clipboard, a
+// cursor move that overwrites what the pager drew, a hyperlink that lies
+// about its target) is shown as text, never interpreted. Tabs and newlines
+// in the answer stay (markdown needs them).
+func untrusted(e agent.Event) agent.Event {
+	e.Text = cleanText(e.Text)
+	e.Feedback = clean(e.Feedback)
+	if e.Result != nil {
+		r := *e.Result
+		r.Content = cleanText(r.Content)
+		e.Result = &r
+	}
+	return e
+}
+
+// cleanText is clean keeping tabs.
+func cleanText(s string) string { return sanitize(s, true) }
