@@ -266,10 +266,21 @@ func searchGitDirs(ws string, prev *searchCache) ([]protectedPath, *searchCache)
 // else read. ok says the listing may serve the next search: its stamp is
 // trustworthy and the directory was read whole.
 func listDir(path string, withGit bool, buf []byte, stamps *stamper, prev *searchCache, rel string) (ents []searchEntry, stamp dirStamp, ok bool) {
-	stamp, ok = stamps.stamp(path)
+	stamp, ok, leaf := stamps.stamp(path)
 	if ok && prev != nil {
 		if c, hit := prev.dirs[rel]; hit && c.stamp == stamp {
 			return c.ents, stamp, true
+		}
+	}
+	if leaf {
+		// No subdirectory: the only entry the search keeps is a .git,
+		// and one lstat finds it. The listing is as of the stamp, as a
+		// read right after it would be.
+		if !withGit {
+			return nil, stamp, ok
+		}
+		if ents, known := leafGit(path); known {
+			return ents, stamp, ok
 		}
 	}
 	dirsRead.Add(1)

@@ -103,29 +103,65 @@ var stampFS = map[int64]bool{
 	unix.TMPFS_MAGIC: true, unix.F2FS_SUPER_MAGIC: true,
 }
 
+// leafFS are the file systems where a directory's link count is 2 plus
+// its number of subdirectories, kept by the kernel (each subdirectory's
+// ".." is a link to it): ext2/3/4 (which sets it to 1, never 2, past 65,000
+// subdirectories) and tmpfs. Btrfs (always 1), FUSE, network and overlay
+// file systems are not among them.
+var leafFS = map[int64]bool{unix.EXT4_SUPER_MAGIC: true, unix.TMPFS_MAGIC: true}
+
+// fsKind is what a search knows about one device's file system.
+type fsKind struct{ stamps, leaves bool }
+
 // stamper takes the stamps of one search.
 type stamper struct {
 	now time.Time
-	fs  map[uint64]bool // by device: in stampFS
+	fs  map[uint64]fsKind // by device: in stampFS, in leafFS
 }
 
-func newStamper(now time.Time) *stamper { return &stamper{now: now, fs: map[uint64]bool{}} }
+func newStamper(now time.Time) *stamper { return &stamper{now: now, fs: map[uint64]fsKind{}} }
 
 // stamp returns the directory's stamp, and whether it vouches for the
 // directory's listing: a directory (symlinks not followed) on a file
-// system of stampFS whose ctime is older than stampRacy.
-func (s *stamper) stamp(path string) (dirStamp, bool) {
+// system of stampFS whose ctime is older than stampRacy. leaf says the
+// directory had no subdirectory when it was stamped: a link count of 2 on
+// a file system of leafFS.
+func (s *stamper) stamp(path string) (d dirStamp, vouch, leaf bool) {
 	var st unix.Stat_t
 	if unix.Lstat(path, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
-		return dirStamp{}, false
+		return dirStamp{}, false, false
 	}
-	okFS, seen := s.fs[st.Dev]
+	k, seen := s.fs[st.Dev]
 	if !seen {
 		var sf unix.Statfs_t
-		okFS = unix.Statfs(path, &sf) == nil && stampFS[int64(sf.Type)]
-		s.fs[st.Dev] = okFS
+		if unix.Statfs(path, &sf) == nil {
+			k = fsKind{stamps: stampFS[int64(sf.Type)], leaves: leafFS[int64(sf.Type)]}
+		}
+		s.fs[st.Dev] = k
 	}
 	ctime := st.Ctim.Nano()
-	d := dirStamp{dev: st.Dev, ino: st.Ino, ctime: ctime, mtime: st.Mtim.Nano(), size: uint64(st.Size), nlink: uint64(st.Nlink)}
-	return d, okFS && ctime < s.now.Add(-stampRacy).UnixNano()
+	d = dirStamp{dev: st.Dev, ino: st.Ino, ctime: ctime, mtime: st.Mtim.Nano(), size: uint64(st.Size), nlink: uint64(st.Nlink)}
+	return d, k.stamps && ctime < s.now.Add(-stampRacy).UnixNano(), k.leaves && st.Nlink == 2
+}
+
+// leafGit is the listing the search keeps of a directory without
+// subdirectories: its .git when that is a directory or a regular file
+// (symlinks not followed), which one lstat tells without reading the
+// directory. known is false when lstat failed otherwise than with ENOENT:
+// then the directory is read.
+func leafGit(path string) (ents []searchEntry, known bool) {
+	var st unix.Stat_t
+	switch err := unix.Lstat(path+"/.git", &st); {
+	case err == unix.ENOENT:
+		return nil, true
+	case err != nil:
+		return nil, false
+	}
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFDIR:
+		return []searchEntry{{".git", true}}, true
+	case unix.S_IFREG:
+		return []searchEntry{{".git", false}}, true
+	}
+	return nil, true
 }

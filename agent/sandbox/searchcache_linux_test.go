@@ -32,8 +32,10 @@ func TestSearchCache(t *testing.T) {
 	if want := []string{".git", "x/.git"}; !slices.Equal(first, want) {
 		t.Fatalf("first search = %q, want %q", first, want)
 	}
-	if read != 8 { // ws, a, x, y, a/b, a/d, y/z, a/b/c (x/.git is not searched)
-		t.Errorf("first search read %d directories, want 8", read)
+	// ws, a, x, y, a/b; not x/.git (never searched), nor the leaves a/d,
+	// y/z and a/b/c (no subdirectory: an lstat of their .git instead).
+	if read != 5 {
+		t.Errorf("first search read %d directories, want 5", read)
 	}
 	got, read, c := searchWith(t, ws, c)
 	if !slices.Equal(got, first) || read != 0 {
@@ -48,7 +50,8 @@ func TestSearchCache(t *testing.T) {
 		read   int64
 	}{
 		{"new nested repository", func() { mkTree(t, ws, "a/b/c/.git/HEAD") }, []string{".git", "x/.git", "a/b/c/.git"}, 1},
-		{"a .git file", func() { mkTree(t, ws, "y/z/.git") }, []string{".git", "x/.git", "y/z/.git (file)", "a/b/c/.git"}, 1},
+		// y/z stays a leaf: its new .git file is found by lstat alone.
+		{"a .git file", func() { mkTree(t, ws, "y/z/.git") }, []string{".git", "x/.git", "y/z/.git (file)", "a/b/c/.git"}, 0},
 		{"renamed into the tree", func() {
 			out := t.TempDir()
 			mkTree(t, out, "r/.git/HEAD")
@@ -64,11 +67,12 @@ func TestSearchCache(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, []string{".git", "x2/.git", "y/z/.git (file)", "a/b/c/.git", "a/d/r/.git"}, 2},
+		// a/b/c is a leaf again.
 		{"repository removed", func() {
 			if err := os.RemoveAll(filepath.Join(ws, "a/b/c/.git")); err != nil {
 				t.Fatal(err)
 			}
-		}, []string{".git", "x2/.git", "y/z/.git (file)", "a/d/r/.git"}, 1},
+		}, []string{".git", "x2/.git", "y/z/.git (file)", "a/d/r/.git"}, 0},
 	}
 	for _, s := range steps {
 		tick()
@@ -103,10 +107,10 @@ func TestSearchCacheRacy(t *testing.T) {
 	}
 	// A file system whose ctimes the kernel does not keep vouches for
 	// nothing: procfs here.
-	if _, ok := newStamper(time.Now().Add(time.Hour)).stamp("/proc/self"); ok {
+	if _, ok, _ := newStamper(time.Now().Add(time.Hour)).stamp("/proc/self"); ok {
 		t.Error("a procfs directory's stamp vouched for its listing")
 	}
-	if _, ok := newStamper(time.Now().Add(time.Hour)).stamp(ws); !ok {
+	if _, ok, _ := newStamper(time.Now().Add(time.Hour)).stamp(ws); !ok {
 		t.Skip("the test's temporary directory is not on a file system of stampFS")
 	}
 }
@@ -131,5 +135,45 @@ func TestCachedGitPaths(t *testing.T) {
 	searches.Unlock()
 	if n > maxCachedSearches {
 		t.Errorf("%d workspaces cached, at most %d", n, maxCachedSearches)
+	}
+}
+
+func TestSearchLeaves(t *testing.T) {
+	// A directory without subdirectories is not read: one lstat of its
+	// .git replaces it. What the search finds is what reading every
+	// directory finds.
+	ws := t.TempDir()
+	if _, _, leaf := newStamper(time.Now()).stamp(filepath.Join(ws)); !leaf {
+		t.Skip("the test's temporary directory is not on a file system of leafFS")
+	}
+	mkTree(t, ws,
+		"files/a.txt", "files/b.txt", // a leaf with files only
+		"wt/.git",        // a linked worktree's or a submodule's .git file in a leaf
+		"sub/mod/.git",   // the same one level down
+		"repo/.git/HEAD", // a .git directory: not a leaf, read
+		"deep/er/est/",   // a chain ending in an empty leaf
+		"linked/",        // a leaf whose .git is a symlink: not followed, as a read does not
+	)
+	if err := os.Symlink(filepath.Join(ws, "repo/.git"), filepath.Join(ws, "linked/.git")); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"repo/.git", "wt/.git (file)", "sub/mod/.git (file)"}
+	got, read, _ := searchWith(t, ws, nil)
+	if !slices.Equal(got, want) {
+		t.Errorf("search = %q, want %q", got, want)
+	}
+	// ws, sub, repo, deep, deep/er: the five with a subdirectory.
+	if read != 5 {
+		t.Errorf("read %d directories, want 5 (the leaves files, wt, sub/mod, linked, deep/er/est are not read)", read)
+	}
+	old := leafFS
+	leafFS = map[int64]bool{}
+	t.Cleanup(func() { leafFS = old })
+	full, readAll, _ := searchWith(t, ws, nil)
+	if !slices.Equal(full, got) {
+		t.Errorf("reading every directory finds %q, the search with leaves %q", full, got)
+	}
+	if readAll != 10 {
+		t.Errorf("without leafFS the search read %d directories, want all 10", readAll)
 	}
 }
