@@ -28,11 +28,12 @@ tools: ## check Go is installed and fetch the Go modules
 	@command -v $(GO) >/dev/null || { echo "Go is missing: install Go 1.26 from https://go.dev/dl/ and put it on PATH."; exit 1; }
 	@$(GO) mod download
 
-build: tools ## build bin/oceancode (+ its model client and lean sandbox helper) and bin/oceanadmin
+build: tools ## build bin/oceancode (+ its model client, lean sandbox helper and pager) and bin/oceanadmin
 	@mkdir -p $(BIN)
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/oceancode ./cmd/oceancode
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/oceancode-model ./cmd/oceancode-model
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/oceancode-sandbox ./cmd/oceancode-sandbox
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/oceancode-pager ./cmd/oceancode-pager
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/oceanadmin ./cmd/oceanadmin
 	$(GO) build -trimpath -o $(BIN)/mockmodel ./internal/cmd/mockmodel
 

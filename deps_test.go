@@ -68,6 +68,12 @@ func TestBinariesStayLean(t *testing.T) {
 		{"github.com/goreleaser/nfpm", "packaging is admin side: only oceanadmin links it"},
 		// ~7 MB and ~1 ms of init per process, telemetry on or off: the
 		// OTLP/HTTP transport is internal/telemetry's own (otlphttp.go).
+		// ~16 ms of package init (chroma's lexers and styles, bluemonday,
+		// goldmark): the pager lives in the oceancode-pager companion.
+		{module + "/agent/pager", "the pager belongs in cmd/oceancode-pager"},
+		{"charm.land/glamour", "the pager belongs in cmd/oceancode-pager"},
+		{"github.com/alecthomas/chroma", "the pager belongs in cmd/oceancode-pager"},
+		{"charm.land/bubbletea", "the pager belongs in cmd/oceancode-pager"},
 	}
 	// oceanadmin links packaging and nfpm, and golang.org/x/crypto/ssh
 	// through nfpm (its changelog support imports go-git); no package of the
@@ -164,7 +170,7 @@ func TestDependencyRules(t *testing.T) {
 			// oceancode front ends only: the runtime receives plain values
 			// (agent/... cannot import it: it imports layers), and the admin
 			// side never links the runtime it builds.
-			if under(d, "sessionconfig") && !under(name, "cmd/oceancode") {
+			if under(d, "sessionconfig") && !under(name, "cmd/oceancode") && !under(name, "cmd/oceancode-pager") {
 				t.Errorf("%s depends on %s: only cmd/oceancode turns the layers into a session's config", name, d)
 			}
 			// The admin side never imports the runtime; oceanadmin builds without it.

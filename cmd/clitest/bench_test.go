@@ -36,7 +36,8 @@ func built(b *testing.B) string {
 			return
 		}
 		for c, pkg := range map[string]string{"oceancode": "../oceancode", "oceancode-model": "../oceancode-model", "oceancode-sandbox": "../oceancode-sandbox",
-			"oceanadmin": "../oceanadmin", "procstat": "../../internal/cmd/procstat"} {
+			"oceancode-pager": "../oceancode-pager",
+			"oceanadmin":      "../oceanadmin", "procstat": "../../internal/cmd/procstat"} {
 			cmd := exec.Command("go", "build", "-tags", hermetictest.BuildTag, "-trimpath", "-ldflags", "-s -w", "-o", filepath.Join(binDir, c), pkg)
 			cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // as make build
 			if out, err := cmd.CombinedOutput(); err != nil {

@@ -29,6 +29,7 @@ import (
 
 	admincli "github.com/oceancode/oceancode/cmd/oceanadmin/cli"
 	agentcli "github.com/oceancode/oceancode/cmd/oceancode/cli"
+	"github.com/oceancode/oceancode/cmd/oceancode/cli/pagerui"
 	"github.com/oceancode/oceancode/internal/hermetictest"
 	"github.com/oceancode/oceancode/internal/telemetry/otlptest"
 	"github.com/oceancode/oceancode/layers"
@@ -52,6 +53,10 @@ func TestMain(m *testing.M) {
 	}
 	testscript.Main(m, map[string]func(){
 		"oceancode": func() {
+			// The suite's oceancode draws the pager itself, as the
+			// oceancode-pager companion does (TestPagerCompanion runs the
+			// two real binaries).
+			agentcli.RunPager = pagerui.Run
 			// OC_TEST_PANIC_AT=tool_call makes the run panic at that event
 			// (test binary only), to prove the crash report and orphan path.
 			if at := os.Getenv("OC_TEST_PANIC_AT"); at != "" {

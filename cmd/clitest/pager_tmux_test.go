@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/oceancode/oceancode/agent/provider/providertest"
+	"github.com/oceancode/oceancode/internal/hermetictest"
 	"github.com/oceancode/oceancode/layers/layerstest"
 )
 
@@ -31,6 +32,16 @@ type term struct {
 // height, in the machine's project with the machine's environment.
 func startPager(t testing.TB, m *layerstest.Machine, width, height int, args ...string) *term {
 	t.Helper()
+	bin, err := exec.LookPath("oceancode")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return startPagerBin(t, bin, m, width, height, args...)
+}
+
+// startPagerBin is startPager with the binary bin.
+func startPagerBin(t testing.TB, bin string, m *layerstest.Machine, width, height int, args ...string) *term {
+	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Fatal("tmux is not installed: apt-get install -y tmux (the pager's end-to-end tests need a real terminal)")
 	}
@@ -43,10 +54,6 @@ func startPager(t testing.TB, m *layerstest.Machine, width, height int, args ...
 	cmd.WriteString("exec env -i")
 	for _, kv := range env {
 		cmd.WriteString(" " + shellQuote(kv))
-	}
-	bin, err := exec.LookPath("oceancode")
-	if err != nil {
-		t.Fatal(err)
 	}
 	cmd.WriteString(" " + shellQuote(bin))
 	for _, a := range args {
@@ -303,4 +310,34 @@ func TestPagerTmuxAttach(t *testing.T) {
 			t.Errorf("the resolved event does not name the pager: %s", e.Data)
 		}
 	}
+}
+
+// TestPagerCompanion: the real oceancode binary does not link the pager
+// (its libraries' start-up cost is the pager's alone; TestDependencyRules
+// keeps them out of it): on a terminal it
+// execs oceancode-pager beside it, with the same arguments and the
+// environment it started with — the model's key included.
+func TestPagerCompanion(t *testing.T) {
+	dir := t.TempDir()
+	for name, pkg := range map[string]string{"oceancode": "../oceancode", "oceancode-pager": "../oceancode-pager"} {
+		cmd := exec.Command("go", "build", "-tags", hermetictest.BuildTag, "-o", filepath.Join(dir, name), pkg)
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("build %s: %v\n%s", name, err, out)
+		}
+	}
+	model := providertest.New(t, providertest.Text("answered through the companion"))
+	m := pagerMachine(t, model)
+	tm := startPagerBin(t, filepath.Join(dir, "oceancode"), m, 100, 30, "--agent", "build")
+	tm.waitFor("ask anything")
+	tm.typeText("hello")
+	tm.keys("Enter")
+	tm.waitFor("answered through the companion")
+
+	// Without the companion: one sentence saying what to install.
+	if err := os.Remove(filepath.Join(dir, "oceancode-pager")); err != nil {
+		t.Fatal(err)
+	}
+	tm2 := startPagerBin(t, filepath.Join(dir, "oceancode"), m, 100, 30)
+	tm2.waitFor("oceancode-pager is not installed beside")
 }

@@ -8,17 +8,17 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 
-	"charm.land/lipgloss/v2"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/oceancode/oceancode/agent/pager"
+	"github.com/oceancode/oceancode/agent/runner"
 	"github.com/oceancode/oceancode/agent/server"
 	"github.com/oceancode/oceancode/agent/server/client"
 	"github.com/oceancode/oceancode/agent/session"
 	"github.com/oceancode/oceancode/internal/exitcode"
+	"github.com/oceancode/oceancode/internal/secretenv"
+	"github.com/oceancode/oceancode/internal/sibling"
 	"github.com/oceancode/oceancode/layers"
 	"github.com/oceancode/oceancode/sessionconfig"
 )
@@ -71,26 +71,51 @@ func historyFile(app *App) string {
 	return filepath.Join(layers.StateDir(app.Getenv), "history")
 }
 
-// pagerEngines keeps the engine the pager runs on (it switches with
-// /sessions and /clear), to close the last one when it exits.
-type pagerEngines struct {
-	mu  sync.Mutex
-	cur pager.Engine
+// PagerHost is what the pager needs from the CLI — where it draws and the
+// sessions it may open — in types every oceancode command links anyway.
+type PagerHost struct {
+	In, Out     *os.File
+	Root        string            // the project root (@file completion)
+	Refs        map[string]string // the @ref aliases
+	HistoryFile string
+	// In process: First is the session to open with; Open opens another
+	// ("" = a new one, /clear), Inspect and Sessions serve /inspect and
+	// /sessions.
+	First    *runner.Session
+	Open     func(ctx context.Context, id string) (*runner.Session, error)
+	Inspect  func() ([]byte, error)
+	Sessions func(ctx context.Context) ([]session.Session, error)
+	// Attached (oceancode attach): the server's client and the session to
+	// open with (ID); Addr names the server in errors.
+	Client *client.Client
+	ID     string
+	Addr   string
 }
 
-func (p *pagerEngines) set(e pager.Engine) pager.Engine {
-	p.mu.Lock()
-	p.cur = e
-	p.mu.Unlock()
-	return e
-}
+// RunPager draws the pager (cmd/oceancode/cli/pagerui.Run). Only the
+// oceancode-pager companion links it: the pager's libraries (glamour with
+// chroma's lexers and styles, bluemonday, goldmark) cost about 16 ms of
+// package initialisation, which every other command — `--version`,
+// `inspect`, each sandboxed command — would pay. nil: the pager's commands,
+// once the terminal and the arguments are checked, exec oceancode-pager
+// beside this binary with the same arguments and environment.
+var RunPager func(ctx context.Context, h PagerHost) error
 
-func (p *pagerEngines) close() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.cur != nil {
-		_ = p.cur.Close()
+// PagerBinary is the companion that draws the pager.
+const PagerBinary = "oceancode-pager"
+
+// execPager replaces this process with oceancode-pager (same arguments,
+// the environment oceancode started with, secrets included).
+func execPager() error {
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("open the pager: find this executable: %w", err)
 	}
+	path, ok := sibling.Find(self, PagerBinary)
+	if !ok {
+		return fmt.Errorf("open the pager: %s is not installed beside %s (install it with oceancode, or use `oceancode run PROMPT`)", PagerBinary, self)
+	}
+	return execReplace(path, append([]string{path}, os.Args[1:]...), secretenv.Environ())
 }
 
 // runPager opens the pager on an interactive session in process: built as
@@ -102,6 +127,9 @@ func runPager(ctx context.Context, app *App, o pagerOptions) error {
 	in, out, err := terminals(app)
 	if err != nil {
 		return err
+	}
+	if RunPager == nil {
+		return execPager()
 	}
 	res, err := loadConfig(app, nil)
 	if err != nil {
@@ -127,13 +155,7 @@ func runPager(ctx context.Context, app *App, o pagerOptions) error {
 	}
 	f := &sessionFactory{app: app, store: store, via: "pager"}
 	defer f.close()
-	hooks := pager.LocalHooks{
-		Inspect:  func() ([]byte, error) { return inspectJSON(app) },
-		Sessions: func(ctx context.Context) ([]session.Session, error) { return storedSessions(ctx, store, app) },
-	}
-	var engines pagerEngines
-	defer engines.close()
-	open := func(ctx context.Context, id string) (pager.Engine, error) {
+	open := func(ctx context.Context, id string) (*runner.Session, error) {
 		sess, err := f.newSession(ctx, server.CreateRequest{Agent: o.agent, Model: o.model, Resume: id})
 		if errors.Is(err, session.ErrNotFound) {
 			return nil, exitcode.With(exitcode.Usage, fmt.Errorf("session %s: no such session ('oceancode session list' shows them)", id))
@@ -141,9 +163,9 @@ func runPager(ctx context.Context, app *App, o pagerOptions) error {
 		if err != nil {
 			return nil, plainError(err)
 		}
-		return engines.set(pager.Local(sess, hooks)), nil
+		return sess, nil
 	}
-	eng, err := open(ctx, resume)
+	first, err := open(ctx, resume)
 	if err != nil {
 		return err
 	}
@@ -153,12 +175,13 @@ func runPager(ctx context.Context, app *App, o pagerOptions) error {
 	}
 	refs, _, err := sessionconfig.Refs.Decode(res)
 	if err != nil {
+		first.Close()
 		return err
 	}
-	return pager.Run(ctx, pager.Options{Engine: eng, In: in, Out: out, Root: root, Refs: refs, HistoryFile: historyFile(app),
-		Dark:   lipgloss.HasDarkBackground(in, out),
-		Resume: open,
-		New:    func(ctx context.Context) (pager.Engine, error) { return open(ctx, "") }})
+	return RunPager(ctx, PagerHost{In: in, Out: out, Root: root, Refs: refs, HistoryFile: historyFile(app),
+		First: first, Open: open,
+		Inspect:  func() ([]byte, error) { return inspectJSON(app) },
+		Sessions: func(ctx context.Context) ([]session.Session, error) { return storedSessions(ctx, store, app) }})
 }
 
 // plainError unwraps the HTTP status serve's session factory gives a
@@ -297,6 +320,9 @@ func runAttach(ctx context.Context, app *App, addr string, o attachOptions) erro
 	if err != nil {
 		return err
 	}
+	if RunPager == nil {
+		return execPager()
+	}
 	if id == "" {
 		st, err := c.Create(ctx, client.CreateRequest{})
 		if err != nil {
@@ -304,24 +330,6 @@ func runAttach(ctx context.Context, app *App, addr string, o attachOptions) erro
 		}
 		id = st.ID
 	}
-	var engines pagerEngines
-	defer engines.close()
-	open := func(ctx context.Context, id string) (pager.Engine, error) {
-		if _, err := c.State(ctx, id); err != nil {
-			return nil, fmt.Errorf("session %s is not open on %s: %w", id, addr, err)
-		}
-		return engines.set(pager.Remote(c, id)), nil
-	}
-	eng := engines.set(pager.Remote(c, id))
 	cwd, _ := app.WorkDir()
-	return pager.Run(ctx, pager.Options{Engine: eng, In: in, Out: out, Root: cwd, HistoryFile: historyFile(app),
-		Dark:   lipgloss.HasDarkBackground(in, out),
-		Resume: open,
-		New: func(ctx context.Context) (pager.Engine, error) {
-			st, err := c.Create(ctx, client.CreateRequest{})
-			if err != nil {
-				return nil, err
-			}
-			return engines.set(pager.Remote(c, st.ID)), nil
-		}})
+	return RunPager(ctx, PagerHost{In: in, Out: out, Root: cwd, HistoryFile: historyFile(app), Client: c, ID: id, Addr: addr})
 }
