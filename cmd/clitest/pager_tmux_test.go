@@ -109,11 +109,24 @@ func (tm *term) waitFor(s string) string {
 	return ""
 }
 
-// exited reports whether the pane's process ended, and its status.
+// exited reports whether the pane's process ended, and how: its exit
+// status, or "signal N". tmux may mark the pane dead a moment before it
+// records the status: a dead pane without one is asked again.
 func (tm *term) exited() (bool, string) {
-	out := tm.tmux("list-panes", "-t", tm.name, "-F", "#{pane_dead} #{pane_dead_status}")
-	f := strings.Fields(out)
-	return len(f) > 0 && f[0] == "1", strings.Join(f[1:], " ")
+	for i := 0; ; i++ {
+		f := strings.Split(strings.TrimSpace(tm.tmux("list-panes", "-t", tm.name, "-F", "#{pane_dead}|#{pane_dead_status}|#{pane_dead_signal}")), "|")
+		switch {
+		case len(f) != 3 || f[0] != "1":
+			return false, ""
+		case f[2] != "" && f[2] != "0":
+			return true, "signal " + f[2]
+		case f[1] != "":
+			return true, f[1]
+		case i >= 40:
+			return true, "unknown"
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // pagerMachine is a machine whose project uses the scripted model, asks
