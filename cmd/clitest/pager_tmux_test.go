@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -51,7 +52,7 @@ func startPagerBin(t testing.TB, bin string, m *layerstest.Machine, width, heigh
 	// tmux passes its own environment to the pane: the command line sets
 	// exactly the machine's.
 	var cmd strings.Builder
-	cmd.WriteString("exec env -i")
+	cmd.WriteString("env -i")
 	for _, kv := range env {
 		cmd.WriteString(" " + shellQuote(kv))
 	}
@@ -59,6 +60,10 @@ func startPagerBin(t testing.TB, bin string, m *layerstest.Machine, width, heigh
 	for _, a := range args {
 		cmd.WriteString(" " + shellQuote(a))
 	}
+	// The shell says how the pager ended, on the pane itself: what tmux
+	// records of a dead pane (#{pane_dead_status}) was seen missing under
+	// load.
+	cmd.WriteString(`; echo "[pager exited $?]"`)
 	// remain-on-exit keeps the pane (and its last screen) after the
 	// pager exits, so a test can read what it printed last.
 	tm.tmux("-f", "/dev/null", "new-session", "-d", "-s", tm.name, "-x", fmt.Sprint(width), "-y", fmt.Sprint(height), "-c", m.Project, cmd.String())
@@ -109,24 +114,14 @@ func (tm *term) waitFor(s string) string {
 	return ""
 }
 
-// exited reports whether the pane's process ended, and how: its exit
-// status, or "signal N". tmux may mark the pane dead a moment before it
-// records the status: a dead pane without one is asked again.
+// exited reports whether the pager ended, and its exit status, from the
+// line the pane's shell prints after it.
 func (tm *term) exited() (bool, string) {
-	for i := 0; ; i++ {
-		f := strings.Split(strings.TrimSpace(tm.tmux("list-panes", "-t", tm.name, "-F", "#{pane_dead}|#{pane_dead_status}|#{pane_dead_signal}")), "|")
-		switch {
-		case len(f) != 3 || f[0] != "1":
-			return false, ""
-		case f[2] != "" && f[2] != "0":
-			return true, "signal " + f[2]
-		case f[1] != "":
-			return true, f[1]
-		case i >= 40:
-			return true, "unknown"
-		}
-		time.Sleep(50 * time.Millisecond)
+	m := regexp.MustCompile(`\[pager exited (\d+)\]`).FindStringSubmatch(tm.screen())
+	if m == nil {
+		return false, ""
 	}
+	return true, m[1]
 }
 
 // pagerMachine is a machine whose project uses the scripted model, asks
