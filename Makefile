@@ -37,12 +37,14 @@ build: tools ## build bin/oceancode (+ its model client, lean sandbox helper and
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/oceanadmin ./cmd/oceanadmin
 	$(GO) build -trimpath -o $(BIN)/mockmodel ./internal/cmd/mockmodel
 
-test: tools ## run every test (installs bubblewrap with apt when missing and root)
+test: tools ## run every test (installs bubblewrap, and tmux for the pager's terminal tests, with apt when missing and root)
 	@if [ -x scripts/install-bwrap.sh ]; then scripts/install-bwrap.sh; fi
+	@scripts/ensure-tool.sh tmux tmux
 	$(GO) test -count=1 -timeout 30m ./...
 
 race: tools ## run the tests of the packages with concurrency under the race detector (cgo: installs gcc with apt when missing and root)
 	@scripts/ensure-tool.sh gcc gcc libc6-dev
+	@scripts/ensure-tool.sh tmux tmux
 	@if [ -x scripts/install-bwrap.sh ]; then scripts/install-bwrap.sh; fi
 	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 30m $(RACE_PKGS)
 

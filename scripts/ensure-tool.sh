@@ -2,7 +2,8 @@
 # ensure-tool.sh COMMAND PACKAGE... makes sure COMMAND is on PATH. As root on
 # a system with apt-get it installs the Debian PACKAGEs; otherwise it says
 # the one command to run and exits 1. (install-bwrap.sh: bubblewrap for the
-# sandbox tests; make race: gcc, for cgo.)
+# sandbox tests; make race: gcc, for cgo; make test and race: tmux, for the
+# pager's end-to-end tests in a real terminal.)
 set -eu
 cmd=$1
 shift
