@@ -29,6 +29,25 @@ func bashAsk() runner.PendingAsk {
 	}
 }
 
+// advisedAsk is a bash ask of the kind the advisor may see: a residual
+// ask (only the catch-all bash rule settled it) on a command off the hold
+// list, inside the project.
+func advisedAsk(adv jev.Advice) runner.PendingAsk {
+	input := []byte(`{"command":"git status && sed -i s/v1/v2/ version.txt"}`)
+	return runner.PendingAsk{
+		ID: "ask_3", Kind: runner.KindPermission, Tool: "bash", Input: input, InputDigest: agent.InputDigest(input),
+		CallID: "call_3", Target: "git status && sed -i s/v1/v2/ version.txt", Choices: []string{"once", "always", "deny"},
+		Segments: []agent.AskSegment{
+			{Text: "git status", Verdict: "safe", Reason: "read-only"},
+			{Text: "sed -i s/v1/v2/ version.txt", Verdict: "ask", Reason: "sed -i writes files", Asked: true},
+		},
+		Decision: &agent.Decision{Action: "ask", Rule: `bash * ask`, Layer: "user",
+			Source: "~/.config/oceancode/oceancode.json", Line: 3, Reason: "the last matching rule decides"},
+		Remember: &agent.Remember{Rules: []string{`bash "sed -i s/v1/v2/ version.txt"`}, Scope: "session"},
+		Advice:   &adv,
+	}
+}
+
 // editAsk is an edit ask with its diff.
 func editAsk() runner.PendingAsk {
 	old := "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(\"hello\")\n}\n"
@@ -65,12 +84,12 @@ func dialogCases() map[string]runner.PendingAsk {
 		"bash_segments":  bashAsk(),
 		"bash_no_always": noAlways,
 		"edit_diff":      editAsk(),
-		"jev_safe": withAdvice(bashAsk(), jev.Advice{Status: jev.StatusSafe, Mode: jev.Shadow,
+		"jev_safe": advisedAsk(jev.Advice{Status: jev.StatusSafe, Mode: jev.Shadow,
 			Scores: &jev.Scores{Destructive: 5, Egress: 0, Undoable: 90, Blast: jev.BlastProject}}),
-		"jev_unsafe": withAdvice(bashAsk(), jev.Advice{Status: jev.StatusUnsafe, Mode: jev.Act,
+		"jev_unsafe": advisedAsk(jev.Advice{Status: jev.StatusUnsafe, Mode: jev.Act,
 			Scores:  &jev.Scores{Destructive: 80, Egress: 0, Undoable: 10, Blast: jev.BlastProject},
 			Reasons: jev.SafeClass(jev.Scores{Destructive: 80, Egress: 0, Undoable: 10, Blast: jev.BlastProject})}),
-		"jev_unavailable": withAdvice(bashAsk(), jev.Advice{Status: jev.StatusUnavailable, Mode: jev.Shadow, Reasons: []string{"answer: not JSON"}}),
+		"jev_unavailable": advisedAsk(jev.Advice{Status: jev.StatusUnavailable, Mode: jev.Shadow, Reasons: []string{"answer: not JSON"}}),
 		"question":        questionAsk("PostgreSQL", "SQLite", "none yet"),
 		"question_free":   questionAsk(),
 	}
