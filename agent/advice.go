@@ -86,10 +86,12 @@ func (r *run) advisorRequest(tg tools.Target, gr gate.Result, res *Result) (jev.
 	if root == "" && r.c.Env != nil {
 		root = r.c.Env.Boundary.ProjectRoot
 	}
-	req := jev.Request{Command: tg.Input, Cwd: cwd, ProjectRoot: root, Shell: gr.Shell, UserMessages: userMessages(res.Messages)}
+	req := jev.Request{Command: tg.Input, Cwd: cwd, ProjectRoot: root, Shell: gr.Shell}
 	if err := jev.Eligible(req, gr.Decision, r.c.Gate.Engine().Mode()); err != nil {
 		return jev.Request{}, false
 	}
+	// Only an eligible ask pays for walking the conversation.
+	req.UserMessages = userMessages(res.Messages)
 	return req, true
 }
 

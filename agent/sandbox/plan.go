@@ -353,7 +353,7 @@ func PrewarmWorkspace(ws string) {
 	prewarmMu.Lock()
 	defer prewarmMu.Unlock()
 	if w := prewarmed; w != nil && w.ws == ws && now.Sub(w.at) < prewarmMaxAge {
-		return // already under way (started from this package's init)
+		return // already under way
 	}
 	w := &prewarmedWalk{ws: ws, done: make(chan struct{}), at: now}
 	prewarmed = w
@@ -362,31 +362,6 @@ func PrewarmWorkspace(ws string) {
 		w.paths = nestedGitPaths(w.ws)
 		close(w.done)
 	}()
-}
-
-// prewarmFromArgs starts PrewarmWorkspace from this package's
-// initialisation when the process is `oceancode sandbox [flags] -- CMD`
-// run in its workspace (no --workspace, no --mode danger-full-access before
-// the command): the package initialisation of the rest of oceancode and
-// its configuration then overlap the search. Anything else is left to the
-// command (which calls PrewarmWorkspace itself, or not). A search nobody
-// takes costs another core's CPU and nothing else.
-func prewarmFromArgs(args []string, getwd func() (string, error)) {
-	if len(args) < 3 || filepath.Base(args[0]) != "oceancode" || args[1] != "sandbox" {
-		return
-	}
-	for i, a := range args[2:] {
-		if a == "--" {
-			break
-		}
-		if strings.HasPrefix(a, "--workspace") || a == "--mode=danger-full-access" ||
-			a == "--mode" && i+3 < len(args) && args[i+3] == "danger-full-access" {
-			return
-		}
-	}
-	if cwd, err := getwd(); err == nil {
-		PrewarmWorkspace(cwd)
-	}
 }
 
 // prewarmedWalk is a search PrewarmWorkspace started.

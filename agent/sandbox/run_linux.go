@@ -24,10 +24,6 @@ import (
 	"github.com/oceancode/oceancode/internal/sibling"
 )
 
-// `oceancode sandbox` starts its search for nested repositories as early
-// as a package can (see prewarmFromArgs).
-func init() { prewarmFromArgs(os.Args, os.Getwd) }
-
 // Cmd is a command prepared by Command. Start it with Start (then Wait) or
 // Run: Wait releases what the sandbox set up for the command (placeholders
 // for missing protected paths, the pids cgroup). Output and CombinedOutput
