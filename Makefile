@@ -28,8 +28,10 @@ tools: ## check Go is installed and fetch the Go modules
 	@command -v $(GO) >/dev/null || { echo "Go is missing: install Go 1.26 from https://go.dev/dl/ and put it on PATH."; exit 1; }
 	@$(GO) mod download
 
-build: tools ## build bin/oceancode (+ its model client, lean sandbox helper and pager) and bin/oceanadmin
+build: tools ## build bin/oceancode (+ its model client, sandbox helpers and pager) and bin/oceanadmin (installs gcc with apt when missing and root)
 	@mkdir -p $(BIN)
+	@scripts/ensure-tool.sh cc gcc libc6-dev
+	scripts/build-exec-helper.sh $(BIN)/oceancode-sandbox-exec
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/oceancode ./cmd/oceancode
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/oceancode-model ./cmd/oceancode-model
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/oceancode-sandbox ./cmd/oceancode-sandbox
@@ -37,13 +39,14 @@ build: tools ## build bin/oceancode (+ its model client, lean sandbox helper and
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/oceanadmin ./cmd/oceanadmin
 	$(GO) build -trimpath -o $(BIN)/mockmodel ./internal/cmd/mockmodel
 
-test: tools ## run every test (installs bubblewrap, and tmux for the pager's terminal tests, with apt when missing and root)
+test: tools ## run every test (installs bubblewrap, gcc for the sandbox's C exec helper, and tmux for the pager's terminal tests, with apt when missing and root)
 	@if [ -x scripts/install-bwrap.sh ]; then scripts/install-bwrap.sh; fi
+	@scripts/ensure-tool.sh cc gcc libc6-dev
 	@scripts/ensure-tool.sh tmux tmux
 	$(GO) test -count=1 -timeout 30m ./...
 
 race: tools ## run the tests of the packages with concurrency under the race detector (cgo: installs gcc with apt when missing and root)
-	@scripts/ensure-tool.sh gcc gcc libc6-dev
+	@scripts/ensure-tool.sh cc gcc libc6-dev
 	@scripts/ensure-tool.sh tmux tmux
 	@if [ -x scripts/install-bwrap.sh ]; then scripts/install-bwrap.sh; fi
 	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 30m $(RACE_PKGS)

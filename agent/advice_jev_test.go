@@ -77,7 +77,9 @@ func jevSetup(t testing.TB, m jev.Mode, deadline time.Duration, rules []permissi
 // supervised (its process tree ends with the call).
 func TestMain(m *testing.M) {
 	sandboxtest.ServeHelper()
-	os.Exit(m.Run())
+	code := m.Run()
+	sandboxtest.Cleanup()
+	os.Exit(code)
 }
 
 func bash(id, cmd string) providertest.Turn {

@@ -40,7 +40,9 @@ func TestMain(m *testing.M) {
 		mcptest.Main()
 	}
 	sandboxtest.ServeHelper()
-	os.Exit(m.Run())
+	code := m.Run()
+	sandboxtest.Cleanup()
+	os.Exit(code)
 }
 
 // fixture is a project directory, a trust store in a state directory of
@@ -434,6 +436,16 @@ func TestSandboxed(t *testing.T) {
 	outside := t.TempDir()
 	def := f.server("srv", permission.MCPConfig)
 	def.Env["OC_MCP_MARKER"] = "" // the marker directory is outside the workspace
+	// The server binary where the sandbox shows it (the test binary's own
+	// directory is under /tmp, which the sandbox replaces).
+	data, err := os.ReadFile(f.exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	def.Command = filepath.Join(f.root, "mcp-server.test")
+	if err := os.WriteFile(def.Command, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	c := f.config(def)
 	c.Sandbox = sandbox.Policy{Enabled: true, Mode: sandbox.ModeWorkspaceWrite, Workspace: f.root, Dir: f.root}
 	m := f.start(c)

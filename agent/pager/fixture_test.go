@@ -29,7 +29,9 @@ import (
 // The test binary doubles as the sandbox helper bash runs through.
 func TestMain(m *testing.M) {
 	sandboxtest.ServeHelper()
-	os.Exit(m.Run())
+	code := m.Run()
+	sandboxtest.Cleanup()
+	os.Exit(code)
 }
 
 // fixture is a real session: the scripted loopback model over the real

@@ -31,7 +31,9 @@ func TestMain(m *testing.M) {
 		mcptest.Main() // the runtime-add test's MCP server
 	}
 	sandboxtest.ServeHelper()
-	os.Exit(m.Run())
+	code := m.Run()
+	sandboxtest.Cleanup()
+	os.Exit(code)
 }
 
 // fixture is a session's real parts: the scripted loopback model, a gate

@@ -223,31 +223,45 @@ func TestAttackGitDirWithoutHead(t *testing.T) {
 // and seccomp.
 func TestAttackHelperInWorkspace(t *testing.T) {
 	requireSandbox(t)
-	f := newFixture(t)
 	exe, err := os.Executable()
 	must(t, err)
-	data, err := os.ReadFile(exe)
-	must(t, err)
-	must(t, os.MkdirAll(f.ws+"/bin", 0o755))
-	helper := f.ws + "/bin/oceancode-sandbox"
-	must(t, os.WriteFile(helper, data, 0o755))
-	old := HelperPath
-	HelperPath = helper
-	t.Cleanup(func() { HelperPath = old })
-	r := run(t, f.policy(ModeWorkspaceWrite), `
-		echo evil > bin/oceancode-sandbox; rm -f bin/oceancode-sandbox
-		mv bin/oceancode-sandbox bin/x; mv bin bin-moved
-		mkdir -p bin; echo evil > bin/oceancode-sandbox
-		echo ok > allowed.txt
-		exit 0`, f.env()...)
-	if got, err := os.ReadFile(helper); err != nil || !bytes.Equal(got, data) {
-		t.Errorf("the helper in the workspace was replaced (%v)", err)
+	// Each helper in the workspace is protected, the one that runs the
+	// command and the other one (which may run the next).
+	type helperKind struct {
+		name, src string
+		set       *string
 	}
-	absent(t, f.ws+"/bin-moved")
-	absent(t, f.ws+"/bin/x")
-	unchanged(t, f.ws+"/allowed.txt", "ok\n")
-	if t.Failed() {
-		t.Logf("stderr:\n%s", r.errOut)
+	kinds := []helperKind{{"oceancode-sandbox", exe, &HelperPath}}
+	if ExecHelperPath != "" {
+		kinds = append(kinds, helperKind{ExecHelperBinary, ExecHelperPath, &ExecHelperPath})
+	}
+	for _, k := range kinds {
+		t.Run(k.name, func(t *testing.T) {
+			f := newFixture(t)
+			data, err := os.ReadFile(k.src)
+			must(t, err)
+			must(t, os.MkdirAll(f.ws+"/bin", 0o755))
+			helper := f.ws + "/bin/" + k.name
+			must(t, os.WriteFile(helper, data, 0o755))
+			old := *k.set
+			*k.set = helper
+			t.Cleanup(func() { *k.set = old })
+			r := run(t, f.policy(ModeWorkspaceWrite), strings.ReplaceAll(`
+				echo evil > bin/NAME; rm -f bin/NAME
+				mv bin/NAME bin/x; mv bin bin-moved
+				mkdir -p bin; echo evil > bin/NAME
+				echo ok > allowed.txt
+				exit 0`, "NAME", k.name), f.env()...)
+			if got, err := os.ReadFile(helper); err != nil || !bytes.Equal(got, data) {
+				t.Errorf("the helper in the workspace was replaced (%v)", err)
+			}
+			absent(t, f.ws+"/bin-moved")
+			absent(t, f.ws+"/bin/x")
+			unchanged(t, f.ws+"/allowed.txt", "ok\n")
+			if t.Failed() {
+				t.Logf("stderr:\n%s", r.errOut)
+			}
+		})
 	}
 }
 

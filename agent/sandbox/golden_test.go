@@ -38,8 +38,9 @@ func (f fakeFileInfo) Sys() any           { return nil }
 func pinSystem(t *testing.T) {
 	dirs := map[string]bool{"/var/tmp": true, "/run": true}
 	files := map[string]bool{"/etc/shadow": true, "/etc/gshadow": true, "/etc/ssh/ssh_host_ed25519_key": true}
-	oldL, oldE, oldG := sysLstat, sysEvalSymlinks, sysGlob
-	t.Cleanup(func() { sysLstat, sysEvalSymlinks, sysGlob = oldL, oldE, oldG })
+	oldL, oldE, oldG, oldB := sysLstat, sysEvalSymlinks, sysGlob, testROBinds
+	t.Cleanup(func() { sysLstat, sysEvalSymlinks, sysGlob, testROBinds = oldL, oldE, oldG, oldB })
+	testROBinds = nil
 	sysLstat = func(p string) (fs.FileInfo, error) {
 		if dirs[p] || files[p] {
 			return fakeFileInfo{name: filepath.Base(p), dir: dirs[p]}, nil
@@ -103,7 +104,15 @@ func renderGolden(root string, p Policy, env Env) (string, error) {
 		}
 		b.WriteString(a)
 	}
-	b.WriteString("\n-- " + env.Helper + " " + HelperArg + " " + strings.Join(pl.helper.Args(), " ") + " CMD...\n")
+	if pl.exec {
+		ea, err := pl.helper.ExecArgs()
+		if err != nil {
+			return "", err
+		}
+		b.WriteString("\n-- " + env.ExecHelper + " " + strings.Join(ea, " ") + " CMD...\n")
+	} else {
+		b.WriteString("\n-- " + env.Helper + " " + HelperArg + " " + strings.Join(pl.helper.Args(), " ") + " CMD...\n")
+	}
 	b.WriteString("\n# placeholders (created for the command, removed after)\n")
 	for _, ph := range pl.placeholders {
 		kind := "file"
@@ -112,7 +121,7 @@ func renderGolden(root string, p Policy, env Env) (string, error) {
 		}
 		b.WriteString(kind + " " + ph.Path + "\n")
 	}
-	b.WriteString("\n# landlock\n" + landlockText(pl.helper))
+	b.WriteString("\n# landlock\n" + landlockText(pl.helper.Landlock, env.LandlockABI))
 	b.WriteString("\n# describe\n" + p.Describe() + "\n")
 	return strings.ReplaceAll(b.String(), root, "$ROOT"), nil
 }
@@ -139,7 +148,7 @@ func TestGoldenBwrapArgsAndLandlock(t *testing.T) {
 	pinSystem(t)
 	root, ws, home := goldenFixture(t)
 	helper := "/opt/oceancode/bin/oceancode"
-	env := Env{Helper: helper, Home: home, LandlockABI: 7}
+	env := Env{Helper: helper, ExecHelper: "/opt/oceancode/bin/oceancode-sandbox-exec", Home: home, LandlockABI: 7}
 	cases := []struct {
 		name string
 		p    Policy

@@ -113,6 +113,13 @@ func nobodySetup(t *testing.T) (bin, dir, ws string) {
 	data, err := os.ReadFile(self)
 	must(t, err)
 	must(t, os.WriteFile(bin, data, 0o755))
+	if ExecHelperPath != "" {
+		// Beside the binary, where the sandbox finds the exec helper of an
+		// installed oceancode (the fallback run leaves it out).
+		data, err := os.ReadFile(ExecHelperPath)
+		must(t, err)
+		must(t, os.WriteFile(filepath.Join(dir, ExecHelperBinary), data, 0o755))
+	}
 	ws = filepath.Join(dir, "ws")
 	must(t, os.Mkdir(ws, 0o755))
 	must(t, os.Chown(ws, 65534, 65534))
@@ -190,7 +197,7 @@ func nobodyDir(t *testing.T) string {
 // on host (run as uid 65534 by the test above).
 func nobodyFDMain(args []string) int {
 	exe, _ := os.Executable()
-	HelperPath = exe
+	HelperPath, testROBinds = exe, []string{exe}
 	fd, err := syscall.Open(args[1], syscall.O_WRONLY|syscall.O_APPEND, 0)
 	if err != nil {
 		fmt.Println("ERR", err)

@@ -22,6 +22,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/oceancode/oceancode/internal/exechelper"
 )
 
 // The test binary doubles as the oceancode binary's helper (HelperMain, the
@@ -37,7 +39,7 @@ func TestMain(m *testing.M) {
 				os.Exit(es.Code)
 			}
 			fmt.Fprintln(os.Stderr, "oceancode:", err)
-			os.Exit(126)
+			os.Exit(HelperExitCode(err))
 		case "__attack":
 			os.Exit(attackMain(os.Args[2:]))
 		case "__agent":
@@ -60,7 +62,50 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	HelperPath = exe
-	os.Exit(m.Run())
+	testROBinds = []string{exe}
+	// The exec helper users get (the C program), unless this run checks
+	// the Go helper's fallback (TestGoHelperFallback).
+	if os.Getenv(envGoHelperOnly) == "" {
+		if ExecHelperPath, err = exechelper.Build(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
+	code := m.Run()
+	exechelper.Cleanup()
+	os.Exit(code)
+}
+
+// envGoHelperOnly set makes this test binary run its sandboxes with the Go
+// helper alone, as on a machine where the exec helper is not installed.
+const envGoHelperOnly = "OCEANCODE_TEST_GO_HELPER_ONLY"
+
+// TestGoHelperFallback runs the attack suite's core again with the Go
+// helper doing what the exec helper does (Landlock, limits, descriptors;
+// bubblewrap loads seccomp for both), in a child test process.
+func TestGoHelperFallback(t *testing.T) {
+	if os.Getenv(envGoHelperOnly) != "" {
+		t.Skip("this is the fallback run")
+	}
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := "^(TestAttack(WritesOutsideWorkspace|ProtectedPathsInsideWorkspace|CredentialReads|NetworkEgress|ProcSysWrites|VsockAndIoUring)|TestOnlyStdioReachesCommand|TestProcessLimitBounds|TestModesWorkAsAdvertised|TestGitDirsProtected)$"
+	cmd := exec.Command(exe, "-test.run", run, "-test.v", "-test.count=1")
+	cmd.Env = append(os.Environ(), envGoHelperOnly+"=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the suite with the Go helper: %v\n%s", err, out)
+	}
+	for _, name := range []string{"TestAttackWritesOutsideWorkspace", "TestAttackVsockAndIoUring", "TestOnlyStdioReachesCommand", "TestGitDirsProtected"} {
+		if !strings.Contains(string(out), "--- PASS: "+name) {
+			t.Errorf("the fallback run did not pass %s:\n%s", name, out)
+		}
+	}
 }
 
 // attackMain runs one attack and prints "ALLOWED" or "DENIED: <errno>";
@@ -194,7 +239,7 @@ func attackMain(args []string) int {
 // command's start and blocks.
 func agentMain(args []string, supervised bool) int {
 	exe, _ := os.Executable()
-	HelperPath = exe
+	HelperPath, testROBinds = exe, []string{exe}
 	start, p := Command, Policy{Enabled: true, Workspace: args[0]}
 	if supervised {
 		start, p = Supervised, Policy{Workspace: args[0]}
@@ -318,7 +363,7 @@ func processAlive(pid int) bool {
 // processes (run as uid 65534 by TestAsNobody).
 func nobodySpawnMain(args []string) int {
 	exe, _ := os.Executable()
-	HelperPath = exe
+	HelperPath, testROBinds = exe, []string{exe}
 	p := Policy{Enabled: true, Workspace: args[0], Limits: Limits{Processes: 32}}
 	return runToStdout(p, []string{exe, "__attack", "spawn"}, []string{"PATH=/usr/bin:/bin"})
 }
@@ -343,7 +388,7 @@ func runToStdout(p Policy, argv, env []string) int {
 // the system secrets in a read-only sandbox (run as uid 65534).
 func nobodySecretsMain(args []string) int {
 	exe, _ := os.Executable()
-	HelperPath = exe
+	HelperPath, testROBinds = exe, []string{exe}
 	p := Policy{Mode: ModeReadOnly, Workspace: args[0]}
 	if a, err := BwrapArgs(p, Env{Helper: exe}); err == nil && strings.Contains(strings.Join(a, " "), "/etc/shadow") {
 		fmt.Println("MASKED")
@@ -355,7 +400,7 @@ func nobodySecretsMain(args []string) int {
 // supervisor and prints DONE once Wait returned.
 func nobodySupervisedMain(args []string) int {
 	exe, _ := os.Executable()
-	HelperPath = exe
+	HelperPath, testROBinds = exe, []string{exe}
 	c, err := Supervised(context.Background(), Policy{Workspace: args[0]}, []string{"/bin/sh", "-c", args[1]}, []string{"PATH=/usr/bin:/bin"})
 	if err != nil {
 		fmt.Println("ERR", err)

@@ -23,7 +23,7 @@ func TestCommandKeepsGOMAXPROCS(t *testing.T) {
 		{"unset", nil, "unset\n"},
 		{"empty", []string{"GOMAXPROCS="}, "set:\n"},
 		{"value", []string{"GOMAXPROCS=3"}, "set:3\n"},
-		{"first of two", []string{"GOMAXPROCS=2", "GOMAXPROCS=7"}, "set:2\n"}, // as the helper always passed duplicates
+		{"last of two", []string{"GOMAXPROCS=2", "GOMAXPROCS=7"}, "set:7\n"}, // as os/exec's Cmd.Env, with either helper
 	} {
 		for _, start := range []struct {
 			name string

@@ -19,6 +19,10 @@ type Env struct {
 	// Helper is the executable re-executed inside bubblewrap in helper mode
 	// ("" = os.Executable()).
 	Helper string
+	// ExecHelper is cmd/oceancode-sandbox-exec, the C twin of the helper
+	// for the plain exec path ("" = not installed: Helper serves). A
+	// network allowlist always takes Helper (its forwarder is Go).
+	ExecHelper string
 	// Home is the home directory whose credential stores are masked
 	// ("" = os.UserHomeDir()).
 	Home string
@@ -442,12 +446,24 @@ type placeholder struct {
 	Dir  bool
 }
 
+// testROBinds are files this package's tests run as commands from a
+// directory the sandbox hides (the test binary in /tmp, as an attack
+// tool); the plan shows them read-only like the helper. Nothing else sets
+// it.
+var testROBinds []string
+
 // plan is everything derived from a policy for one command.
 type plan struct {
 	args         []string // bwrap options, without the program name
 	placeholders []placeholder
 	helper       helperSpec
-	writable     []string
+	// exe is the helper bubblewrap runs; exec says it is the exec helper
+	// (ExecArgs, not HelperArg + Args). Unless the helper loads the seccomp
+	// filter itself (helper.Seccomp), args end in "--seccomp 3": the
+	// runner passes the filter as descriptor 3.
+	exe      string
+	exec     bool
+	writable []string
 	// heads are the HEAD files of the git dirs in the workspace as the
 	// command starts; the runner puts back any the command removed (see
 	// restoreHeads).
@@ -587,6 +603,16 @@ func buildPlan(p Policy, env Env) (*plan, error) {
 		b.add("--ro-bind", egressSock, egressInside)
 		over = append(over, egressInside)
 	}
+	// Both helpers are protected where they lie in a writable root (see
+	// below), whichever runs this command: the other may run the next.
+	helpers := []string{helper}
+	if env.ExecHelper != "" {
+		helpers = append(helpers, realPath(env.ExecHelper))
+		if egressInside == "" {
+			helper, pl.exec = helpers[1], true
+		}
+	}
+	pl.exe = helper
 	for _, s := range []string{"/var/lib/lxd/unix.socket", "/var/snap/lxd/common/lxd/unix.socket"} {
 		if sysExists(s) {
 			b.add("--ro-bind", "/dev/null", s)
@@ -599,6 +625,11 @@ func buildPlan(p Policy, env Env) (*plan, error) {
 	// host's file either way.
 	if coveredBy(helper, over) {
 		b.add("--ro-bind", helper, helper)
+	}
+	for _, t := range testROBinds {
+		if coveredBy(t, over) {
+			b.add("--ro-bind", t, t)
+		}
 	}
 
 	// Writable roots, parents before children.
@@ -677,14 +708,16 @@ func buildPlan(p Policy, env Env) (*plan, error) {
 		}
 	}
 	pl.heads = readHeads(dedupe(heads))
-	// The helper itself when it lies in a writable root (a build in the
-	// workspace): protected like .git/config, or the command could replace
-	// it on the host and the next command would start unconfined code
-	// before Landlock and seccomp.
-	for _, r := range pl.writable {
-		if rel, err := filepath.Rel(r, helper); err == nil && under(helper, r) && helper != r {
-			protect(b, pl, r, protectedPath{rel: filepath.ToSlash(rel), optional: true}, home, seen)
-			break
+	// The helpers themselves when they lie in a writable root (a build in
+	// the workspace): protected like .git/config, or the command could
+	// replace one on the host and a later command would start unconfined
+	// code before Landlock.
+	for _, h := range helpers {
+		for _, r := range pl.writable {
+			if rel, err := filepath.Rel(r, h); err == nil && under(h, r) && h != r {
+				protect(b, pl, r, protectedPath{rel: filepath.ToSlash(rel), optional: true}, home, seen)
+				break
+			}
 		}
 	}
 
@@ -720,21 +753,18 @@ func buildPlan(p Policy, env Env) (*plan, error) {
 		dir = realPath(expand(p.Dir, home, ws))
 	}
 	b.add("--chdir", dir)
+	if egressInside == "" {
+		// bubblewrap loads the filter just before it execs the helper.
+		b.add("--seccomp", "3")
+	}
 	pl.args = b.args
 
 	// What the helper applies inside: Landlock, seccomp, rlimits.
 	// The command may not make unix sockets unless the network is on; with
 	// allowlist the helper's forwarder (threads outside the filter) makes
 	// them.
-	h := helperSpec{Landlock: env.LandlockABI > 0, DenyUnix: net != NetworkOn, Egress: egressInside}
-	h.RO = []string{"/"}
-	if mode == ModeReadOnly {
-		h.RW = nil
-	}
-	h.RW = append(h.RW, pl.writable...)
-	h.RW = append(h.RW, temps...)
-	h.RW = dedupe(h.RW)
-	h.Dev = []string{"/dev"}
+	h := helperSpec{Seccomp: egressInside != "", DenyUnix: net != NetworkOn, Egress: egressInside}
+	h.Landlock = newRuleset(env.LandlockABI, []string{"/"}, dedupe(append(append([]string{}, pl.writable...), temps...)), []string{"/dev"})
 	l := p.EffectiveLimits()
 	h.NProc = uint64(l.Processes)
 	h.AS = uint64(l.AddressSpaceMB) << 20

@@ -24,6 +24,12 @@ func (c *Cmd) Release() {}
 // HelperPath is unused on macOS (no helper re-exec).
 var HelperPath string
 
+// ExecHelperPath is unused on macOS.
+var ExecHelperPath string
+
+// Helpers: no helper runs inside the macOS sandbox.
+func Helpers() (exec, goHelper string, err error) { return "", "", nil }
+
 // Detect reports sandbox-exec on macOS.
 func Detect() Support {
 	s := Support{OS: runtime.GOOS}

@@ -21,6 +21,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/oceancode/oceancode/agent/sandbox/egress"
+	"github.com/oceancode/oceancode/agent/sandbox/helper"
 	"github.com/oceancode/oceancode/internal/sibling"
 )
 
@@ -208,6 +209,34 @@ var HelperPath string
 // start-up initialises every linked package (the model SDKs among them).
 const HelperBinary = "oceancode-sandbox"
 
+// ExecHelperPath, when set, is the exec helper used instead of the one
+// beside os.Executable() (tests; "" and none installed: the Go helper).
+var ExecHelperPath string
+
+// execHelperPath is ExecHelperPath, else the exec helper beside this
+// executable, else "".
+func execHelperPath() string {
+	if ExecHelperPath != "" {
+		return ExecHelperPath
+	}
+	self, err := osExecutable()
+	if err != nil {
+		return ""
+	}
+	if p, ok := sibling.Find(self, ExecHelperBinary); ok {
+		return p
+	}
+	return ""
+}
+
+// Helpers names the helpers the sandbox would run for a command from this
+// process: the exec helper ("" when none is installed) and the Go helper
+// (doctor shows both).
+func Helpers() (exec, goHelper string, err error) {
+	goHelper, err = helperPath()
+	return execHelperPath(), goHelper, err
+}
+
 // osExecutable is os.Executable (a variable for the helper-choice test).
 var osExecutable = os.Executable
 
@@ -269,9 +298,21 @@ func Command(ctx context.Context, p Policy, argv []string, env []string) (*Cmd, 
 	if err != nil {
 		return nil, err
 	}
-	pl, err := buildPlan(p, Env{Helper: helper, LandlockABI: sup.LandlockABI, Getenv: envLookup(env)})
+	pl, err := buildPlan(p, Env{Helper: helper, ExecHelper: execHelperPath(), LandlockABI: sup.LandlockABI, Getenv: envLookup(env)})
 	if err != nil {
 		return nil, err
+	}
+	hs := pl.helper
+	helperEnv := env
+	var helperArgs []string
+	if pl.exec {
+		if helperArgs, err = hs.ExecArgs(); err != nil {
+			return nil, err // a plan bug, never a weaker sandbox
+		}
+		helperArgs = append([]string{realPath(pl.exe)}, helperArgs...)
+	} else {
+		helperEnv = hs.WithOneProc(env)
+		helperArgs = append([]string{realPath(pl.exe), HelperArg}, hs.Args()...)
 	}
 	held, err := acquirePlaceholders(pl.placeholders)
 	if err != nil {
@@ -303,16 +344,33 @@ func Command(ctx context.Context, p Policy, argv []string, env []string) (*Cmd, 
 			return nil, fmt.Errorf("sandbox: block pipe: %w", err)
 		}
 	}
+	// Descriptors from 3: the seccomp filter (read by bubblewrap's
+	// --seccomp 3, unless the helper loads it itself), the info pipe, the
+	// block pipe.
+	var extra []*os.File
+	var seccompR *os.File
+	if !pl.helper.Seccomp {
+		if seccompR, err = seccompPipe(pl.helper.DenyUnix); err != nil {
+			releasePlaceholders(held)
+			for _, f := range []*os.File{info, infoW, blockR, blockW} {
+				if f != nil {
+					f.Close()
+				}
+			}
+			return nil, err
+		}
+		extra = append(extra, seccompR)
+	}
 	args := append([]string{}, pl.args...)
 	// --info-fd tells which process is the namespace's PID 1 (see Wait).
-	args = append(args, "--info-fd", "3")
+	args = append(args, "--info-fd", strconv.Itoa(3+len(extra)))
+	extra = append(extra, infoW)
 	if blockR != nil {
-		args = append(args, "--block-fd", "4")
+		args = append(args, "--block-fd", strconv.Itoa(3+len(extra)))
+		extra = append(extra, blockR)
 	}
-	hs := pl.helper
-	helperEnv := hs.WithOneProc(env)
-	args = append(args, "--", realPath(helper), HelperArg)
-	args = append(args, hs.Args()...)
+	args = append(args, "--")
+	args = append(args, helperArgs...)
 	args = append(args, argv...)
 	c := exec.CommandContext(ctx, sup.Bwrap, args...)
 	c.Env = helperEnv
@@ -321,10 +379,7 @@ func Command(ctx context.Context, p Policy, argv []string, env []string) (*Cmd, 
 	// parent-death signal; the kernel-side one set between fork and exec
 	// closes it.
 	c.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	c.ExtraFiles = []*os.File{infoW}
-	if blockR != nil {
-		c.ExtraFiles = append(c.ExtraFiles, blockR)
-	}
+	c.ExtraFiles = extra
 	cmd := &Cmd{Cmd: c, Warnings: warnings, info: info, infoW: infoW, cgroup: cg, block: blockW, blockR: blockR, migrate: migrate}
 	if cgWarning != "" {
 		cmd.Warnings = append(cmd.Warnings, cgWarning)
@@ -332,13 +387,32 @@ func Command(ctx context.Context, p Policy, argv []string, env []string) (*Cmd, 
 	cmd.release = func() {
 		restoreHeads(pl.heads)
 		releasePlaceholders(held)
-		for _, f := range []*os.File{info, infoW, blockR, blockW} {
+		for _, f := range []*os.File{info, infoW, blockR, blockW, seccompR} {
 			if f != nil {
 				f.Close()
 			}
 		}
 	}
 	return cmd, nil
+}
+
+// seccompPipe is a pipe holding the seccomp filter for bubblewrap's
+// --seccomp (read end; the filter is far below the pipe's capacity, so
+// the write never blocks).
+func seccompPipe(denyUnix bool) (*os.File, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: seccomp pipe: %w", err)
+	}
+	_, err = w.Write(helper.SeccompFilter(denyUnix))
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		r.Close()
+		return nil, fmt.Errorf("sandbox: write the seccomp filter: %w", err)
+	}
+	return r, nil
 }
 
 // checkEgress refuses a network allowlist policy without a started egress

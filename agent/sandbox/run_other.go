@@ -23,6 +23,12 @@ func (c *Cmd) Release() {}
 // HelperPath is unused on this platform.
 var HelperPath string
 
+// ExecHelperPath is unused on this platform.
+var ExecHelperPath string
+
+// Helpers: no helper runs inside a sandbox on this platform.
+func Helpers() (exec, goHelper string, err error) { return "", "", nil }
+
 // Detect reports that no sandbox is available on this platform.
 func Detect() Support {
 	return Support{OS: runtime.GOOS, Problem: "no kernel sandbox on " + runtime.GOOS + "/" + runtime.GOARCH}

@@ -16,7 +16,9 @@ import (
 // binary's hidden helper mode runs), so confined bash is tested for real.
 func TestMain(m *testing.M) {
 	sandboxtest.ServeHelper()
-	os.Exit(m.Run())
+	code := m.Run()
+	sandboxtest.Cleanup()
+	os.Exit(code)
 }
 
 // testEnv is a session in a fresh project directory.

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -44,6 +45,14 @@ func built(b *testing.B) string {
 				buildErr = err
 				b.Logf("%s", out)
 				return
+			}
+		}
+		// The sandbox's exec helper, as make build puts it beside oceancode.
+		if runtime.GOOS == "linux" {
+			out, err := exec.Command("sh", "../../scripts/build-exec-helper.sh", filepath.Join(binDir, "oceancode-sandbox-exec")).CombinedOutput()
+			if err != nil {
+				buildErr = err
+				b.Logf("%s", out)
 			}
 		}
 	})

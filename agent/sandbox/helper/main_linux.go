@@ -19,10 +19,12 @@ import (
 	"github.com/oceancode/oceancode/agent/sandbox/egress/tunnel"
 )
 
-// Main is the helper: it runs inside bubblewrap, applies the resource limits, no_new_privs, the Landlock
-// ruleset and the seccomp filter to itself, then execs the command. It
-// returns only on failure (the command never runs unconfined: any failure
-// to confine is an error). args are the arguments after Arg.
+// Main is the helper: it runs inside bubblewrap, applies the resource
+// limits, no_new_privs and the Landlock ruleset to itself (the seccomp
+// filter too when Spec.Seccomp; otherwise bubblewrap loaded it), then execs
+// the command. It returns only on failure (the command never runs
+// unconfined: any failure to confine is an error). args are the arguments
+// after Arg.
 //
 // With network allowlist (--egress) the helper does not exec: it listens on
 // 127.0.0.1 inside the sandbox's network namespace, points the command's
@@ -69,13 +71,15 @@ func Main(args []string) error {
 			return err
 		}
 	}
-	if h.Landlock {
-		if err := applyLandlock(h); err != nil {
+	if h.Landlock != nil {
+		if err := applyLandlock(h.Landlock); err != nil {
 			return err
 		}
 	}
-	if err := installSeccomp(h.DenyUnix); err != nil {
-		return err
+	if h.Seccomp {
+		if err := installSeccomp(h.DenyUnix); err != nil {
+			return err
+		}
 	}
 	if h.Egress != "" {
 		return runChild(path, argv, env)
@@ -187,19 +191,14 @@ func runChild(path string, argv, env []string) error {
 	return &ExitStatus{Code: st.ExitCode()}
 }
 
-func applyLandlock(h Spec) error {
-	cfg := landlock.V11
-	cfg.HandledAccessNet = 0 // the network namespace confines the network
-	cfg = cfg.BestEffort()
-	var rules []landlock.Rule
-	if len(h.RO) > 0 {
-		rules = append(rules, landlock.RODirs(h.RO...).IgnoreIfMissing())
-	}
-	if len(h.RW) > 0 {
-		rules = append(rules, landlock.RWDirs(h.RW...).WithRefer().WithResolveUnix().IgnoreIfMissing())
-	}
-	if len(h.Dev) > 0 {
-		rules = append(rules, landlock.RWDirs(h.Dev...).WithIoctlDev().WithResolveUnix().IgnoreIfMissing())
+// applyLandlock enforces r on this thread through go-landlock (exactly
+// r: the downgrade to the kernel's ABI was done by NewRuleset; a kernel
+// that cannot enforce r is an error).
+func applyLandlock(r *Ruleset) error {
+	cfg := landlock.Config{HandledAccessFS: landlock.AccessFSSet(r.FS), Scoped: landlock.ScopedSet(r.Scoped)}
+	rules := make([]landlock.Rule, 0, len(r.Rules))
+	for _, pr := range r.Rules {
+		rules = append(rules, landlock.PathAccess(landlock.AccessFSSet(pr.Access), pr.Path).IgnoreIfMissing())
 	}
 	fd, flags, err := cfg.NewRulesetFD(rules...)
 	if err != nil {

@@ -106,6 +106,18 @@ func installSeccomp(denyUnix bool) error {
 	return nil
 }
 
+// SeccompFilter is the filter as bubblewrap's --seccomp reads it: the
+// program's struct sock_filter array in the machine's byte order. denyUnix
+// as for the helper's own (Spec.DenyUnix).
+func SeccompFilter(denyUnix bool) []byte {
+	prog := seccompProgram(denyUnix)
+	out := make([]byte, 0, len(prog)*int(unsafe.Sizeof(prog[0])))
+	for _, f := range prog {
+		out = append(out, unsafe.Slice((*byte)(unsafe.Pointer(&f)), unsafe.Sizeof(f))...)
+	}
+	return out
+}
+
 // SeccompAvailable reports whether the kernel supports seccomp filters.
 func SeccompAvailable() bool {
 	_, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_GET_ACTION_AVAIL, 0, uintptr(unsafe.Pointer(&[]uint32{unix.SECCOMP_RET_ERRNO}[0])))

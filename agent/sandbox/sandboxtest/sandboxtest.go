@@ -1,14 +1,18 @@
 // Package sandboxtest lets a test binary double as the sandbox helper, so
-// the tests of packages that run confined commands use the real helper
-// (this binary, re-executed) without building oceancode-sandbox first.
+// the tests of packages that run confined commands use the real helpers
+// without building oceancode-sandbox first: this binary, re-executed, as
+// the Go helper, and the exec helper (cmd/oceancode-sandbox-exec) built
+// from source, as an installed oceancode has beside it.
 package sandboxtest
 
 import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 
 	"github.com/oceancode/oceancode/agent/sandbox"
+	"github.com/oceancode/oceancode/internal/exechelper"
 )
 
 // ServeHelper is called first in TestMain. Re-executed as the sandbox
@@ -30,4 +34,14 @@ func ServeHelper() {
 		os.Exit(1)
 	}
 	sandbox.HelperPath = exe
+	if runtime.GOOS != "linux" {
+		return // no helper runs inside the sandbox elsewhere
+	}
+	if sandbox.ExecHelperPath, err = exechelper.Build(); err != nil {
+		fmt.Fprintln(os.Stderr, "sandboxtest:", err)
+		os.Exit(1)
+	}
 }
+
+// Cleanup removes the exec helper ServeHelper built; call it after m.Run.
+func Cleanup() { exechelper.Cleanup() }
