@@ -489,6 +489,45 @@ func TestAttackProcSysWrites(t *testing.T) {
 	}
 }
 
+// TestAttackNamespacesAndCapabilities: the command has no capability at
+// all (the exec helper held two for its binds), cannot make a new user
+// namespace by any system call, and cannot undo a protected path's mount.
+func TestAttackNamespacesAndCapabilities(t *testing.T) {
+	requireSandbox(t)
+	f := newFixture(t)
+	p := f.policy(ModeWorkspaceWrite)
+	r := run(t, p, `grep -E '^Cap(Inh|Prm|Eff|Bnd|Amb):' /proc/self/status; exit 0`, f.env()...)
+	for _, set := range []string{"CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"} {
+		if !strings.Contains(r.out, set+":\t0000000000000000") {
+			t.Errorf("%s is not empty:\n%s%s", set, r.out, r.errOut)
+		}
+	}
+	for attack, want := range map[string]string{
+		"unshare-user": "DENIED: operation not permitted",
+		"clone-user":   "DENIED: operation not permitted",
+		"clone3":       "DENIED: function not implemented",
+	} {
+		r := runArgv(t, p, []string{f.attack, "__attack", attack})
+		if !strings.Contains(r.out, want) {
+			t.Errorf("%s: want %q, got %q %q", attack, want, r.out, r.errOut)
+		}
+	}
+	if _, err := exec.LookPath("unshare"); err == nil {
+		r := run(t, p, `unshare -U true && echo MADE; exit 0`, f.env()...)
+		if strings.Contains(r.out, "MADE") {
+			t.Errorf("unshare -U made a user namespace: %s", r.out)
+		}
+	}
+	r = runArgv(t, p, []string{f.attack, "__attack", "umount", f.ws + "/.git/hooks"})
+	if !strings.Contains(r.out, "DENIED") {
+		t.Errorf("umount of .git/hooks: %q %q", r.out, r.errOut)
+	}
+	r = run(t, p, `echo x > .git/hooks/pre-commit && echo WROTE; exit 0`, f.env()...)
+	if strings.Contains(r.out, "WROTE") {
+		t.Errorf(".git/hooks writable after the umount attempt")
+	}
+}
+
 func TestAttackVsockAndIoUring(t *testing.T) {
 	requireSandbox(t)
 	f := newFixture(t)

@@ -148,7 +148,7 @@ func TestGoldenBwrapArgsAndLandlock(t *testing.T) {
 	pinSystem(t)
 	root, ws, home := goldenFixture(t)
 	helper := "/opt/oceancode/bin/oceancode"
-	env := Env{Helper: helper, ExecHelper: "/opt/oceancode/bin/oceancode-sandbox-exec", Home: home, LandlockABI: 7}
+	env := Env{Helper: helper, ExecHelper: "/opt/oceancode/bin/oceancode-sandbox-exec", HelperMounts: true, Home: home, LandlockABI: 7}
 	cases := []struct {
 		name string
 		p    Policy

@@ -94,14 +94,14 @@ func TestGoHelperFallback(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := "^(TestAttack(WritesOutsideWorkspace|ProtectedPathsInsideWorkspace|CredentialReads|NetworkEgress|ProcSysWrites|VsockAndIoUring)|TestOnlyStdioReachesCommand|TestProcessLimitBounds|TestModesWorkAsAdvertised|TestGitDirsProtected)$"
+	run := "^(TestAttack(WritesOutsideWorkspace|ProtectedPathsInsideWorkspace|CredentialReads|NetworkEgress|ProcSysWrites|VsockAndIoUring|NamespacesAndCapabilities|HelperInWorkspace)|TestOnlyStdioReachesCommand|TestProcessLimitBounds|TestModesWorkAsAdvertised|TestGitDirsProtected)$"
 	cmd := exec.Command(exe, "-test.run", run, "-test.v", "-test.count=1")
 	cmd.Env = append(os.Environ(), envGoHelperOnly+"=1")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("the suite with the Go helper: %v\n%s", err, out)
 	}
-	for _, name := range []string{"TestAttackWritesOutsideWorkspace", "TestAttackVsockAndIoUring", "TestOnlyStdioReachesCommand", "TestGitDirsProtected"} {
+	for _, name := range []string{"TestAttackWritesOutsideWorkspace", "TestAttackVsockAndIoUring", "TestAttackNamespacesAndCapabilities", "TestOnlyStdioReachesCommand", "TestGitDirsProtected"} {
 		if !strings.Contains(string(out), "--- PASS: "+name) {
 			t.Errorf("the fallback run did not pass %s:\n%s", name, out)
 		}
@@ -155,6 +155,31 @@ func attackMain(args []string) int {
 			unix.Close(fd)
 		}
 		return report(err)
+	case "unshare-user":
+		return report(unix.Unshare(unix.CLONE_NEWUSER))
+	case "clone-user":
+		// A raw clone into a new user namespace (the child exits at once).
+		pid, _, errno := unix.RawSyscall6(unix.SYS_CLONE, unix.CLONE_NEWUSER|uintptr(unix.SIGCHLD), 0, 0, 0, 0, 0)
+		if errno != 0 {
+			return report(errno)
+		}
+		if pid == 0 {
+			unix.RawSyscall(unix.SYS_EXIT_GROUP, 0, 0, 0)
+		}
+		return report(nil)
+	case "clone3":
+		args := make([]byte, 88) // struct clone_args, all zero but exit_signal
+		args[32] = byte(unix.SIGCHLD)
+		pid, _, errno := unix.RawSyscall(unix.SYS_CLONE3, uintptr(unsafePointer(args)), 88, 0)
+		if errno != 0 {
+			return report(errno)
+		}
+		if pid == 0 {
+			unix.RawSyscall(unix.SYS_EXIT_GROUP, 0, 0, 0)
+		}
+		return report(nil)
+	case "umount":
+		return report(unix.Unmount(args[1], unix.MNT_DETACH))
 	case "iouring":
 		params := make([]byte, 120)
 		fd, _, errno := unix.Syscall(unix.SYS_IO_URING_SETUP, 4, uintptr(unsafePointer(params)), 0)

@@ -23,6 +23,10 @@ type Env struct {
 	// for the plain exec path ("" = not installed: Helper serves). A
 	// network allowlist always takes Helper (its forwarder is Go).
 	ExecHelper string
+	// HelperMounts: the exec helper makes the protected paths' binds
+	// (the kernel has open_tree, mount_setattr and move_mount: Linux
+	// 5.12); otherwise bubblewrap does.
+	HelperMounts bool
 	// Home is the home directory whose credential stores are masked
 	// ("" = os.UserHomeDir()).
 	Home string
@@ -461,8 +465,12 @@ type plan struct {
 	// (ExecArgs, not HelperArg + Args). Unless the helper loads the seccomp
 	// filter itself (helper.Seccomp), args end in "--seccomp 3": the
 	// runner passes the filter as descriptor 3.
-	exe      string
-	exec     bool
+	exe  string
+	exec bool
+	// binds and chdir: the protected paths the exec helper binds itself
+	// (Env.HelperMounts), then the working directory it changes to.
+	binds    []helperBind
+	chdir    string
 	writable []string
 	// heads are the HEAD files of the git dirs in the workspace as the
 	// command starts; the runner puts back any the command removed (see
@@ -535,8 +543,8 @@ func buildPlan(p Policy, env Env) (*plan, error) {
 	pl := &plan{}
 
 	// Namespaces: everything bubblewrap supports, always a new user
-	// namespace (the child is never host root), and no nested ones.
-	b.add("--unshare-all", "--unshare-user", "--disable-userns")
+	// namespace (the child is never host root), and no nested ones (see
+	// the end for who forbids them).
 	if net == NetworkOn {
 		b.add("--share-net")
 	}
@@ -551,6 +559,7 @@ func buildPlan(p Policy, env Env) (*plan, error) {
 		}
 	}
 	b.add("--die-with-parent", "--new-session", "--cap-drop", "ALL")
+	capsAt := len(b.args) // where the helper's capabilities go, when it mounts
 	b.add("--ro-bind", "/", "/")
 	b.add("--dev", "/dev", "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys")
 	if sysExists("/proc/sysrq-trigger") {
@@ -696,9 +705,10 @@ func buildPlan(p Policy, env Env) (*plan, error) {
 	// writable binds so they win.
 	seen := map[string]bool{}
 	var heads []string
+	prot := &argBuilder{} // self-binds: bubblewrap's, or the exec helper's (see below)
 	for _, r := range roots {
 		for _, pp := range protectedFor(r.path, r.kind) {
-			protect(b, pl, r.path, pp, home, seen)
+			protect(prot, pl, r.path, pp, home, seen)
 			if g, ok := strings.CutSuffix(pp.rel, "/packed-refs"); ok || pp.rel == "packed-refs" {
 				if !ok {
 					g = "."
@@ -715,7 +725,7 @@ func buildPlan(p Policy, env Env) (*plan, error) {
 	for _, h := range helpers {
 		for _, r := range pl.writable {
 			if rel, err := filepath.Rel(r, h); err == nil && under(h, r) && h != r {
-				protect(b, pl, r, protectedPath{rel: filepath.ToSlash(rel), optional: true}, home, seen)
+				protect(prot, pl, r, protectedPath{rel: filepath.ToSlash(rel), optional: true}, home, seen)
 				break
 			}
 		}
@@ -740,7 +750,21 @@ func buildPlan(p Policy, env Env) (*plan, error) {
 			sysMasks = append(sysMasks, mask{path: s})
 		}
 	}
-	for _, m := range append(sysMasks, masksFor(masks)...) {
+	// The protected paths' self-binds: bubblewrap makes them, before the
+	// masks, or (exec helper, kernel with the new mount API) the helper
+	// does, after them, in a few system calls each instead of bubblewrap's
+	// reread of the whole mount table per bind. Seen from inside, a
+	// self-bind under a mask would bind the mask onto itself (it is
+	// dropped: masked already); one above a mask takes the mask along
+	// (recursive), as bubblewrap's later mask would cover it.
+	helperMounts := pl.exec && env.HelperMounts
+	allMasks := append(sysMasks, masksFor(masks)...)
+	if !helperMounts {
+		b.args = append(b.args, prot.args...)
+	}
+	var maskPaths []string
+	for _, m := range allMasks {
+		maskPaths = append(maskPaths, m.path)
 		if m.dir {
 			b.add("--tmpfs", m.path, "--remount-ro", m.path)
 		} else {
@@ -757,7 +781,26 @@ func buildPlan(p Policy, env Env) (*plan, error) {
 		// bubblewrap loads the filter just before it execs the helper.
 		b.add("--seccomp", "3")
 	}
-	pl.args = b.args
+	ns := []string{"--unshare-all", "--unshare-user", "--disable-userns"}
+	if helperMounts {
+		for i := 0; i < len(prot.args); i += 3 {
+			op, path := prot.args[i], prot.args[i+2]
+			if coveredBy(path, maskPaths) {
+				continue
+			}
+			pl.binds = append(pl.binds, helperBind{Path: path, RO: op == "--ro-bind"})
+		}
+		pl.chdir = dir
+		// The helper needs CAP_SYS_ADMIN in the sandbox's user namespace
+		// for the binds and CAP_SETPCAP to drop the bounding set; it
+		// drops both before the command. bubblewrap's --disable-userns
+		// would run it in a nested user namespace that does not own the
+		// mounts, so the seccomp filter forbids new user namespaces
+		// instead (helper.SeccompFilter).
+		ns = ns[:2]
+		b.args = append(b.args[:capsAt], append([]string{"--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETPCAP"}, b.args[capsAt:]...)...)
+	}
+	pl.args = append(ns, b.args...)
 
 	// What the helper applies inside: Landlock, seccomp, rlimits.
 	// The command may not make unix sockets unless the network is on; with
@@ -770,6 +813,7 @@ func buildPlan(p Policy, env Env) (*plan, error) {
 	h.AS = uint64(l.AddressSpaceMB) << 20
 	h.FSize = uint64(l.FileSizeMB) << 20
 	h.NoFile = uint64(l.OpenFiles)
+	h.Binds, h.Chdir = pl.binds, pl.chdir
 	pl.helper = h
 	return pl, nil
 }

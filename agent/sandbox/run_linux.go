@@ -298,7 +298,7 @@ func Command(ctx context.Context, p Policy, argv []string, env []string) (*Cmd, 
 	if err != nil {
 		return nil, err
 	}
-	pl, err := buildPlan(p, Env{Helper: helper, ExecHelper: execHelperPath(), LandlockABI: sup.LandlockABI, Getenv: envLookup(env)})
+	pl, err := buildPlan(p, Env{Helper: helper, ExecHelper: execHelperPath(), HelperMounts: mountAPI(), LandlockABI: sup.LandlockABI, Getenv: envLookup(env)})
 	if err != nil {
 		return nil, err
 	}
@@ -311,6 +311,9 @@ func Command(ctx context.Context, p Policy, argv []string, env []string) (*Cmd, 
 		}
 		helperArgs = append([]string{realPath(pl.exe)}, helperArgs...)
 	} else {
+		if len(hs.Binds) > 0 {
+			return nil, errors.New("sandbox: the plan gave binds to the Go helper") // a plan bug, never a weaker sandbox
+		}
 		helperEnv = hs.WithOneProc(env)
 		helperArgs = append([]string{realPath(pl.exe), HelperArg}, hs.Args()...)
 	}
@@ -395,6 +398,21 @@ func Command(ctx context.Context, p Policy, argv []string, env []string) (*Cmd, 
 	}
 	return cmd, nil
 }
+
+// mountAPI reports whether the exec helper can make the protected paths'
+// binds itself: the kernel has the new mount API it binds with
+// (mount_setattr, Linux 5.12; open_tree and move_mount are older: asked
+// once, with arguments that fail before any effect), and the agent is
+// root. For any other uid bubblewrap runs the command in a second, nested
+// user namespace (the first maps root, for devpts), which does not own the
+// mount namespace: there bubblewrap makes the binds.
+var mountAPI = sync.OnceValue(func() bool {
+	if os.Geteuid() != 0 {
+		return false
+	}
+	_, _, errno := unix.Syscall6(unix.SYS_MOUNT_SETATTR, ^uintptr(0), 0, 0, 0, 0, 0)
+	return errno != unix.ENOSYS
+})
 
 // seccompPipe is a pipe holding the seccomp filter for bubblewrap's
 // --seccomp (read end; the filter is far below the pipe's capacity, so

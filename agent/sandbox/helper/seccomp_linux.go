@@ -35,7 +35,12 @@ const (
 
 // seccompProgram builds the filter: foreign architectures are killed, x32
 // system calls, io_uring and keyrings get EPERM, socket(AF_VSOCK) gets EPERM
-// and, with denyUnix, socket(AF_UNIX) too (socketpair stays allowed).
+// and, with denyUnix, socket(AF_UNIX) too (socketpair stays allowed). New
+// user namespaces are refused: unshare and clone with CLONE_NEWUSER get
+// EPERM, and clone3, whose flags a filter cannot read, ENOSYS (the C
+// library and Go then fall back to clone), as container runtimes' default
+// profiles do. (bubblewrap's --disable-userns says the same where it runs,
+// but not when the exec helper makes the binds: see package sandbox.)
 func seccompProgram(denyUnix bool) []unix.SockFilter {
 	type ins struct {
 		f      unix.SockFilter
@@ -58,7 +63,13 @@ func seccompProgram(denyUnix bool) []unix.SockFilter {
 	for _, nr := range seccompDenied {
 		jeq(nr, "eperm", "")
 	}
+	jeq(unix.SYS_CLONE3, "enosys", "")
+	jeq(unix.SYS_UNSHARE, "nsflags", "")
+	jeq(unix.SYS_CLONE, "nsflags", "")
 	jeq(unix.SYS_SOCKET, "socket", "allow")
+	label("nsflags")
+	stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offArg0)
+	prog = append(prog, ins{f: unix.SockFilter{Code: unix.BPF_JMP | unix.BPF_JSET | unix.BPF_K, K: unix.CLONE_NEWUSER}, jt: "eperm", jf: "allow"})
 	label("socket")
 	stmt(unix.BPF_LD|unix.BPF_W|unix.BPF_ABS, offArg0)
 	jeq(unix.AF_VSOCK, "eperm", "")
@@ -69,6 +80,8 @@ func seccompProgram(denyUnix bool) []unix.SockFilter {
 	stmt(unix.BPF_RET|unix.BPF_K, unix.SECCOMP_RET_ALLOW)
 	label("eperm")
 	stmt(unix.BPF_RET|unix.BPF_K, unix.SECCOMP_RET_ERRNO|uint32(unix.EPERM))
+	label("enosys")
+	stmt(unix.BPF_RET|unix.BPF_K, unix.SECCOMP_RET_ERRNO|uint32(unix.ENOSYS))
 	label("kill")
 	stmt(unix.BPF_RET|unix.BPF_K, unix.SECCOMP_RET_KILL_PROCESS)
 
