@@ -298,7 +298,7 @@ func Command(ctx context.Context, p Policy, argv []string, env []string) (*Cmd, 
 	if err != nil {
 		return nil, err
 	}
-	pl, err := buildPlan(p, Env{Helper: helper, ExecHelper: execHelperPath(), HelperMounts: mountAPI(), LandlockABI: sup.LandlockABI, Getenv: envLookup(env)})
+	pl, err := buildPlan(p, Env{Helper: helper, ExecHelper: execHelperPath(), HelperMounts: helperBinds(sup.Bwrap, execHelperPath()), LandlockABI: sup.LandlockABI, Getenv: envLookup(env)})
 	if err != nil {
 		return nil, err
 	}
@@ -399,13 +399,12 @@ func Command(ctx context.Context, p Policy, argv []string, env []string) (*Cmd, 
 	return cmd, nil
 }
 
-// mountAPI reports whether the exec helper can make the protected paths'
-// binds itself: the kernel has the new mount API it binds with
-// (mount_setattr, Linux 5.12; open_tree and move_mount are older: asked
-// once, with arguments that fail before any effect), and the agent is
-// root. For any other uid bubblewrap runs the command in a second, nested
-// user namespace (the first maps root, for devpts), which does not own the
-// mount namespace: there bubblewrap makes the binds.
+// mountAPI reports whether the kernel has the new mount API the exec
+// helper binds with (mount_setattr, Linux 5.12; open_tree and move_mount
+// are older) and the agent is root: asked once, with arguments that fail
+// before any effect. For any other uid bubblewrap runs the command in a
+// second, nested user namespace (the first maps root, for devpts), which
+// does not own the mount namespace: there bubblewrap makes the binds.
 var mountAPI = sync.OnceValue(func() bool {
 	if os.Geteuid() != 0 {
 		return false
@@ -413,6 +412,32 @@ var mountAPI = sync.OnceValue(func() bool {
 	_, _, errno := unix.Syscall6(unix.SYS_MOUNT_SETATTR, ^uintptr(0), 0, 0, 0, 0, 0)
 	return errno != unix.ENOSYS
 })
+
+var (
+	bindsMu sync.Mutex
+	bindsOK = map[string]bool{}
+)
+
+// helperBinds reports whether the exec helper at execHelper makes the
+// protected paths' binds here: mountAPI, and a probe (cached like the
+// bubblewrap probe, see probeHelperBinds) in which bubblewrap starts the
+// helper with its two capabilities and it binds a path and drops them. A
+// host whose security policy refuses the helper's mounts (an LSM, a
+// container's seccomp profile) gets bubblewrap's binds, never a refusal of
+// every command.
+func helperBinds(bwrap, execHelper string) bool {
+	if execHelper == "" || !mountAPI() {
+		return false
+	}
+	bindsMu.Lock()
+	defer bindsMu.Unlock()
+	ok, seen := bindsOK[execHelper]
+	if !seen {
+		ok = probeHelperBinds(bwrap, execHelper, true)
+		bindsOK[execHelper] = ok
+	}
+	return ok
+}
 
 // seccompPipe is a pipe holding the seccomp filter for bubblewrap's
 // --seccomp (read end; the filter is far below the pipe's capacity, so

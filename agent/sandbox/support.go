@@ -32,6 +32,10 @@ type Support struct {
 	LandlockABI int `json:"landlock_abi"`
 	// Seccomp reports whether seccomp filters are available.
 	Seccomp bool `json:"seccomp"`
+	// HelperBinds (doctor's Detect only): the exec helper makes the
+	// protected paths' binds itself here (a root agent, Linux 5.12, and a
+	// real probe run); otherwise bubblewrap makes them.
+	HelperBinds bool `json:"helper_binds,omitempty"`
 	// ProcessLimit says how the process-count limit is enforced.
 	ProcessLimit string `json:"process_limit,omitempty"`
 	// SandboxExec is the path of macOS sandbox-exec ("" = not found).

@@ -96,6 +96,9 @@ func TestSandboxLeanHelper(t *testing.T) {
 	if !strings.Contains(string(out), `"exec": "`+execHelper+`"`) || !strings.Contains(string(out), `"go": "`+filepath.Join(dir, sandbox.HelperBinary)+`"`) {
 		t.Errorf("doctor --json does not name both helpers:\n%s", out)
 	}
+	if os.Geteuid() == 0 && !strings.Contains(string(out), `"helper_binds": true`) {
+		t.Errorf("doctor --json: as root on this kernel the exec helper should bind the protected paths itself:\n%s", out)
+	}
 	// The lean helper refuses to be run by hand.
 	out, err = exec.Command(filepath.Join(dir, sandbox.HelperBinary)).CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "internal helper of oceancode") {
