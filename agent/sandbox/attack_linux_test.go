@@ -528,6 +528,36 @@ func TestAttackNamespacesAndCapabilities(t *testing.T) {
 	}
 }
 
+// TestAttackDenyRootOverProtectedPath: a sandbox.deny root over protected
+// paths (the git dir's hooks, the whole .git) keeps them masked and the
+// command still runs — whoever makes the protected paths' binds (the exec
+// helper leaves out a self-bind under a mask; bubblewrap's mask comes
+// after its binds).
+func TestAttackDenyRootOverProtectedPath(t *testing.T) {
+	requireSandbox(t)
+	for _, deny := range []string{".git/hooks", ".git"} {
+		t.Run(deny, func(t *testing.T) {
+			f := newFixture(t)
+			write(t, f.ws+"/.git/hooks/pre-commit", secret)
+			p := f.policy(ModeWorkspaceWrite)
+			p.Deny = append(p.Deny, deny)
+			r := run(t, p, `
+				cat .git/hooks/pre-commit 2>/dev/null
+				echo evil > .git/hooks/pre-commit 2>/dev/null && echo WROTE
+				echo ok > allowed.txt
+				echo RAN`, f.env()...)
+			if r.code != 0 || !strings.Contains(r.out, "RAN") {
+				t.Fatalf("the command did not run (exit %d): %q %q", r.code, r.out, r.errOut)
+			}
+			if strings.Contains(r.out, secret) || strings.Contains(r.out, "WROTE") {
+				t.Errorf("the masked hooks were read or written: %q", r.out)
+			}
+			unchanged(t, f.ws+"/.git/hooks/pre-commit", secret)
+			unchanged(t, f.ws+"/allowed.txt", "ok\n")
+		})
+	}
+}
+
 func TestAttackVsockAndIoUring(t *testing.T) {
 	requireSandbox(t)
 	f := newFixture(t)

@@ -465,12 +465,8 @@ type plan struct {
 	// (ExecArgs, not HelperArg + Args). Unless the helper loads the seccomp
 	// filter itself (helper.Seccomp), args end in "--seccomp 3": the
 	// runner passes the filter as descriptor 3.
-	exe  string
-	exec bool
-	// binds and chdir: the protected paths the exec helper binds itself
-	// (Env.HelperMounts), then the working directory it changes to.
-	binds    []helperBind
-	chdir    string
+	exe      string
+	exec     bool
 	writable []string
 	// heads are the HEAD files of the git dirs in the workspace as the
 	// command starts; the runner puts back any the command removed (see
@@ -541,10 +537,22 @@ func buildPlan(p Policy, env Env) (*plan, error) {
 	net := p.EffectiveNetwork()
 	b := &argBuilder{}
 	pl := &plan{}
+	// The exec helper runs the command unless a network allowlist needs
+	// the Go helper's forwarder; it makes the protected paths' binds
+	// itself when env.HelperMounts (see below).
+	pl.exec = env.ExecHelper != "" && net != NetworkAllowlist
+	helperMounts := pl.exec && env.HelperMounts
 
 	// Namespaces: everything bubblewrap supports, always a new user
-	// namespace (the child is never host root), and no nested ones (see
-	// the end for who forbids them).
+	// namespace (the child is never host root), and no nested ones:
+	// bubblewrap's --disable-userns, except where the exec helper makes
+	// the binds (it would run the helper in a nested user namespace that
+	// does not own the mounts); the seccomp filter forbids them on every
+	// path (helper.SeccompFilter).
+	b.add("--unshare-all", "--unshare-user")
+	if !helperMounts {
+		b.add("--disable-userns")
+	}
 	if net == NetworkOn {
 		b.add("--share-net")
 	}
@@ -559,7 +567,11 @@ func buildPlan(p Policy, env Env) (*plan, error) {
 		}
 	}
 	b.add("--die-with-parent", "--new-session", "--cap-drop", "ALL")
-	capsAt := len(b.args) // where the helper's capabilities go, when it mounts
+	if helperMounts {
+		// For the binds, and to empty the bounding set; the helper drops
+		// both before the command.
+		b.add("--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETPCAP")
+	}
 	b.add("--ro-bind", "/", "/")
 	b.add("--dev", "/dev", "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys")
 	if sysExists("/proc/sysrq-trigger") {
@@ -617,8 +629,8 @@ func buildPlan(p Policy, env Env) (*plan, error) {
 	helpers := []string{helper}
 	if env.ExecHelper != "" {
 		helpers = append(helpers, realPath(env.ExecHelper))
-		if egressInside == "" {
-			helper, pl.exec = helpers[1], true
+		if pl.exec {
+			helper = helpers[1]
 		}
 	}
 	pl.exe = helper
@@ -705,10 +717,10 @@ func buildPlan(p Policy, env Env) (*plan, error) {
 	// writable binds so they win.
 	seen := map[string]bool{}
 	var heads []string
-	prot := &argBuilder{} // self-binds: bubblewrap's, or the exec helper's (see below)
+	var prot []helperBind // self-binds: bubblewrap's, or the exec helper's (see below)
 	for _, r := range roots {
 		for _, pp := range protectedFor(r.path, r.kind) {
-			protect(prot, pl, r.path, pp, home, seen)
+			prot = protect(prot, pl, r.path, pp, home, seen)
 			if g, ok := strings.CutSuffix(pp.rel, "/packed-refs"); ok || pp.rel == "packed-refs" {
 				if !ok {
 					g = "."
@@ -725,7 +737,7 @@ func buildPlan(p Policy, env Env) (*plan, error) {
 	for _, h := range helpers {
 		for _, r := range pl.writable {
 			if rel, err := filepath.Rel(r, h); err == nil && under(h, r) && h != r {
-				protect(prot, pl, r, protectedPath{rel: filepath.ToSlash(rel), optional: true}, home, seen)
+				prot = protect(prot, pl, r, protectedPath{rel: filepath.ToSlash(rel), optional: true}, home, seen)
 				break
 			}
 		}
@@ -757,10 +769,15 @@ func buildPlan(p Policy, env Env) (*plan, error) {
 	// self-bind under a mask would bind the mask onto itself (it is
 	// dropped: masked already); one above a mask takes the mask along
 	// (recursive), as bubblewrap's later mask would cover it.
-	helperMounts := pl.exec && env.HelperMounts
 	allMasks := append(sysMasks, masksFor(masks)...)
 	if !helperMounts {
-		b.args = append(b.args, prot.args...)
+		for _, bd := range prot {
+			op := "--bind"
+			if bd.RO {
+				op = "--ro-bind"
+			}
+			b.add(op, bd.Path, bd.Path)
+		}
 	}
 	var maskPaths []string
 	for _, m := range allMasks {
@@ -781,26 +798,7 @@ func buildPlan(p Policy, env Env) (*plan, error) {
 		// bubblewrap loads the filter just before it execs the helper.
 		b.add("--seccomp", "3")
 	}
-	ns := []string{"--unshare-all", "--unshare-user", "--disable-userns"}
-	if helperMounts {
-		for i := 0; i < len(prot.args); i += 3 {
-			op, path := prot.args[i], prot.args[i+2]
-			if coveredBy(path, maskPaths) {
-				continue
-			}
-			pl.binds = append(pl.binds, helperBind{Path: path, RO: op == "--ro-bind"})
-		}
-		pl.chdir = dir
-		// The helper needs CAP_SYS_ADMIN in the sandbox's user namespace
-		// for the binds and CAP_SETPCAP to drop the bounding set; it
-		// drops both before the command. bubblewrap's --disable-userns
-		// would run it in a nested user namespace that does not own the
-		// mounts, so the seccomp filter forbids new user namespaces
-		// instead (helper.SeccompFilter).
-		ns = ns[:2]
-		b.args = append(b.args[:capsAt], append([]string{"--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETPCAP"}, b.args[capsAt:]...)...)
-	}
-	pl.args = append(ns, b.args...)
+	pl.args = b.args
 
 	// What the helper applies inside: Landlock, seccomp, rlimits.
 	// The command may not make unix sockets unless the network is on; with
@@ -813,7 +811,14 @@ func buildPlan(p Policy, env Env) (*plan, error) {
 	h.AS = uint64(l.AddressSpaceMB) << 20
 	h.FSize = uint64(l.FileSizeMB) << 20
 	h.NoFile = uint64(l.OpenFiles)
-	h.Binds, h.Chdir = pl.binds, pl.chdir
+	if helperMounts {
+		for _, bd := range prot {
+			if !coveredBy(bd.Path, maskPaths) {
+				h.Binds = append(h.Binds, bd)
+			}
+		}
+		h.Chdir = dir
+	}
 	pl.helper = h
 	return pl, nil
 }
@@ -902,11 +907,12 @@ func notARepository(gitDir string) bool {
 	return errors.Is(err, fs.ErrNotExist)
 }
 
-// protect write-protects r/pp.rel: ancestors between r and the path are
-// pinned (bound onto themselves, so renaming them fails with EBUSY) and the
-// path is bound read-only. A missing path is blocked at its first missing
-// component, which becomes a placeholder.
-func protect(b *argBuilder, pl *plan, r string, pp protectedPath, home string, seen map[string]bool) {
+// protect write-protects r/pp.rel, appending its self-binds to binds:
+// ancestors between r and the path are pinned (bound onto themselves, so
+// renaming them fails with EBUSY) and the path is bound read-only. A
+// missing path is blocked at its first missing component, which becomes a
+// placeholder.
+func protect(binds []helperBind, pl *plan, r string, pp protectedPath, home string, seen map[string]bool) []helperBind {
 	parts := strings.Split(pp.rel, "/")
 	cur := r
 	for i, part := range parts {
@@ -915,25 +921,24 @@ func protect(b *argBuilder, pl *plan, r string, pp protectedPath, home string, s
 		last := i == len(parts)-1
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
-				return
+				return binds
 			}
 			if pp.homeOnly && r != home {
-				return
+				return binds
 			}
 			if pp.optional {
-				return
+				return binds
 			}
 			if seen[next] {
-				return
+				return binds
 			}
 			seen[next] = true
 			pl.placeholders = append(pl.placeholders, placeholder{Path: next, Dir: !last || pp.dir})
-			b.add("--ro-bind", next, next)
-			return
+			return append(binds, helperBind{Path: next, RO: true})
 		}
 		if last {
 			if seen[next] {
-				return
+				return binds
 			}
 			seen[next] = true
 			if fi.Mode()&fs.ModeSymlink != 0 {
@@ -941,22 +946,22 @@ func protect(b *argBuilder, pl *plan, r string, pp protectedPath, home string, s
 				// writable root; outside one it is read-only anyway.
 				t, err := filepath.EvalSymlinks(next)
 				if err != nil || !coveredBy(t, pl.writable) {
-					return
+					return binds
 				}
 				next = t
 			}
-			b.add("--ro-bind", next, next)
-			return
+			return append(binds, helperBind{Path: next, RO: true})
 		}
 		if fi.Mode()&fs.ModeSymlink != 0 || !fi.IsDir() {
-			return
+			return binds
 		}
 		if !seen["pin:"+next] {
 			seen["pin:"+next] = true
-			b.add("--bind", next, next)
+			binds = append(binds, helperBind{Path: next})
 		}
 		cur = next
 	}
+	return binds
 }
 
 type mask struct {

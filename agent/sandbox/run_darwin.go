@@ -28,7 +28,7 @@ var HelperPath string
 var ExecHelperPath string
 
 // Helpers: no helper runs inside the macOS sandbox.
-func Helpers() (exec, goHelper string, err error) { return "", "", nil }
+func Helpers() (execHelper, goHelper string, err error) { return "", "", nil }
 
 // Detect reports sandbox-exec on macOS.
 func Detect() Support {

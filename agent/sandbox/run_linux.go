@@ -64,11 +64,7 @@ func (c *Cmd) Start() error {
 	default:
 		err = c.cgroup.start(c.Cmd)
 	}
-	for _, f := range []*os.File{c.infoW, c.blockR} {
-		if f != nil {
-			f.Close()
-		}
-	}
+	closeFiles(c.infoW, c.blockR)
 	if err != nil {
 		c.Release()
 		return err
@@ -232,7 +228,7 @@ func execHelperPath() string {
 // Helpers names the helpers the sandbox would run for a command from this
 // process: the exec helper ("" when none is installed) and the Go helper
 // (doctor shows both).
-func Helpers() (exec, goHelper string, err error) {
+func Helpers() (execHelper, goHelper string, err error) {
 	goHelper, err = helperPath()
 	return execHelperPath(), goHelper, err
 }
@@ -298,7 +294,8 @@ func Command(ctx context.Context, p Policy, argv []string, env []string) (*Cmd, 
 	if err != nil {
 		return nil, err
 	}
-	pl, err := buildPlan(p, Env{Helper: helper, ExecHelper: execHelperPath(), HelperMounts: helperBinds(sup.Bwrap, execHelperPath()), LandlockABI: sup.LandlockABI, Getenv: envLookup(env)})
+	execHelper := execHelperPath()
+	pl, err := buildPlan(p, Env{Helper: helper, ExecHelper: execHelper, HelperMounts: helperBinds(sup.Bwrap, execHelper), LandlockABI: sup.LandlockABI, Getenv: envLookup(env)})
 	if err != nil {
 		return nil, err
 	}
@@ -317,13 +314,23 @@ func Command(ctx context.Context, p Policy, argv []string, env []string) (*Cmd, 
 		helperEnv = hs.WithOneProc(env)
 		helperArgs = append([]string{realPath(pl.exe), HelperArg}, hs.Args()...)
 	}
+	// The seccomp filter for bubblewrap's --seccomp 3, unless the helper
+	// loads it itself.
+	var seccompR *os.File
+	if !hs.Seccomp {
+		if seccompR, err = seccompPipe(hs.DenyUnix); err != nil {
+			return nil, err
+		}
+	}
 	held, err := acquirePlaceholders(pl.placeholders)
 	if err != nil {
+		closeFiles(seccompR)
 		return nil, err
 	}
 	info, infoW, err := os.Pipe()
 	if err != nil {
 		releasePlaceholders(held)
+		closeFiles(seccompR)
 		return nil, fmt.Errorf("sandbox: info pipe: %w", err)
 	}
 	var cg *pidsCgroup
@@ -342,8 +349,7 @@ func Command(ctx context.Context, p Policy, argv []string, env []string) (*Cmd, 
 	if migrate {
 		if blockR, blockW, err = os.Pipe(); err != nil {
 			releasePlaceholders(held)
-			info.Close()
-			infoW.Close()
+			closeFiles(seccompR, info, infoW)
 			return nil, fmt.Errorf("sandbox: block pipe: %w", err)
 		}
 	}
@@ -351,17 +357,7 @@ func Command(ctx context.Context, p Policy, argv []string, env []string) (*Cmd, 
 	// --seccomp 3, unless the helper loads it itself), the info pipe, the
 	// block pipe.
 	var extra []*os.File
-	var seccompR *os.File
-	if !pl.helper.Seccomp {
-		if seccompR, err = seccompPipe(pl.helper.DenyUnix); err != nil {
-			releasePlaceholders(held)
-			for _, f := range []*os.File{info, infoW, blockR, blockW} {
-				if f != nil {
-					f.Close()
-				}
-			}
-			return nil, err
-		}
+	if seccompR != nil {
 		extra = append(extra, seccompR)
 	}
 	args := append([]string{}, pl.args...)
@@ -390,13 +386,18 @@ func Command(ctx context.Context, p Policy, argv []string, env []string) (*Cmd, 
 	cmd.release = func() {
 		restoreHeads(pl.heads)
 		releasePlaceholders(held)
-		for _, f := range []*os.File{info, infoW, blockR, blockW, seccompR} {
-			if f != nil {
-				f.Close()
-			}
-		}
+		closeFiles(info, infoW, blockR, blockW, seccompR)
 	}
 	return cmd, nil
+}
+
+// closeFiles closes the files that are not nil.
+func closeFiles(fs ...*os.File) {
+	for _, f := range fs {
+		if f != nil {
+			f.Close()
+		}
+	}
 }
 
 // mountAPI reports whether the kernel has the new mount API the exec

@@ -27,7 +27,7 @@ var HelperPath string
 var ExecHelperPath string
 
 // Helpers: no helper runs inside a sandbox on this platform.
-func Helpers() (exec, goHelper string, err error) { return "", "", nil }
+func Helpers() (execHelper, goHelper string, err error) { return "", "", nil }
 
 // Detect reports that no sandbox is available on this platform.
 func Detect() Support {

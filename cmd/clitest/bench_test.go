@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/oceancode/oceancode/agent/provider/providertest"
+	"github.com/oceancode/oceancode/internal/exechelper"
 	"github.com/oceancode/oceancode/internal/hermetictest"
 	"github.com/oceancode/oceancode/internal/telemetry/otlptest"
 	"github.com/oceancode/oceancode/layers/layerstest"
@@ -64,10 +65,17 @@ func built(b *testing.B) string {
 		}
 		// The sandbox's exec helper, as make build puts it beside oceancode.
 		if runtime.GOOS == "linux" {
-			out, err := exec.Command("sh", "../../scripts/build-exec-helper.sh", filepath.Join(binDir, "oceancode-sandbox-exec")).CombinedOutput()
+			built, err := exechelper.Build()
+			var data []byte
+			if err == nil {
+				data, err = os.ReadFile(built)
+			}
+			if err == nil {
+				err = os.WriteFile(filepath.Join(binDir, "oceancode-sandbox-exec"), data, 0o755)
+			}
+			exechelper.Cleanup()
 			if err != nil {
 				buildErr = err
-				b.Logf("%s", out)
 				return
 			}
 		}

@@ -302,17 +302,16 @@ type PathRule struct {
 // The rights of the three kinds of rules, as go-landlock's RODirs and
 // RWDirs define them (the library keeps these sets unexported).
 const (
-	readRights  = ll.AccessFSExecute | ll.AccessFSReadFile | ll.AccessFSReadDir
+	// ReadRights: RODirs (read files and directories, execute).
+	ReadRights  = ll.AccessFSExecute | ll.AccessFSReadFile | ll.AccessFSReadDir
 	writeRights = ll.AccessFSWriteFile | ll.AccessFSRemoveDir | ll.AccessFSRemoveFile | ll.AccessFSMakeChar |
 		ll.AccessFSMakeDir | ll.AccessFSMakeReg | ll.AccessFSMakeSock | ll.AccessFSMakeFifo |
 		ll.AccessFSMakeBlock | ll.AccessFSMakeSym | ll.AccessFSTruncate
 	// RWRights: RWDirs plus refer and resolve-unix (the workspace and the
 	// temporary directories: renames across directories, local sockets).
-	RWRights = readRights | writeRights | ll.AccessFSRefer | ll.AccessFSResolveUnix
+	RWRights = ReadRights | writeRights | ll.AccessFSRefer | ll.AccessFSResolveUnix
 	// DevRights: RWRights plus device ioctls (/dev).
 	DevRights = RWRights | ll.AccessFSIoctlDev
-	// ReadRights: RODirs (read files and directories, execute).
-	ReadRights = readRights
 )
 
 // abiConfigs are go-landlock's configurations per Landlock ABI version:
