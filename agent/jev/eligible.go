@@ -420,13 +420,4 @@ func resolveLinks(p string) (string, bool) {
 }
 
 // clip cuts s to at most n bytes at a rune boundary, marking the cut.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && cut < len(s) && s[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + "…"
-}
+func clip(s string, n int) string { return shorten(s, n, "…") }
