@@ -165,6 +165,8 @@ func TestNeverReachesAdvisor(t *testing.T) {
 		{name: "outside path", cmd: "touch /var/tmp/oceancode-jev-outside"},
 		{name: "hold list", cmd: "npm install left-pad"},
 		{name: "persistence file", cmd: "touch .git/hooks/pre-commit"},
+		{name: "shell rc file", cmd: "echo x >> .zlogin"},
+		{name: "CI file", cmd: "touch .travis.yml"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, m := range []jev.Mode{jev.Shadow, jev.Act} {
