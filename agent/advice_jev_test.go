@@ -120,6 +120,21 @@ func record(c *agent.Config) *recorder {
 	return r
 }
 
+// runAnsweringOnce runs c, answering its one ask "once", and returns the
+// advice that ask showed.
+func runAnsweringOnce(t *testing.T, c agent.Config) *jev.Advice {
+	t.Helper()
+	var got *jev.Advice
+	c.Ask = func(_ context.Context, a agent.Ask) (agent.Reply, error) {
+		got = a.Advice
+		return agent.Reply{Answer: agent.Once}, nil
+	}
+	if _, err := agent.Run(context.Background(), c, nil, "go"); err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
 func (r *recorder) of(typ agent.EventType) []agent.Event {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -150,6 +165,8 @@ func TestNeverReachesAdvisor(t *testing.T) {
 		{name: "outside path", cmd: "touch /var/tmp/oceancode-jev-outside"},
 		{name: "hold list", cmd: "npm install left-pad"},
 		{name: "persistence file", cmd: "touch .git/hooks/pre-commit"},
+		{name: "shell rc file", cmd: "echo x >> .zlogin"},
+		{name: "CI file", cmd: "touch .travis.yml"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, m := range []jev.Mode{jev.Shadow, jev.Act} {
@@ -299,14 +316,7 @@ func TestActDeadline(t *testing.T) {
 		[]providertest.Turn{bash("call_1", "touch notes.txt"), providertest.Text("ok")},
 		providertest.Turn{Text: safeScores, Delay: providertest.Duration(5 * time.Second)})
 	rec := record(&c)
-	var got *jev.Advice
-	c.Ask = func(_ context.Context, a agent.Ask) (agent.Reply, error) {
-		got = a.Advice
-		return agent.Reply{Answer: agent.Once}, nil
-	}
-	if _, err := agent.Run(context.Background(), c, nil, "go"); err != nil {
-		t.Fatal(err)
-	}
+	got := runAnsweringOnce(t, c)
 	if got == nil || got.Status != jev.StatusTimeout || got.Acted {
 		t.Fatalf("ask advice = %+v", got)
 	}
@@ -330,14 +340,7 @@ func TestUnavailableIsNotUnsafe(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c, _, _, _ := jevSetup(t, jev.Act, 5*time.Second, nil, []providertest.Turn{bash("call_1", "touch notes.txt"), providertest.Text("ok")}, tc.adv...)
 			rec := record(&c)
-			var got *jev.Advice
-			c.Ask = func(_ context.Context, a agent.Ask) (agent.Reply, error) {
-				got = a.Advice
-				return agent.Reply{Answer: agent.Once}, nil
-			}
-			if _, err := agent.Run(context.Background(), c, nil, "go"); err != nil {
-				t.Fatal(err)
-			}
+			got := runAnsweringOnce(t, c)
 			if got == nil || got.Status != jev.StatusUnavailable {
 				t.Fatalf("ask advice = %+v", got)
 			}

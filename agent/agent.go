@@ -448,13 +448,16 @@ func (r *run) settle(ctx context.Context, call message.ToolCall, tg tools.Target
 	auto := r.c.Ask == nil && r.c.Auto && !d.Posture()
 	var adv *jev.Advice
 	var sh *shadow
-	if req, ok := r.advisorRequest(tg, gr, res); ok && (r.c.Ask != nil || auto) {
+	var req jev.Request
+	ok := false
+	if r.c.Ask != nil || auto { // else the ask is a deny: Eligible's file system checks would be wasted
+		req, ok = r.advisorRequest(tg, gr, res)
+	}
+	if ok {
 		if r.c.Advisor.Mode() != jev.Act {
 			sh = r.adviseShadow(ctx, call, req)
 		} else {
-			a := r.adviseNow(ctx, req)
-			a.Mode = jev.Act
-			a.Acted = a.Safe()
+			a := r.adviseNow(ctx, req) // Mode and Acted set (Advise, or adviseNow's timeout)
 			why := ""
 			if auto {
 				why = rejection(a)

@@ -28,44 +28,36 @@ const maxAnswerBytes = 512
 // with exactly the four keys, the three scores integers 0..100, the blast
 // radius one of the four values. Anything else is an error ("answer: ...").
 func ParseAnswer(text string) (Scores, error) {
-	s, err := parseAnswer(text)
-	if err != nil {
-		return Scores{}, err
-	}
-	return s, nil
-}
-
-func parseAnswer(text string) (Scores, error) {
 	var s Scores
 	b := bytes.TrimSpace([]byte(text))
 	if len(b) == 0 {
-		return s, errors.New("answer: empty")
+		return Scores{}, errors.New("answer: empty")
 	}
 	if len(b) > maxAnswerBytes {
-		return s, fmt.Errorf("answer: %d bytes, want at most %d", len(b), maxAnswerBytes)
+		return Scores{}, fmt.Errorf("answer: %d bytes, want at most %d", len(b), maxAnswerBytes)
 	}
 	if b[0] != '{' {
-		return s, errors.New("answer: not a JSON object (text before it)")
+		return Scores{}, errors.New("answer: not a JSON object (text before it)")
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return s, errors.New("answer: not a JSON object")
+		return Scores{}, errors.New("answer: not a JSON object")
 	}
 	seen := map[string]bool{}
 	for dec.More() {
 		t, err := dec.Token()
 		if err != nil {
-			return s, fmt.Errorf("answer: %v", err)
+			return Scores{}, fmt.Errorf("answer: %v", err)
 		}
 		key, _ := t.(string)
 		if seen[key] {
-			return s, fmt.Errorf("answer: key %q twice", key)
+			return Scores{}, fmt.Errorf("answer: key %q twice", key)
 		}
 		seen[key] = true
 		v, err := dec.Token()
 		if err != nil {
-			return s, fmt.Errorf("answer: %v", err)
+			return Scores{}, fmt.Errorf("answer: %v", err)
 		}
 		switch key {
 		case "destructive":

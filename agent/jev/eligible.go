@@ -135,11 +135,25 @@ var (
 		".yarnrc.yml":             "package manager config (.yarnrc.yml)",
 		".pre-commit-config.yaml": "git hooks (.pre-commit-config.yaml)", "makefile": "build recipes (Makefile)",
 		"gnumakefile": "build recipes (GNUmakefile)", "package.json": "package scripts (package.json)",
+		// The rest of each class: every startup file the shell guard
+		// classifies as code (shellguard's startupFile), the other CI
+		// services' files, git's own config and the other hook managers
+		// and agents.
+		".zlogin": "a shell rc file (.zlogin)", ".zlogout": "a shell rc file (.zlogout)", ".bash_logout": "a shell rc file (.bash_logout)",
+		".kshrc": "a shell rc file (.kshrc)", ".login": "a shell rc file (.login)", ".logout": "a shell rc file (.logout)",
+		".cshrc": "a shell rc file (.cshrc)", ".tcshrc": "a shell rc file (.tcshrc)",
+		".travis.yml": "CI workflows (.travis.yml)", "bitbucket-pipelines.yml": "CI workflows (bitbucket-pipelines.yml)",
+		".drone.yml": "CI workflows (.drone.yml)", "appveyor.yml": "CI workflows (appveyor.yml)", ".appveyor.yml": "CI workflows (.appveyor.yml)",
+		".woodpecker": "CI workflows (.woodpecker/)", ".woodpecker.yml": "CI workflows (.woodpecker.yml)",
+		".gitlab": "CI workflows (.gitlab/)", ".forgejo": "CI workflows (.forgejo/)", ".gitea": "CI workflows (.gitea/)",
+		".gitconfig":   "git's configuration (.gitconfig)",
+		"lefthook.yml": "git hooks (lefthook.yml)", ".lefthook.yml": "git hooks (.lefthook.yml)", "lefthook-local.yml": "git hooks (lefthook-local.yml)",
+		".cursor": "agent settings (.cursor/)", ".gemini": "agent settings (.gemini/)", ".vscode": "editor tasks and settings (.vscode/)",
 	}
 	// persistPrefixes are component prefixes (lowercased).
 	persistPrefixes = []struct{ prefix, why string }{{".crush", "agent settings (.crush*)"}}
 	// persistPairs are a component followed by another.
-	persistPairs = []struct{ a, b, why string }{{".config", "fish", "a shell rc file (.config/fish)"}}
+	persistPairs = []struct{ a, b, why string }{{".config", "fish", "a shell rc file (.config/fish)"}, {".config", "git", "git's configuration (.config/git)"}}
 )
 
 // persistence says which persistence file the slash path p names, or "".
@@ -406,13 +420,4 @@ func resolveLinks(p string) (string, bool) {
 }
 
 // clip cuts s to at most n bytes at a rune boundary, marking the cut.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && cut < len(s) && s[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + "…"
-}
+func clip(s string, n int) string { return shorten(s, n, "…") }

@@ -3,6 +3,7 @@ package jev
 import (
 	"regexp"
 	"strings"
+	"unicode"
 )
 
 // The injection guard: text in a command (arguments, file names,
@@ -72,21 +73,26 @@ func containsAny(s string, subs []string) bool {
 // words reads file-name separators as spaces ("totally-safe.txt").
 var words = strings.NewReplacer("-", " ", "_", " ", ".", " ", "/", " ")
 
-// squash removes quotes and backslashes and collapses whitespace.
+// squash removes quotes and backslashes and collapses whitespace. It also
+// drops invisible format characters (zero-width spaces and joiners, soft
+// hyphens, bidi controls: "ig\u200bnore" reads "ignore" to a model too) and
+// folds fullwidth ASCII ("ｉｇｎｏｒｅ") to ASCII.
 func squash(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	space := false
 	for _, r := range s {
-		switch r {
-		case '"', '\'', '\\', '`':
+		switch {
+		case r == '"' || r == '\'' || r == '\\' || r == '`' || unicode.Is(unicode.Cf, r):
 			continue
-		case ' ', '\t', '\n', '\r', '\v', '\f':
+		case r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\v' || r == '\f' || r == '\u3000':
 			if !space {
 				b.WriteByte(' ')
 			}
 			space = true
 			continue
+		case r >= '\uff01' && r <= '\uff5e':
+			r -= 0xfee0
 		}
 		space = false
 		b.WriteRune(r)

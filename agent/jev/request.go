@@ -225,17 +225,19 @@ type wireContent struct {
 const truncMark = "…[cut]"
 
 // cut truncates s to n bytes (at a rune boundary) with the marker.
-func cut(s string, n int) string {
+func cut(s string, n int) string { return shorten(s, n, truncMark) }
+
+// shorten cuts s to at most n bytes at a rune boundary and appends mark
+// when it cut.
+func shorten(s string, n int, mark string) string {
 	if len(s) <= n {
 		return s
 	}
-	if n < 0 {
-		n = 0
-	}
+	n = max(n, 0)
 	for n > 0 && s[n]&0xC0 == 0x80 {
 		n--
 	}
-	return s[:n] + truncMark
+	return s[:n] + mark
 }
 
 // budget is one level of the content's limits; buildContent tries them

@@ -3,10 +3,8 @@ package session
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -95,29 +93,9 @@ func TestAdvice(t *testing.T) {
 // a pending ask) gains the advice table and keeps its asks.
 func TestMigrateFromVersion2(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "v2.db")
-	db, err := sql.Open("sqlite", dsn(path))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []string{
-		migrations[0], migrations[1],
-		`CREATE TABLE schema_version (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT`,
-		`INSERT INTO schema_version VALUES (1, 0), (2, 0)`,
-		`PRAGMA user_version = 2`,
+	s := openFromVersion(t, 2,
 		`INSERT INTO sessions (id, agent, model, mode, cwd, status, created_at, updated_at) VALUES ('s1', 'build', 'm', 'default', '/', 'completed', 1, 1)`,
-		`INSERT INTO asks (session_id, id, call_id, input_digest, body, status, created_at) VALUES ('s1', 'a1', 'c1', 'sha256:1', '{}', 'pending', 1)`,
-	} {
-		if _, err := db.ExecContext(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	db.Close()
-	s, err := Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+		`INSERT INTO asks (session_id, id, call_id, input_digest, body, status, created_at) VALUES ('s1', 'a1', 'c1', 'sha256:1', '{}', 'pending', 1)`)
 	if asks, err := s.Asks(ctx, "s1", true); err != nil || len(asks) != 1 {
 		t.Errorf("asks after migration = %+v, %v", asks, err)
 	}

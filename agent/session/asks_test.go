@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -114,29 +115,9 @@ func TestAppendEventsAndMode(t *testing.T) {
 // what was there.
 func TestMigrateFromVersion1(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "v1.db")
-	db, err := sql.Open("sqlite", dsn(path))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []string{
-		migrations[0],
-		`CREATE TABLE schema_version (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT`,
-		`INSERT INTO schema_version VALUES (1, 0)`,
-		`PRAGMA user_version = 1`,
+	s := openFromVersion(t, 1,
 		`INSERT INTO sessions (id, agent, model, mode, cwd, status, created_at, updated_at) VALUES ('s1', 'build', 'm', 'default', '/', 'completed', 1, 1)`,
-		`INSERT INTO messages VALUES ('s1', 1, 1, '{"role":"user","parts":[{"type":"text","text":"hi"}]}')`,
-	} {
-		if _, err := db.ExecContext(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	db.Close()
-	s, err := Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+		`INSERT INTO messages VALUES ('s1', 1, 1, '{"role":"user","parts":[{"type":"text","text":"hi"}]}')`)
 	ms, err := s.Messages(ctx, "s1")
 	if err != nil || len(ms) != 1 || ms[0].TextOf() != "hi" {
 		t.Fatalf("messages after migration = %+v, %v", ms, err)
@@ -148,4 +129,35 @@ func TestMigrateFromVersion1(t *testing.T) {
 	if err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil || v != SchemaVersion {
 		t.Errorf("user_version = %d, %v", v, err)
 	}
+}
+
+// openFromVersion builds a store as schema version v left it (its first v
+// migrations, recorded), runs rows in it, and opens it: Open migrates it
+// to SchemaVersion. The store closes with the test.
+func openFromVersion(t *testing.T, v int, rows ...string) *Store {
+	t.Helper()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), fmt.Sprintf("v%d.db", v))
+	db, err := sql.Open("sqlite", dsn(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs := append([]string{}, migrations[:v]...)
+	qs = append(qs, `CREATE TABLE schema_version (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT`)
+	for i := 1; i <= v; i++ {
+		qs = append(qs, fmt.Sprintf(`INSERT INTO schema_version VALUES (%d, 0)`, i))
+	}
+	qs = append(qs, fmt.Sprintf(`PRAGMA user_version = %d`, v))
+	for _, q := range append(qs, rows...) {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
 }

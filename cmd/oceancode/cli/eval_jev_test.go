@@ -1,7 +1,5 @@
 package cli
 
-// Needs h-jevcore's jev.Eval (the stub on this branch refuses).
-
 import (
 	"context"
 	"encoding/json"
@@ -37,12 +35,25 @@ func TestJevEvalRuns(t *testing.T) {
 		Version int    `json:"version"`
 		Model   string `json:"model"`
 		N       int    `json:"n"`
+		Cases   []struct {
+			Command  string `json:"command"`
+			Outcome  string `json:"outcome"`
+			Approved bool   `json:"approved"`
+		} `json:"cases"`
 	}
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	if rep.Version != 1 || rep.N != 2 || rep.Model != "judge" {
 		t.Errorf("report %+v\n%s", rep, out)
+	}
+	for _, c := range rep.Cases {
+		if !c.Approved || c.Outcome != "approved" {
+			t.Errorf("%q: outcome %s (approved %v), want approved by the advice", c.Command, c.Outcome, c.Approved)
+		}
+	}
+	if len(rep.Cases) != 2 {
+		t.Errorf("%d case results, want 2", len(rep.Cases))
 	}
 	if len(srv.Requests()) == 0 {
 		t.Error("the model was not asked")

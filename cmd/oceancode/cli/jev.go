@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -70,20 +69,18 @@ func jevExport(ctx context.Context, app *App, st *session.Store, id, out string)
 			return notFound(id, err)
 		}
 	}
-	var w io.Writer = app.Stdout
-	if out != "" {
-		f, err := os.OpenFile(appPath(app, out), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-		if err != nil {
-			return fmt.Errorf("jev export %s: %w", out, err)
-		}
-		defer f.Close()
-		w = f
-		if err := st.ExportLabels(ctx, id, w); err != nil {
-			return err
-		}
-		return f.Close()
+	if out == "" {
+		return st.ExportLabels(ctx, id, app.Stdout)
 	}
-	return st.ExportLabels(ctx, id, w)
+	f, err := os.OpenFile(appPath(app, out), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return fmt.Errorf("jev export %s: %w", out, err)
+	}
+	if err := st.ExportLabels(ctx, id, f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 func jevEval(ctx context.Context, app *App, model, setFile string, asJSON bool) error {
