@@ -384,7 +384,9 @@ func (m *model) resize(w, h int) {
 	if m.dialog != nil {
 		m.dialog.SetWidth(w)
 	}
-	m.md.setWidth(w, m.o.Dark)
+	if w != m.md.width {
+		m.md.setWidth(w, m.o.Dark) // a new glamour renderer: only when the width changed
+	}
 }
 
 func (m *model) tick() tea.Cmd {
@@ -484,8 +486,6 @@ func (m *model) event(ev runner.Event) bool {
 	}
 	return false
 }
-
-func permissionMode(s string) permission.Mode { return permission.Mode(s) }
 
 // addAsk queues an ask (once); the first opens the dialog (a question is
 // answered in the composer).
@@ -720,15 +720,19 @@ func (m *model) render() string {
 			below = append(below, m.th.Muted.Render("  "+oneLine(strings.Join(q.Choices, " · ")+" (type an answer, Esc declines)", m.width-2)))
 		}
 	}
+	status := m.statusLine()
 	switch {
 	case m.dialog != nil:
+		// The dialog gets the rows the status line leaves: a long diff
+		// shows fewer lines so the choices stay on the screen.
+		m.dialog.SetHeight(m.height - 1 - strings.Count(status, "\n"))
 		below = append(below, m.dialog.View())
 	case m.showDenied:
 		below = append(below, m.denied.View())
 	default:
 		below = append(below, m.composer.View())
 	}
-	below = append(below, m.statusLine())
+	below = append(below, status)
 	rest := strings.Join(nonEmpty(below), "\n")
 	if tail := m.md.View(); tail != "" {
 		// The tail gets the rows the rest leaves (the newest lines).

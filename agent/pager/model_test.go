@@ -2,7 +2,6 @@ package pager
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/oceancode/oceancode/agent"
 	"github.com/oceancode/oceancode/agent/message"
-	"github.com/oceancode/oceancode/agent/permission"
 	"github.com/oceancode/oceancode/agent/provider/providertest"
 	"github.com/oceancode/oceancode/agent/runner"
 )
@@ -181,6 +179,23 @@ func lastPrompt(t *testing.T, srv *providertest.Server) string {
 	return ""
 }
 
-var _ = json.Marshal
-var _ = context.Background
-var _ = permission.Default
+// TestDialogFitsTheTerminal: the live region of a long edit's dialog fits
+// the terminal's rows, its choices on the screen (the model bounds the
+// dialog by the rows the status line leaves), and follows a resize.
+func TestDialogFitsTheTerminal(t *testing.T) {
+	m := newModel(context.Background(), Options{Width: 80, Height: 24, Root: t.TempDir()})
+	m.addAsk(bigEditAsk())
+	if m.dialog == nil {
+		t.Fatal("the ask opened no dialog")
+	}
+	for _, h := range []int{24, 18} {
+		m.resize(80, h)
+		v := plain(m.render())
+		if rows := strings.Count(v, "\n") + 1; rows > h {
+			t.Errorf("%d rows: %d rows:\n%s", h, rows, v)
+		}
+		if !strings.Contains(v, "y yes, once") || !strings.Contains(v, "more (PgDn)") {
+			t.Errorf("%d rows: the choices are off the screen:\n%s", h, v)
+		}
+	}
+}
