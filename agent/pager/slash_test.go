@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/oceancode/oceancode/agent"
 	"github.com/oceancode/oceancode/agent/provider/providertest"
 	"github.com/oceancode/oceancode/agent/runner"
 )
@@ -217,8 +216,6 @@ func TestRetryDenied(t *testing.T) {
 		t.Errorf("the model was sent %q", p)
 	}
 }
-
-var _ = agent.Once
 
 // TestReplayGap: events the engine no longer holds (an unrecorded session
 // past its replay window) are said to be missing, and the pager goes on
