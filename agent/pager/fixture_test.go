@@ -262,13 +262,3 @@ func (h *harness) printedHas(s string) func() bool {
 }
 
 func (h *harness) view() string { return plain(h.m.render()) }
-
-// componentsStubbed: on the model's branch the components are stubs
-// (no commands, an inert composer and dialog); tests that need their
-// behaviour skip until they are merged.
-func componentsStubbed(t *testing.T) {
-	t.Helper()
-	if len(Commands) == 0 {
-		t.Skip("the components (components.go) are stubs on this branch")
-	}
-}

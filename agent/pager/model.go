@@ -16,6 +16,9 @@ import (
 	"github.com/oceancode/oceancode/agent/runner"
 )
 
+// askedCall is what the model keeps of an open ask.
+type askedCall struct{ callID, kind string }
+
 // clientLabel is how the pager signs its answers (Reply.By).
 const clientLabel = "pager"
 
@@ -116,9 +119,11 @@ type model struct {
 	asks       []runner.PendingAsk // waiting, oldest first; asks[0] is shown
 	dialog     *Dialog
 	showDenied bool
-	answeredBy map[string]string // call id → who answered its ask
-	askCall    map[string]string // ask id → call id
-	askKind    map[string]string // ask id → kind
+	// asked maps an open ask's id to its call and kind, answeredBy a
+	// resolved ask's call to who answered, until the call's permission
+	// event; both forget then (a long session does not grow them).
+	asked      map[string]askedCall
+	answeredBy map[string]string
 
 	cycleAt permission.Mode // the locked mode a Shift+Tab press stopped at
 	notice  string
@@ -145,7 +150,7 @@ func newModel(ctx context.Context, o Options) *model {
 	m := &model{ctx: ctx, o: o, eng: o.Engine, th: th, width: w, height: h,
 		composer: NewComposer(ComposerConfig{Root: o.Root, Refs: o.Refs, HistoryFile: o.HistoryFile, Theme: th}),
 		denied:   NewDenied(th), md: newMDStream(w, o.Dark),
-		answeredBy: map[string]string{}, askCall: map[string]string{}, askKind: map[string]string{}, now: time.Now}
+		asked: map[string]askedCall{}, answeredBy: map[string]string{}, now: time.Now}
 	m.printer = func(s string) tea.Cmd {
 		return tea.Sequence(tea.Println(s), func() tea.Msg { return printedMsg{} })
 	}
@@ -439,6 +444,7 @@ func (m *model) event(ev runner.Event) bool {
 			by := ""
 			if e.ToolCall != nil {
 				by = m.answeredBy[e.ToolCall.ID]
+				delete(m.answeredBy, e.ToolCall.ID)
 			}
 			m.print(decisionLine(m.th, e.Decision, by, w))
 		}
@@ -476,10 +482,11 @@ func (m *model) event(ev runner.Event) bool {
 		}
 		return true
 	case agent.EventResolved:
-		if call := m.askCall[e.AskID]; call != "" {
-			m.answeredBy[call] = e.By
+		if a, ok := m.asked[e.AskID]; ok && a.callID != "" {
+			m.answeredBy[a.callID] = e.By
 		}
 		m.resolved(e)
+		delete(m.asked, e.AskID)
 		return true
 	case agent.EventAdvice:
 		m.print(adviceLine(m.th, e))
@@ -495,7 +502,7 @@ func (m *model) addAsk(a runner.PendingAsk) {
 			return
 		}
 	}
-	m.askCall[a.ID], m.askKind[a.ID] = a.CallID, a.Kind
+	m.asked[a.ID] = askedCall{callID: a.CallID, kind: a.Kind}
 	m.asks = append(m.asks, a)
 	m.showAsk()
 }
@@ -544,7 +551,7 @@ func (m *model) resolved(e agent.Event) {
 		}
 	}
 	m.dropAsk(e.AskID)
-	if m.askKind[e.AskID] == "question" {
+	if m.asked[e.AskID].kind == runner.KindQuestion {
 		m.print(m.th.Muted.Render("  ↳ " + oneLine(e.Answer, m.width-4)))
 	}
 	if e.By != "" && e.By != clientLabel && ask != nil {

@@ -63,7 +63,7 @@ func TestApprovalOnce(t *testing.T) {
 	if len(s.Pending()) != 1 {
 		t.Fatalf("engine pending = %d", len(s.Pending()))
 	}
-	h.send(answerKey(t, h, agent.Once))
+	h.key("y") // once
 	h.until("the turn's end", h.printedHas("─ end_turn"))
 	out := h.printed()
 	for _, want := range []string{"● bash  echo hi > hi.txt", "✓ approved by you (once) — asked by rule", "(project test.json:1)"} {
@@ -77,17 +77,6 @@ func TestApprovalOnce(t *testing.T) {
 	if h.m.dialog != nil || len(s.Pending()) != 0 {
 		t.Errorf("dialog %v, engine pending %d after the answer", h.m.dialog, len(s.Pending()))
 	}
-}
-
-// answerKey is the message that answers the open dialog: its key when the
-// dialog is merged, else the reply the dialog would give (the stub has no
-// keys).
-func answerKey(t *testing.T, h *harness, a agent.Answer) any {
-	t.Helper()
-	if len(Commands) > 0 {
-		return keyPress(map[agent.Answer]string{agent.Once: "y", agent.Always: "a", agent.Deny: "n"}[a])
-	}
-	return replyMsg{runner.Reply{Answer: a}}
 }
 
 // TestDeniedByRule: a rule's deny is shown with the rule and its layer,
@@ -121,6 +110,9 @@ func TestAnsweredElsewhere(t *testing.T) {
 	h.until("the turn's end", h.printedHas("─ end_turn"))
 	if out := h.printed(); !strings.Contains(out, "✗ denied by web") {
 		t.Errorf("scrollback:\n%s", out)
+	} // The ask's bookkeeping is forgotten once its call is decided.
+	if len(h.m.asked) != 0 || len(h.m.answeredBy) != 0 {
+		t.Errorf("asked %v, answeredBy %v after the call was decided", h.m.asked, h.m.answeredBy)
 	}
 }
 

@@ -61,11 +61,10 @@ func TestSlashCommands(t *testing.T) {
 		t.Run(tt.line, func(t *testing.T) {
 			h := newHarness(t, eng, 120, 30, true)
 			h.until("the state", func() bool { return h.m.state.Model != "" })
-			if len(Commands) > 0 { // the merged parser gives the same name and arguments
-				name, args, ok := ParseCommand(tt.line)
-				if !ok || name != tt.name || strings.Join(args, " ") != strings.Join(tt.args, " ") {
-					t.Errorf("ParseCommand(%q) = %q %q %v", tt.line, name, args, ok)
-				}
+			// The parser gives the same name and arguments.
+			name, args, ok := ParseCommand(tt.line)
+			if !ok || name != tt.name || strings.Join(args, " ") != strings.Join(tt.args, " ") {
+				t.Errorf("ParseCommand(%q) = %q %q %v", tt.line, name, args, ok)
 			}
 			h.send(commandMsg{tt.name, tt.args})
 			h.settle()
