@@ -110,7 +110,8 @@ func TestAnsweredElsewhere(t *testing.T) {
 	h.until("the turn's end", h.printedHas("─ end_turn"))
 	if out := h.printed(); !strings.Contains(out, "✗ denied by web") {
 		t.Errorf("scrollback:\n%s", out)
-	} // The ask's bookkeeping is forgotten once its call is decided.
+	}
+	// The ask's bookkeeping is forgotten once its call is decided.
 	if len(h.m.asked) != 0 || len(h.m.answeredBy) != 0 {
 		t.Errorf("asked %v, answeredBy %v after the call was decided", h.m.asked, h.m.answeredBy)
 	}
