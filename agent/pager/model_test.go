@@ -11,6 +11,7 @@ import (
 	"github.com/oceancode/oceancode/agent/message"
 	"github.com/oceancode/oceancode/agent/provider/providertest"
 	"github.com/oceancode/oceancode/agent/runner"
+	"github.com/oceancode/oceancode/agent/runner/runnertest"
 )
 
 func bash(cmd string) providertest.Turn {
@@ -136,40 +137,9 @@ func TestQuestion(t *testing.T) {
 	if out := h.printed(); !strings.Contains(out, "↳ postgres") {
 		t.Errorf("scrollback:\n%s", out)
 	}
-	if got := lastResult(t, f.srv); !strings.Contains(got, "postgres") {
+	if got := runnertest.LastResult(t, f.srv); !strings.Contains(got, "postgres") {
 		t.Errorf("the model was told %q", got)
 	}
-}
-
-// lastResult is the content of the last tool result the model was sent.
-func lastResult(t *testing.T, srv *providertest.Server) string {
-	t.Helper()
-	reqs := srv.Requests()
-	ms := reqs[len(reqs)-1].Messages
-	for i := len(ms) - 1; i >= 0; i-- {
-		for _, p := range ms[i].Parts {
-			if p.Type == message.ToolOutput {
-				return p.ToolResult.Content
-			}
-		}
-	}
-	t.Fatal("no tool result in the last request")
-	return ""
-}
-
-// lastPrompt is the last user text the model was sent.
-func lastPrompt(t *testing.T, srv *providertest.Server) string {
-	t.Helper()
-	reqs := srv.Requests()
-	ms := reqs[len(reqs)-1].Messages
-	for i := len(ms) - 1; i >= 0; i-- {
-		for _, p := range ms[i].Parts {
-			if p.Type == message.Text && ms[i].Role == message.User {
-				return p.Text
-			}
-		}
-	}
-	return ""
 }
 
 // TestDialogFitsTheTerminal: the live region of a long edit's dialog fits

@@ -11,6 +11,7 @@ import (
 
 	"github.com/oceancode/oceancode/agent/provider/providertest"
 	"github.com/oceancode/oceancode/agent/runner"
+	"github.com/oceancode/oceancode/agent/runner/runnertest"
 )
 
 // inspectHook serves testdata/inspect.json (the shape of `oceancode
@@ -211,7 +212,7 @@ func TestRetryDenied(t *testing.T) {
 	h := newHarness(t, eng, 80, 24, true)
 	h.run(h.m.retry(DeniedCall{Tool: "bash", Target: "rm -r build", Reason: `denied by rule bash "rm *"`}))
 	h.until("the turn's end", h.printedHas("─ end_turn"))
-	if p := lastPrompt(t, f.srv); !strings.Contains(p, "run that exact call again: the bash tool on rm -r build") {
+	if p := runnertest.LastPrompt(t, f.srv); !strings.Contains(p, "run that exact call again: the bash tool on rm -r build") {
 		t.Errorf("the model was sent %q", p)
 	}
 }
