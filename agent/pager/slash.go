@@ -117,13 +117,13 @@ func (m *model) cycleMode() tea.Cmd {
 	if from == "" {
 		from = m.state.Mode.Mode
 	}
-	step := cycle(m.state, from)
-	if o := modeOption(m.state, step.mode); o.Locked {
-		m.refuseMode(step.mode, o.Reason, "cycle")
+	next := cycle(m.state, from)
+	if next.Locked {
+		m.refuseMode(next.Mode, next.Reason, "cycle")
 		return nil
 	}
 	m.cycleAt = ""
-	return m.setMode(step.mode, "cycle")
+	return m.setMode(next.Mode, "cycle")
 }
 
 // modeResult is the engine's answer to a mode request. A downgraded one
