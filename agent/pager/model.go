@@ -782,13 +782,33 @@ func plain(s string) string { return ansi.Strip(s) }
 // cursor move that overwrites what the pager drew, a hyperlink that lies
 // about its target) is shown as text, never interpreted. Tabs and newlines
 // in the answer stay (markdown needs them).
+//
+// The other texts the scrollback prints from an event are cleaned here
+// too, not where each line is drawn: a tool's name is the model's, an MCP
+// server's (Key) a project's .mcp.json, a stop reason the provider's, an
+// advice's reasons may quote an advisor's error.
 func untrusted(e agent.Event) agent.Event {
 	e.Text = cleanText(e.Text)
 	e.Feedback = clean(e.Feedback)
+	e.Key, e.Mode, e.Requested = clean(e.Key), clean(e.Mode), clean(e.Requested)
+	e.StopReason, e.Answer, e.By = clean(e.StopReason), clean(e.Answer), clean(e.By)
 	if e.Result != nil {
 		r := *e.Result
 		r.Content = cleanText(r.Content)
 		e.Result = &r
+	}
+	if e.ToolCall != nil {
+		tc := *e.ToolCall
+		tc.Name = clean(tc.Name)
+		e.ToolCall = &tc
+	}
+	if e.Advice != nil {
+		a := *e.Advice
+		a.Reasons = make([]string, len(a.Reasons))
+		for i, r := range e.Advice.Reasons {
+			a.Reasons[i] = clean(r)
+		}
+		e.Advice = &a
 	}
 	return e
 }
