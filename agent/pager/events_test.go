@@ -7,6 +7,7 @@ import (
 
 	"github.com/oceancode/oceancode/agent"
 	"github.com/oceancode/oceancode/agent/jev"
+	"github.com/oceancode/oceancode/agent/mcp"
 	"github.com/oceancode/oceancode/agent/message"
 	"github.com/oceancode/oceancode/agent/runner"
 )
@@ -143,5 +144,39 @@ func TestUntrustedScrollback(t *testing.T) {
 	}
 	if n := strings.Count(plain(out), "visible"); n < len(evs) {
 		t.Errorf("%d of the texts are shown, want at least %d:\n%s", n, len(evs), plain(out))
+	}
+}
+
+// TestUntrustedCommandText: what the slash commands print of a project's
+// config, its MCP servers, the stored sessions, and the status line's
+// notice, carry no escape sequence either.
+func TestUntrustedCommandText(t *testing.T) {
+	evil := "x\x1b]52;c;ZXZpbA==\x07\x1b[2A\x08\u009bvisible"
+	m := newModel(t.Context(), Options{Width: 400, Height: 24})
+	var d inspectDoc
+	d.Keys = map[string]inspectKey{
+		`permission.bash["ls"]`: {inspectStep: inspectStep{Value: "allow" + evil, Layer: "project", Source: ".oceancode/oceancode.json" + evil, Line: 2},
+			Overrides: []inspectStep{{Value: "ask" + evil, Layer: "user", Source: "u.json" + evil}}},
+		"permission_mode":   {inspectStep: inspectStep{Value: "default" + evil, Source: "p.json" + evil}},
+		"model" + evil:      {inspectStep: inspectStep{Value: "m" + evil}},
+		"model.fast" + evil: {inspectStep: inspectStep{Value: "f" + evil}},
+	}
+	m.notice = "web answered bash: " + evil
+	outs := map[string]string{
+		"/permissions": m.permissionsText(d),
+		"/inspect KEY": inspectText(d, "permission_mode"),
+		"/inspect pre": inspectText(d, "model"),
+		"/mcp":         mcpText([]mcp.Status{{Name: "srv" + evil, State: "untrusted", Origin: "project" + evil, Source: ".mcp.json" + evil, Reason: "runs " + evil}}),
+		"status":       m.statusLine(),
+	}
+	for name, out := range outs {
+		for _, bad := range []string{"\x1b]52;", "\x1b[2A", "\x07", "\x08", "\u009b"} {
+			if strings.Contains(out, bad) {
+				t.Errorf("%s carries %q:\n%q", name, bad, out)
+			}
+		}
+		if !strings.Contains(out, "visible") {
+			t.Errorf("%s lost the text:\n%q", name, out)
+		}
 	}
 }
