@@ -12,16 +12,18 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/oceancode/oceancode/internal/hermetictest"
 )
 
-// hermetic points HOME and git's configuration at a temporary directory.
+// hermetic points HOME, the XDG dirs and git's configuration at a
+// temporary directory.
 func hermetic(t *testing.T) {
 	t.Helper()
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	p := hermetictest.New(t)
+	p.Setenv(t)
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	t.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(home, "gitconfig"))
+	t.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(p.Home, "gitconfig"))
 }
 
 // send feeds messages to the composer, running any command it returns

@@ -36,6 +36,7 @@ type Dialog struct {
 	scroll  int             // first diff line shown
 	flash   string          // a one-off message ("always is not offered")
 	diffN   int             // the diff's lines
+	diffRaw []string        // the diff's lines, unstyled (only the shown ones are styled)
 
 	height int    // the most rows the dialog may take (0: any)
 	window int    // the diff lines shown at once
@@ -52,7 +53,9 @@ type Dialog struct {
 // except when Jev advised the call unsafe: an unsafe advice never
 // pre-selects an approval, so "deny" is highlighted then.
 func NewDialog(ask runner.PendingAsk, queued int, th Theme, width int) *Dialog {
-	d := &Dialog{Ask: ask, theme: th, width: width, queued: queued, diffN: len(diffLines(ask.Diff, th, 0)), window: DiffLines}
+	d := &Dialog{Ask: ask, theme: th, width: width, queued: queued, window: DiffLines}
+	d.diffRaw = splitDiff(ask.Diff)
+	d.diffN = len(d.diffRaw)
 	d.note = newInput(th, "why not? (Enter sends, Esc skips)")
 	d.text = newInput(th, "your answer")
 	if ask.Kind == runner.KindQuestion {
@@ -417,17 +420,19 @@ func verdictStyle(th Theme, v string) lipgloss.Style {
 // diff is the coloured diff's visible window with what lies above and below.
 func (d *Dialog) diff(inner int) []string {
 	th := d.theme
-	lines := diffLines(d.Ask.Diff, th, inner)
-	if len(lines) <= d.window {
-		return lines
+	lines := d.diffRaw
+	from, to := 0, len(lines)
+	if len(lines) > d.window {
+		from = max(0, min(d.scroll, len(lines)-d.window))
+		to = from + d.window
 	}
-	from := max(0, min(d.scroll, len(lines)-d.window))
-	to := from + d.window
 	var b []string
 	if from > 0 {
 		b = append(b, th.Muted.Render(fmt.Sprintf("… %d more above (PgUp)", from)))
 	}
-	b = append(b, lines[from:to]...)
+	for _, l := range lines[from:to] {
+		b = append(b, diffLine(l, th, inner))
+	}
 	if rest := len(lines) - to; rest > 0 {
 		b = append(b, th.Muted.Render(fmt.Sprintf("… %d more (PgDn)", rest)))
 	}

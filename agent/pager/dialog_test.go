@@ -49,6 +49,18 @@ func advisedAsk(adv jev.Advice) runner.PendingAsk {
 }
 
 // editAsk is an edit ask with its diff.
+// bigEditAsk is editAsk with a 40-line rewrite: longer than DiffLines.
+func bigEditAsk() runner.PendingAsk {
+	var old, new strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&old, "line %d\n", i)
+		fmt.Fprintf(&new, "LINE %d\n", i)
+	}
+	a := editAsk()
+	a.Diff = UnifiedDiff("big.txt", old.String(), new.String())
+	return a
+}
+
 func editAsk() runner.PendingAsk {
 	old := "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(\"hello\")\n}\n"
 	new := "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(\"hello, ocean\")\n\tfmt.Println(\"bye\")\n}\n"
@@ -254,14 +266,7 @@ func TestDialogState(t *testing.T) {
 		}
 	})
 	t.Run("long diff scrolls", func(t *testing.T) {
-		var old, new strings.Builder
-		for i := range 40 {
-			fmt.Fprintf(&old, "line %d\n", i)
-			fmt.Fprintf(&new, "LINE %d\n", i)
-		}
-		a := editAsk()
-		a.Diff = UnifiedDiff("big.txt", old.String(), new.String())
-		d := NewDialog(a, 0, th, 80)
+		d := NewDialog(bigEditAsk(), 0, th, 80)
 		v := ansi.Strip(d.View())
 		if !strings.Contains(v, "more (PgDn)") || strings.Contains(v, "more above") || !strings.Contains(v, "-line 0") {
 			t.Fatalf("first page:\n%s", v)
@@ -285,14 +290,7 @@ func TestDialogState(t *testing.T) {
 		}
 	})
 	t.Run("a bounded height keeps the choices on the screen", func(t *testing.T) {
-		var old, new strings.Builder
-		for i := range 40 {
-			fmt.Fprintf(&old, "line %d\n", i)
-			fmt.Fprintf(&new, "LINE %d\n", i)
-		}
-		a := editAsk()
-		a.Diff = UnifiedDiff("big.txt", old.String(), new.String())
-		d := NewDialog(a, 0, th, 80)
+		d := NewDialog(bigEditAsk(), 0, th, 80)
 		if rows := strings.Count(d.View(), "\n") + 1; rows <= 24 {
 			t.Fatalf("unbounded dialog has only %d rows", rows)
 		}

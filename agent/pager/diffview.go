@@ -21,21 +21,30 @@ func UnifiedDiff(path, old, new string) string {
 // diffLines colours each line of a unified diff and clips it to width
 // columns (tabs become four spaces; width <= 0: no clipping).
 func diffLines(diff string, th Theme, width int) []string {
+	lines := splitDiff(diff)
+	for i, l := range lines {
+		lines[i] = diffLine(l, th, width)
+	}
+	return lines
+}
+
+// splitDiff is a diff's lines, unstyled (nil: no diff).
+func splitDiff(diff string) []string {
 	diff = strings.TrimSuffix(diff, "\n")
 	if diff == "" {
 		return nil
 	}
-	lines := strings.Split(diff, "\n")
-	out := make([]string, 0, len(lines))
-	for _, l := range lines {
-		l = strings.ReplaceAll(strings.TrimSuffix(l, "\r"), "\t", "    ")
-		l = ansi.Strip(l) // a diff's text never styles the terminal
-		if width > 0 {
-			l = ansi.Truncate(l, width, "…")
-		}
-		out = append(out, diffStyle(l, th).Render(l))
+	return strings.Split(diff, "\n")
+}
+
+// diffLine colours and clips one line of splitDiff.
+func diffLine(l string, th Theme, width int) string {
+	l = strings.ReplaceAll(strings.TrimSuffix(l, "\r"), "\t", "    ")
+	l = ansi.Strip(l) // a diff's text never styles the terminal
+	if width > 0 {
+		l = ansi.Truncate(l, width, "…")
 	}
-	return out
+	return diffStyle(l, th).Render(l)
 }
 
 // diffStyle is the style of one diff line.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/oceancode/oceancode/agent"
 	"github.com/oceancode/oceancode/agent/message"
+	"github.com/oceancode/oceancode/agent/permission"
 	"github.com/oceancode/oceancode/agent/tools"
 )
 
@@ -157,7 +158,7 @@ func modeLine(th Theme, e agent.Event) string {
 		if e.Requested != "" && e.Requested != e.Mode {
 			return th.Warn.Render(fmt.Sprintf("mode %s refused, %s in effect: %s", e.Requested, e.Mode, e.Text))
 		}
-		return th.Muted.Render("mode → " + modeLabel(permissionMode(e.Mode)))
+		return th.Muted.Render("mode → " + modeLabel(permission.Mode(e.Mode)))
 	}
 	s := fmt.Sprintf("%s: %s not used, %s in effect", e.Key, e.Requested, e.Mode)
 	if e.Text != "" {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/oceancode/oceancode/agent"
 	"github.com/oceancode/oceancode/agent/jev"
+	"github.com/oceancode/oceancode/agent/mcp"
 	"github.com/oceancode/oceancode/agent/message"
 	"github.com/oceancode/oceancode/agent/runner"
 )
@@ -112,5 +113,70 @@ func TestUntrustedText(t *testing.T) {
 	}
 	if !strings.HasPrefix(e.Text, "a\tb\n") {
 		t.Errorf("the answer lost its tab or newline: %q", e.Text)
+	}
+}
+
+// TestUntrustedScrollback: what the scrollback prints of an event carries
+// none of the escape sequences put in any of its texts (the class of
+// TestUntrustedText: a tool's name, an MCP server's name, a stop reason, a
+// mode, an advice's reasons, who answered), and the text around them stays.
+func TestUntrustedScrollback(t *testing.T) {
+	evil := "x\x1b]52;c;ZXZpbA==\x07\x1b[2A\x08\u009bvisible"
+	m := newModel(t.Context(), Options{Width: 200, Height: 24})
+	m.addAsk(runner.PendingAsk{ID: "ask_1", CallID: "call_1", Kind: runner.KindQuestion, Tool: "question", Target: "which?"})
+	evs := []agent.Event{
+		{Type: agent.EventToolCall, ToolCall: &message.ToolCall{ID: "call_0", Name: "bash" + evil, Input: []byte(`{"command":"ls"}`)}},
+		{Type: agent.EventMCP, Key: "srv" + evil, Mode: "failed" + evil, Text: evil},
+		{Type: agent.EventModeChange, Key: "model", Requested: "m" + evil, Mode: "n" + evil, Text: evil},
+		{Type: agent.EventModeChange, Requested: "plan" + evil, Mode: "default" + evil, Text: evil},
+		{Type: agent.EventAdvice, Advice: &jev.Advice{Status: jev.StatusUnavailable, Reasons: []string{"model: " + evil}}},
+		{Type: agent.EventResolved, AskID: "ask_1", Answer: "yes" + evil, By: "web" + evil},
+		{Type: agent.EventDone, StopReason: "end_turn" + evil},
+	}
+	for i, e := range evs {
+		m.event(runner.Event{Seq: int64(i + 1), Event: e})
+	}
+	out := strings.Join(m.pending, "\n") + "\n" + m.render()
+	for _, bad := range []string{"\x1b]52;", "\x1b[2A", "\x07", "\x08", "\u009b"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("the scrollback or the live region carries %q:\n%q", bad, out)
+		}
+	}
+	if n := strings.Count(plain(out), "visible"); n < len(evs) {
+		t.Errorf("%d of the texts are shown, want at least %d:\n%s", n, len(evs), plain(out))
+	}
+}
+
+// TestUntrustedCommandText: what the slash commands print of a project's
+// config, its MCP servers, the stored sessions, and the status line's
+// notice, carry no escape sequence either.
+func TestUntrustedCommandText(t *testing.T) {
+	evil := "x\x1b]52;c;ZXZpbA==\x07\x1b[2A\x08\u009bvisible"
+	m := newModel(t.Context(), Options{Width: 400, Height: 24})
+	var d inspectDoc
+	d.Keys = map[string]inspectKey{
+		`permission.bash["ls"]`: {inspectStep: inspectStep{Value: "allow" + evil, Layer: "project", Source: ".oceancode/oceancode.json" + evil, Line: 2},
+			Overrides: []inspectStep{{Value: "ask" + evil, Layer: "user", Source: "u.json" + evil}}},
+		"permission_mode":   {inspectStep: inspectStep{Value: "default" + evil, Source: "p.json" + evil}},
+		"model" + evil:      {inspectStep: inspectStep{Value: "m" + evil}},
+		"model.fast" + evil: {inspectStep: inspectStep{Value: "f" + evil}},
+	}
+	m.notice = "web answered bash: " + evil
+	outs := map[string]string{
+		"/permissions": m.permissionsText(d),
+		"/inspect KEY": inspectText(d, "permission_mode"),
+		"/inspect pre": inspectText(d, "model"),
+		"/mcp":         mcpText([]mcp.Status{{Name: "srv" + evil, State: "untrusted", Origin: "project" + evil, Source: ".mcp.json" + evil, Reason: "runs " + evil}}),
+		"status":       m.statusLine(),
+	}
+	for name, out := range outs {
+		for _, bad := range []string{"\x1b]52;", "\x1b[2A", "\x07", "\x08", "\u009b"} {
+			if strings.Contains(out, bad) {
+				t.Errorf("%s carries %q:\n%q", name, bad, out)
+			}
+		}
+		if !strings.Contains(out, "visible") {
+			t.Errorf("%s lost the text:\n%q", name, out)
+		}
 	}
 }

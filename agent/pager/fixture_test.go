@@ -12,18 +12,12 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/oceancode/oceancode/agent"
-	"github.com/oceancode/oceancode/agent/fsguard"
-	"github.com/oceancode/oceancode/agent/gate"
 	"github.com/oceancode/oceancode/agent/permission"
-	"github.com/oceancode/oceancode/agent/provider"
-	"github.com/oceancode/oceancode/agent/provider/anthropic"
 	"github.com/oceancode/oceancode/agent/provider/providertest"
 	"github.com/oceancode/oceancode/agent/runner"
+	"github.com/oceancode/oceancode/agent/runner/runnertest"
 	"github.com/oceancode/oceancode/agent/sandbox/sandboxtest"
 	"github.com/oceancode/oceancode/agent/session"
-	"github.com/oceancode/oceancode/agent/shellguard"
-	"github.com/oceancode/oceancode/agent/tools"
-	"github.com/oceancode/oceancode/provenance"
 )
 
 // The test binary doubles as the sandbox helper bash runs through.
@@ -76,32 +70,13 @@ func newFixture(t testing.TB, turns ...providertest.Turn) *fixture {
 
 func (f *fixture) config() agent.Config {
 	f.t.Helper()
-	o := provenance.Origin{Layer: provenance.Project, Source: "test.json", Line: 1}
-	g, err := gate.New(gate.Config{
-		Permission: permission.Config{Mode: f.mode, Locks: f.locks, Rules: []permission.Rule{
-			{Key: "bash", Pattern: "*", Action: permission.Ask, Origin: o},
-			{Key: "bash", Pattern: "true", Action: permission.Allow, Origin: o},
-			{Key: "bash", Pattern: "rm *", Action: permission.Deny, Origin: o},
-			{Key: "read", Pattern: "*", Action: permission.Allow, Origin: o},
-			{Key: "question", Pattern: "*", Action: permission.Allow, Origin: o},
-		}},
-		Shell:    shellguard.Config{ProjectRoot: f.dir, Home: f.dir},
-		Boundary: fsguard.Boundary{ProjectRoot: f.dir},
-	})
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	p, err := anthropic.New(provider.Config{Type: "anthropic", BaseURL: f.srv.AnthropicURL(), APIKey: providertest.APIKey,
-		Stream: true, RetryBackoff: time.Millisecond})
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	tracker := &fsguard.Tracker{}
-	tracker.Start(time.Now())
-	return agent.Config{Agent: agent.Build, Model: "claude-test", System: "test", Provider: p, Gate: g,
-		Tools: tools.Builtins(), MaxTurns: 10,
-		Env: &tools.Env{Boundary: fsguard.Boundary{ProjectRoot: f.dir}, Cwd: f.dir, Tracker: tracker,
-			ChildEnv: []string{"PATH=/usr/bin:/bin", "HOME=" + f.dir}, BashTimeout: 20 * time.Second, Todos: &tools.TodoList{}}}
+	g := runnertest.Gate(f.t, f.dir, f.mode, f.locks,
+		runnertest.Rule("bash", "*", permission.Ask),
+		runnertest.Rule("bash", "true", permission.Allow),
+		runnertest.Rule("bash", "rm *", permission.Deny),
+		runnertest.Rule("read", "*", permission.Allow),
+		runnertest.Rule("question", "*", permission.Allow))
+	return runnertest.Config(f.dir, runnertest.Provider(f.t, f.srv), g)
 }
 
 // start starts a session (resume: a stored one) and returns it with its
@@ -262,13 +237,3 @@ func (h *harness) printedHas(s string) func() bool {
 }
 
 func (h *harness) view() string { return plain(h.m.render()) }
-
-// componentsStubbed: on the model's branch the components are stubs
-// (no commands, an inert composer and dialog); tests that need their
-// behaviour skip until they are merged.
-func componentsStubbed(t *testing.T) {
-	t.Helper()
-	if len(Commands) == 0 {
-		t.Skip("the components (components.go) are stubs on this branch")
-	}
-}

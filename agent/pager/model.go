@@ -16,6 +16,9 @@ import (
 	"github.com/oceancode/oceancode/agent/runner"
 )
 
+// askedCall is what the model keeps of an open ask.
+type askedCall struct{ callID, kind string }
+
 // clientLabel is how the pager signs its answers (Reply.By).
 const clientLabel = "pager"
 
@@ -116,9 +119,11 @@ type model struct {
 	asks       []runner.PendingAsk // waiting, oldest first; asks[0] is shown
 	dialog     *Dialog
 	showDenied bool
-	answeredBy map[string]string // call id → who answered its ask
-	askCall    map[string]string // ask id → call id
-	askKind    map[string]string // ask id → kind
+	// asked maps an open ask's id to its call and kind, answeredBy a
+	// resolved ask's call to who answered, until the call's permission
+	// event; both forget then (a long session does not grow them).
+	asked      map[string]askedCall
+	answeredBy map[string]string
 
 	cycleAt permission.Mode // the locked mode a Shift+Tab press stopped at
 	notice  string
@@ -145,7 +150,7 @@ func newModel(ctx context.Context, o Options) *model {
 	m := &model{ctx: ctx, o: o, eng: o.Engine, th: th, width: w, height: h,
 		composer: NewComposer(ComposerConfig{Root: o.Root, Refs: o.Refs, HistoryFile: o.HistoryFile, Theme: th}),
 		denied:   NewDenied(th), md: newMDStream(w, o.Dark),
-		answeredBy: map[string]string{}, askCall: map[string]string{}, askKind: map[string]string{}, now: time.Now}
+		asked: map[string]askedCall{}, answeredBy: map[string]string{}, now: time.Now}
 	m.printer = func(s string) tea.Cmd {
 		return tea.Sequence(tea.Println(s), func() tea.Msg { return printedMsg{} })
 	}
@@ -384,7 +389,9 @@ func (m *model) resize(w, h int) {
 	if m.dialog != nil {
 		m.dialog.SetWidth(w)
 	}
-	m.md.setWidth(w, m.o.Dark)
+	if w != m.md.width {
+		m.md.setWidth(w, m.o.Dark) // a new glamour renderer: only when the width changed
+	}
 }
 
 func (m *model) tick() tea.Cmd {
@@ -437,6 +444,7 @@ func (m *model) event(ev runner.Event) bool {
 			by := ""
 			if e.ToolCall != nil {
 				by = m.answeredBy[e.ToolCall.ID]
+				delete(m.answeredBy, e.ToolCall.ID)
 			}
 			m.print(decisionLine(m.th, e.Decision, by, w))
 		}
@@ -474,18 +482,17 @@ func (m *model) event(ev runner.Event) bool {
 		}
 		return true
 	case agent.EventResolved:
-		if call := m.askCall[e.AskID]; call != "" {
-			m.answeredBy[call] = e.By
+		if a, ok := m.asked[e.AskID]; ok && a.callID != "" {
+			m.answeredBy[a.callID] = e.By
 		}
 		m.resolved(e)
+		delete(m.asked, e.AskID)
 		return true
 	case agent.EventAdvice:
 		m.print(adviceLine(m.th, e))
 	}
 	return false
 }
-
-func permissionMode(s string) permission.Mode { return permission.Mode(s) }
 
 // addAsk queues an ask (once); the first opens the dialog (a question is
 // answered in the composer).
@@ -495,7 +502,7 @@ func (m *model) addAsk(a runner.PendingAsk) {
 			return
 		}
 	}
-	m.askCall[a.ID], m.askKind[a.ID] = a.CallID, a.Kind
+	m.asked[a.ID] = askedCall{callID: a.CallID, kind: a.Kind}
 	m.asks = append(m.asks, a)
 	m.showAsk()
 }
@@ -544,7 +551,7 @@ func (m *model) resolved(e agent.Event) {
 		}
 	}
 	m.dropAsk(e.AskID)
-	if m.askKind[e.AskID] == "question" {
+	if m.asked[e.AskID].kind == runner.KindQuestion {
 		m.print(m.th.Muted.Render("  ↳ " + oneLine(e.Answer, m.width-4)))
 	}
 	if e.By != "" && e.By != clientLabel && ask != nil {
@@ -720,15 +727,19 @@ func (m *model) render() string {
 			below = append(below, m.th.Muted.Render("  "+oneLine(strings.Join(q.Choices, " · ")+" (type an answer, Esc declines)", m.width-2)))
 		}
 	}
+	status := m.statusLine()
 	switch {
 	case m.dialog != nil:
+		// The dialog gets the rows the status line leaves: a long diff
+		// shows fewer lines so the choices stay on the screen.
+		m.dialog.SetHeight(m.height - 1 - strings.Count(status, "\n"))
 		below = append(below, m.dialog.View())
 	case m.showDenied:
 		below = append(below, m.denied.View())
 	default:
 		below = append(below, m.composer.View())
 	}
-	below = append(below, m.statusLine())
+	below = append(below, status)
 	rest := strings.Join(nonEmpty(below), "\n")
 	if tail := m.md.View(); tail != "" {
 		// The tail gets the rows the rest leaves (the newest lines).
@@ -771,13 +782,33 @@ func plain(s string) string { return ansi.Strip(s) }
 // cursor move that overwrites what the pager drew, a hyperlink that lies
 // about its target) is shown as text, never interpreted. Tabs and newlines
 // in the answer stay (markdown needs them).
+//
+// The other texts the scrollback prints from an event are cleaned here
+// too, not where each line is drawn: a tool's name is the model's, an MCP
+// server's (Key) a project's .mcp.json, a stop reason the provider's, an
+// advice's reasons may quote an advisor's error.
 func untrusted(e agent.Event) agent.Event {
 	e.Text = cleanText(e.Text)
 	e.Feedback = clean(e.Feedback)
+	e.Key, e.Mode, e.Requested = clean(e.Key), clean(e.Mode), clean(e.Requested)
+	e.StopReason, e.Answer, e.By = clean(e.StopReason), clean(e.Answer), clean(e.By)
 	if e.Result != nil {
 		r := *e.Result
 		r.Content = cleanText(r.Content)
 		e.Result = &r
+	}
+	if e.ToolCall != nil {
+		tc := *e.ToolCall
+		tc.Name = clean(tc.Name)
+		e.ToolCall = &tc
+	}
+	if e.Advice != nil {
+		a := *e.Advice
+		a.Reasons = make([]string, len(a.Reasons))
+		for i, r := range e.Advice.Reasons {
+			a.Reasons[i] = clean(r)
+		}
+		e.Advice = &a
 	}
 	return e
 }

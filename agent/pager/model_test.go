@@ -2,7 +2,6 @@ package pager
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,9 +9,9 @@ import (
 
 	"github.com/oceancode/oceancode/agent"
 	"github.com/oceancode/oceancode/agent/message"
-	"github.com/oceancode/oceancode/agent/permission"
 	"github.com/oceancode/oceancode/agent/provider/providertest"
 	"github.com/oceancode/oceancode/agent/runner"
+	"github.com/oceancode/oceancode/agent/runner/runnertest"
 )
 
 func bash(cmd string) providertest.Turn {
@@ -65,7 +64,7 @@ func TestApprovalOnce(t *testing.T) {
 	if len(s.Pending()) != 1 {
 		t.Fatalf("engine pending = %d", len(s.Pending()))
 	}
-	h.send(answerKey(t, h, agent.Once))
+	h.key("y") // once
 	h.until("the turn's end", h.printedHas("─ end_turn"))
 	out := h.printed()
 	for _, want := range []string{"● bash  echo hi > hi.txt", "✓ approved by you (once) — asked by rule", "(project test.json:1)"} {
@@ -79,17 +78,6 @@ func TestApprovalOnce(t *testing.T) {
 	if h.m.dialog != nil || len(s.Pending()) != 0 {
 		t.Errorf("dialog %v, engine pending %d after the answer", h.m.dialog, len(s.Pending()))
 	}
-}
-
-// answerKey is the message that answers the open dialog: its key when the
-// dialog is merged, else the reply the dialog would give (the stub has no
-// keys).
-func answerKey(t *testing.T, h *harness, a agent.Answer) any {
-	t.Helper()
-	if len(Commands) > 0 {
-		return keyPress(map[agent.Answer]string{agent.Once: "y", agent.Always: "a", agent.Deny: "n"}[a])
-	}
-	return replyMsg{runner.Reply{Answer: a}}
 }
 
 // TestDeniedByRule: a rule's deny is shown with the rule and its layer,
@@ -124,6 +112,10 @@ func TestAnsweredElsewhere(t *testing.T) {
 	if out := h.printed(); !strings.Contains(out, "✗ denied by web") {
 		t.Errorf("scrollback:\n%s", out)
 	}
+	// The ask's bookkeeping is forgotten once its call is decided.
+	if len(h.m.asked) != 0 || len(h.m.answeredBy) != 0 {
+		t.Errorf("asked %v, answeredBy %v after the call was decided", h.m.asked, h.m.answeredBy)
+	}
 }
 
 // TestQuestion: the question tool's ask is answered in the composer; the
@@ -145,42 +137,28 @@ func TestQuestion(t *testing.T) {
 	if out := h.printed(); !strings.Contains(out, "↳ postgres") {
 		t.Errorf("scrollback:\n%s", out)
 	}
-	if got := lastResult(t, f.srv); !strings.Contains(got, "postgres") {
+	if got := runnertest.LastResult(t, f.srv); !strings.Contains(got, "postgres") {
 		t.Errorf("the model was told %q", got)
 	}
 }
 
-// lastResult is the content of the last tool result the model was sent.
-func lastResult(t *testing.T, srv *providertest.Server) string {
-	t.Helper()
-	reqs := srv.Requests()
-	ms := reqs[len(reqs)-1].Messages
-	for i := len(ms) - 1; i >= 0; i-- {
-		for _, p := range ms[i].Parts {
-			if p.Type == message.ToolOutput {
-				return p.ToolResult.Content
-			}
+// TestDialogFitsTheTerminal: the live region of a long edit's dialog fits
+// the terminal's rows, its choices on the screen (the model bounds the
+// dialog by the rows the status line leaves), and follows a resize.
+func TestDialogFitsTheTerminal(t *testing.T) {
+	m := newModel(context.Background(), Options{Width: 80, Height: 24, Root: t.TempDir()})
+	m.addAsk(bigEditAsk())
+	if m.dialog == nil {
+		t.Fatal("the ask opened no dialog")
+	}
+	for _, h := range []int{24, 18} {
+		m.resize(80, h)
+		v := plain(m.render())
+		if rows := strings.Count(v, "\n") + 1; rows > h {
+			t.Errorf("%d rows: %d rows:\n%s", h, rows, v)
+		}
+		if !strings.Contains(v, "y yes, once") || !strings.Contains(v, "more (PgDn)") {
+			t.Errorf("%d rows: the choices are off the screen:\n%s", h, v)
 		}
 	}
-	t.Fatal("no tool result in the last request")
-	return ""
 }
-
-// lastPrompt is the last user text the model was sent.
-func lastPrompt(t *testing.T, srv *providertest.Server) string {
-	t.Helper()
-	reqs := srv.Requests()
-	ms := reqs[len(reqs)-1].Messages
-	for i := len(ms) - 1; i >= 0; i-- {
-		for _, p := range ms[i].Parts {
-			if p.Type == message.Text && ms[i].Role == message.User {
-				return p.Text
-			}
-		}
-	}
-	return ""
-}
-
-var _ = json.Marshal
-var _ = context.Background
-var _ = permission.Default

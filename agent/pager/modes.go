@@ -46,19 +46,11 @@ func nextInCycle(from permission.Mode) permission.Mode {
 	return cycleModes[0]
 }
 
-// cycleStep is what one Shift+Tab press does: switch to mode, or (locked)
-// stay and say why; the next press goes on from the locked mode.
-type cycleStep struct {
-	mode   permission.Mode
-	locked string // the lock's reason when mode may not be entered
-}
-
-func cycle(st runner.State, from permission.Mode) cycleStep {
-	next := nextInCycle(from)
-	if o := modeOption(st, next); o.Locked {
-		return cycleStep{mode: next, locked: o.Reason}
-	}
-	return cycleStep{mode: next}
+// cycle is where one Shift+Tab press from `from` goes, with its lock: a
+// locked mode is not entered (the press says why) and the next press goes
+// on from it.
+func cycle(st runner.State, from permission.Mode) runner.ModeOption {
+	return modeOption(st, nextInCycle(from))
 }
 
 func lockedNotice(m permission.Mode, reason string) string {

@@ -112,7 +112,7 @@ func TestCycleWithModes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got := cycle(st, tt.from)
-		if got.mode != tt.want || (got.locked != "") != tt.locked {
+		if got.Mode != tt.want || got.Locked != tt.locked {
 			t.Errorf("cycle from %s = %+v, want %s locked=%v", tt.from, got, tt.want, tt.locked)
 		}
 	}

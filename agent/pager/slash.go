@@ -117,13 +117,13 @@ func (m *model) cycleMode() tea.Cmd {
 	if from == "" {
 		from = m.state.Mode.Mode
 	}
-	step := cycle(m.state, from)
-	if o := modeOption(m.state, step.mode); o.Locked {
-		m.refuseMode(step.mode, o.Reason, "cycle")
+	next := cycle(m.state, from)
+	if next.Locked {
+		m.refuseMode(next.Mode, next.Reason, "cycle")
 		return nil
 	}
 	m.cycleAt = ""
-	return m.setMode(step.mode, "cycle")
+	return m.setMode(next.Mode, "cycle")
 }
 
 // modeResult is the engine's answer to a mode request. A downgraded one
@@ -253,12 +253,14 @@ func (s inspectStep) from() string {
 	if s.Line > 0 {
 		w += ":" + strconv.Itoa(s.Line)
 	}
-	return w
+	return clean(w)
 }
 
+// valueText is a configured value, shown as text (a project's config is
+// untrusted: its escape sequences are dropped).
 func valueText(v any) string {
 	if s, ok := v.(string); ok {
-		return s
+		return clean(s)
 	}
 	b, _ := json.Marshal(v)
 	return string(b)
@@ -313,7 +315,7 @@ func (m *model) permissionsText(d inspectDoc) string {
 	for _, k := range keys {
 		tool, pat, _ := ruleOf(k)
 		v := d.Keys[k]
-		fmt.Fprintf(&b, "\n  %-5s %s %q  %s", valueText(v.Value), tool, pat, m.th.Muted.Render(v.from()))
+		fmt.Fprintf(&b, "\n  %-5s %s %q  %s", valueText(v.Value), clean(tool), pat, m.th.Muted.Render(v.from()))
 		for _, o := range v.Overrides {
 			fmt.Fprintf(&b, "\n      %s", m.th.Muted.Render("overrides "+valueText(o.Value)+" from "+o.from()))
 		}
@@ -351,7 +353,7 @@ func inspectText(d inspectDoc, key string) string {
 		var under []string
 		for name, v := range d.Keys {
 			if strings.HasPrefix(name, key) {
-				under = append(under, fmt.Sprintf("  %s = %s  (%s)", name, valueText(v.Value), v.from()))
+				under = append(under, fmt.Sprintf("  %s = %s  (%s)", clean(name), valueText(v.Value), v.from()))
 			}
 		}
 		if len(under) == 0 {
@@ -469,7 +471,7 @@ func mcpText(list []mcp.Status) string {
 			fmt.Fprintf(&b, "  — %s", s.Reason)
 		}
 	}
-	return b.String()
+	return cleanText(b.String()) // names and reasons come from .mcp.json
 }
 
 // sessionsCommand is /sessions (list) and /sessions ID (resume).
@@ -494,7 +496,7 @@ func (m *model) sessionsCommand(args []string) tea.Cmd {
 				}
 				fmt.Fprintf(&b, "\n  %s%s  %-11s %s  %d messages  %s", mark, s.ID, s.Status, s.Updated.Format("2006-01-02 15:04"), s.Messages, s.Title)
 			}
-			return outputMsg{text: b.String()}
+			return outputMsg{text: cleanText(b.String())} // titles are prompts
 		}
 	}
 	if m.o.Resume == nil {

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/oceancode/oceancode/agent"
 	"github.com/oceancode/oceancode/agent/provider/providertest"
 	"github.com/oceancode/oceancode/agent/runner"
+	"github.com/oceancode/oceancode/agent/runner/runnertest"
 )
 
 // inspectHook serves testdata/inspect.json (the shape of `oceancode
@@ -62,11 +62,10 @@ func TestSlashCommands(t *testing.T) {
 		t.Run(tt.line, func(t *testing.T) {
 			h := newHarness(t, eng, 120, 30, true)
 			h.until("the state", func() bool { return h.m.state.Model != "" })
-			if len(Commands) > 0 { // the merged parser gives the same name and arguments
-				name, args, ok := ParseCommand(tt.line)
-				if !ok || name != tt.name || strings.Join(args, " ") != strings.Join(tt.args, " ") {
-					t.Errorf("ParseCommand(%q) = %q %q %v", tt.line, name, args, ok)
-				}
+			// The parser gives the same name and arguments.
+			name, args, ok := ParseCommand(tt.line)
+			if !ok || name != tt.name || strings.Join(args, " ") != strings.Join(tt.args, " ") {
+				t.Errorf("ParseCommand(%q) = %q %q %v", tt.line, name, args, ok)
 			}
 			h.send(commandMsg{tt.name, tt.args})
 			h.settle()
@@ -213,12 +212,10 @@ func TestRetryDenied(t *testing.T) {
 	h := newHarness(t, eng, 80, 24, true)
 	h.run(h.m.retry(DeniedCall{Tool: "bash", Target: "rm -r build", Reason: `denied by rule bash "rm *"`}))
 	h.until("the turn's end", h.printedHas("─ end_turn"))
-	if p := lastPrompt(t, f.srv); !strings.Contains(p, "run that exact call again: the bash tool on rm -r build") {
+	if p := runnertest.LastPrompt(t, f.srv); !strings.Contains(p, "run that exact call again: the bash tool on rm -r build") {
 		t.Errorf("the model was sent %q", p)
 	}
 }
-
-var _ = agent.Once
 
 // TestReplayGap: events the engine no longer holds (an unrecorded session
 // past its replay window) are said to be missing, and the pager goes on

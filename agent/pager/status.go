@@ -43,7 +43,7 @@ func (m *model) statusLine() string {
 		line += m.th.Muted.Render(" · ") + m.th.Warn.Render(fmt.Sprintf("%d asks waiting", n))
 	}
 	if m.notice != "" {
-		line += "  " + m.th.Warn.Render(m.notice)
+		line += "  " + m.th.Warn.Render(clean(m.notice)) // it may quote another client or the server
 	}
 	if m.width > 0 && ansi.StringWidth(line) > m.width {
 		line = ansi.Truncate(line, m.width-1, "…")
