@@ -108,16 +108,15 @@ func (s *Session) reconfigure(ctx context.Context, name, model string) (State, e
 }
 
 // modes is State.Modes: every mode in the cycle's order and whether the
-// locks rule it out, as the gate's engine says without switching to it.
+// locks rule it out, as the gate's engine says without switching to it
+// (ModeLock: no engine is built per mode).
 // Called with mu held.
 func (s *Session) modes() []ModeOption {
 	eng := s.cfg.Gate.Engine()
 	out := make([]ModeOption, 0, 5)
 	for _, m := range permission.Modes() {
 		o := ModeOption{Mode: m}
-		if _, ch := eng.WithMode(m); ch.Downgraded() {
-			o.Locked, o.Reason = true, ch.Reason
-		}
+		o.Locked, o.Reason = eng.ModeLock(m)
 		out = append(out, o)
 	}
 	return out
