@@ -76,16 +76,9 @@ func (s *Session) reconfigure(ctx context.Context, name, model string) (State, e
 	} else {
 		s.cfg.Agent, s.cfg.System, s.cfg.Tools, s.cfg.Extra = c.Agent, c.System, c.Tools, c.Extra
 		g := c.Gate
-		var res ModeResult
+		res := bootMode(g)
 		if s.modeSet {
-			ch := g.SetMode(s.mode.Requested)
-			res = ModeResult{Mode: g.Engine().Mode(), Requested: s.mode.Requested, Downgraded: ch.Downgraded(), Reason: ch.Reason}
-		} else {
-			ch := g.Engine().ModeChange()
-			res = ModeResult{Mode: g.Engine().Mode(), Requested: ch.Requested, Downgraded: ch.Downgraded(), Reason: ch.Reason}
-			if res.Requested == "" {
-				res.Requested = res.Mode
-			}
+			res = modeIn(g, s.mode.Requested, g.SetMode(s.mode.Requested))
 		}
 		if res.Mode != s.mode.Mode {
 			modeEv = &agent.Event{Type: agent.EventModeChange, Key: "permission_mode", Requested: string(res.Requested), Mode: string(res.Mode), Text: res.Reason}
