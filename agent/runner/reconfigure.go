@@ -85,9 +85,12 @@ func (s *Session) reconfigure(ctx context.Context, name, model string) (State, e
 		}
 		s.cfg.Gate, s.mode = g, res
 	}
-	ag, mod, recModel := s.cfg.Agent, s.cfg.Model, s.recModel
+	ag, now, recModel := s.cfg.Agent, s.cfg.Agent, s.recModel
+	if name == "" {
+		now = s.cfg.Model
+	}
 	s.mu.Unlock()
-	s.emit(agent.Event{Type: agent.EventModeChange, Key: what, Requested: asked, Mode: map[string]string{"agent": ag, "model": mod}[what]})
+	s.emit(agent.Event{Type: agent.EventModeChange, Key: what, Requested: asked, Mode: now})
 	if modeEv != nil {
 		s.emit(*modeEv)
 	}
