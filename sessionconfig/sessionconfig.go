@@ -307,14 +307,15 @@ func Build(ctx context.Context, res *layers.Resolved, req Request, h Host) (*Ses
 	if err != nil {
 		return fail(invalid(err))
 	}
-	custom, _, _, err := AgentPrompt(name).Get(res)
+	ab := agentBuild{res: res, home: home, boundary: gc.Boundary, root: root, cwd: cwd}
+	system, err := ab.system(name)
 	if err != nil {
-		return fail(invalid(err))
+		return fail(err)
 	}
 	notices := s.Turn.Notices
 	s.Turn = agent.Config{
 		Agent: name, Model: modelName, Provider: prov, Gate: g, Env: env,
-		System:   agent.SystemPrompt(name, custom, res.Locks.Instructions, root, cwd, time.Now()),
+		System:   system,
 		Tools:    tools.Builtins(),
 		Auto:     req.Auto,
 		MaxTurns: maxTurns, Timeout: timeout, MaxTokens: maxTokens,
@@ -322,7 +323,6 @@ func Build(ctx context.Context, res *layers.Resolved, req Request, h Host) (*Ses
 		Notices: notices,
 		Extra:   s.MCP.Extra,
 	}
-	ab := agentBuild{res: res, home: home, boundary: gc.Boundary, root: root, cwd: cwd}
 	s.Reconfigure = reconfigurer(ab, req.Via, h, s.MCP)
 	s.Sandbox, s.Policy = SandboxStatus(pol), PolicyStatus(res)
 	if err := s.withAdvisor(h, res, prov, modelName, root); err != nil {
