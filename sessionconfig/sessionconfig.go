@@ -211,6 +211,17 @@ func Build(ctx context.Context, res *layers.Resolved, req Request, h Host) (*Ses
 	if err != nil {
 		return nil, invalid(err)
 	}
+	cwd := h.WorkDir
+	if cwd == "" {
+		return nil, errors.New("build session: no working directory")
+	}
+	// Outside a project the working directory is the root: of this gate as
+	// of the tools, the sub-agents and a switched agent (agentBuild).
+	root := res.ProjectRoot
+	if root == "" {
+		root = cwd
+		gc.Boundary.ProjectRoot = cwd
+	}
 	g, err := gate.New(gc)
 	if err != nil {
 		return nil, invalid(err)
@@ -238,15 +249,6 @@ func Build(ctx context.Context, res *layers.Resolved, req Request, h Host) (*Ses
 		return nil, err
 	}
 
-	cwd := h.WorkDir
-	if cwd == "" {
-		return nil, errors.New("build session: no working directory")
-	}
-	root := res.ProjectRoot
-	if root == "" {
-		root = cwd
-		gc.Boundary.ProjectRoot = cwd
-	}
 	pol, _, err := Sandbox.Decode(res)
 	if err != nil {
 		return nil, invalid(err)
