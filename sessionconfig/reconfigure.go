@@ -34,11 +34,21 @@ func (b agentBuild) parts(name string) (*gate.Gate, string, error) {
 	if err != nil {
 		return nil, "", invalid(err)
 	}
+	system, err := b.system(name)
+	if err != nil {
+		return nil, "", err
+	}
+	return g, system, nil
+}
+
+// system is the agent's system prompt: its own (agents.NAME.prompt) within
+// the built-in one, the locked instructions, the project and directory.
+func (b agentBuild) system(name string) (string, error) {
 	prompt, _, _, err := AgentPrompt(name).Get(b.res)
 	if err != nil {
-		return nil, "", invalid(err)
+		return "", invalid(err)
 	}
-	return g, agent.SystemPrompt(name, prompt, b.res.Locks.Instructions, b.root, b.cwd, time.Now()), nil
+	return agent.SystemPrompt(name, prompt, b.res.Locks.Instructions, b.root, b.cwd, time.Now()), nil
 }
 
 // known reports whether name is an agent: a built-in one or one the

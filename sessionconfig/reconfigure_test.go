@@ -3,9 +3,12 @@ package sessionconfig_test
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/oceancode/oceancode/agent/gate"
 	"github.com/oceancode/oceancode/agent/permission"
 	"github.com/oceancode/oceancode/agent/provider"
 	"github.com/oceancode/oceancode/layers"
@@ -64,5 +67,36 @@ func TestPolicyStatusNone(t *testing.T) {
 	m := layerstest.New(t)
 	if got := sessionconfig.PolicyStatus(layers.Resolve(m.Options())); got != "none" {
 		t.Errorf("policy status %q", got)
+	}
+}
+
+// TestOutsideAProject: outside any project the working directory is the
+// root of the session's own gate as of a switched agent's: the same read
+// is decided the same way by both (not denied as unresolvable by the
+// first).
+func TestOutsideAProject(t *testing.T) {
+	m := layerstest.New(t)
+	m.UserConfig(`{"model": "anthropic/claude-sonnet-4-5"}`)
+	if err := os.RemoveAll(filepath.Join(m.Project, ".git")); err != nil {
+		t.Fatal(err)
+	}
+	res := layers.Resolve(m.Options())
+	if res.ProjectRoot != "" {
+		t.Fatalf("project root %q, want none", res.ProjectRoot)
+	}
+	s, err := sessionconfig.Build(context.Background(), res, sessionconfig.Request{}, sessionconfig.Host{Getenv: m.Getenv, WorkDir: m.Project,
+		Provider: func(provider.Config) (provider.Provider, error) { return nil, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	c, err := s.Reconfigure(context.Background(), "build", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := gate.Call{Tool: "read", Input: "a.txt", Cwd: m.Project}
+	first, switched := s.Turn.Gate.Check(call).Decision, c.Gate.Check(call).Decision
+	if first.Action != permission.Allow || first.Action != switched.Action || first.Reason != switched.Reason {
+		t.Errorf("read a.txt: the session's gate %+v, a switched agent's %+v", first, switched)
 	}
 }

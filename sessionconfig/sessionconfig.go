@@ -211,6 +211,17 @@ func Build(ctx context.Context, res *layers.Resolved, req Request, h Host) (*Ses
 	if err != nil {
 		return nil, invalid(err)
 	}
+	cwd := h.WorkDir
+	if cwd == "" {
+		return nil, errors.New("build session: no working directory")
+	}
+	// Outside a project the working directory is the root: of this gate as
+	// of the tools, the sub-agents and a switched agent (agentBuild).
+	root := res.ProjectRoot
+	if root == "" {
+		root = cwd
+		gc.Boundary.ProjectRoot = cwd
+	}
 	g, err := gate.New(gc)
 	if err != nil {
 		return nil, invalid(err)
@@ -238,15 +249,6 @@ func Build(ctx context.Context, res *layers.Resolved, req Request, h Host) (*Ses
 		return nil, err
 	}
 
-	cwd := h.WorkDir
-	if cwd == "" {
-		return nil, errors.New("build session: no working directory")
-	}
-	root := res.ProjectRoot
-	if root == "" {
-		root = cwd
-		gc.Boundary.ProjectRoot = cwd
-	}
 	pol, _, err := Sandbox.Decode(res)
 	if err != nil {
 		return nil, invalid(err)
@@ -307,14 +309,15 @@ func Build(ctx context.Context, res *layers.Resolved, req Request, h Host) (*Ses
 	if err != nil {
 		return fail(invalid(err))
 	}
-	custom, _, _, err := AgentPrompt(name).Get(res)
+	ab := agentBuild{res: res, home: home, boundary: gc.Boundary, root: root, cwd: cwd}
+	system, err := ab.system(name)
 	if err != nil {
-		return fail(invalid(err))
+		return fail(err)
 	}
 	notices := s.Turn.Notices
 	s.Turn = agent.Config{
 		Agent: name, Model: modelName, Provider: prov, Gate: g, Env: env,
-		System:   agent.SystemPrompt(name, custom, res.Locks.Instructions, root, cwd, time.Now()),
+		System:   system,
 		Tools:    tools.Builtins(),
 		Auto:     req.Auto,
 		MaxTurns: maxTurns, Timeout: timeout, MaxTokens: maxTokens,
@@ -322,7 +325,6 @@ func Build(ctx context.Context, res *layers.Resolved, req Request, h Host) (*Ses
 		Notices: notices,
 		Extra:   s.MCP.Extra,
 	}
-	ab := agentBuild{res: res, home: home, boundary: gc.Boundary, root: root, cwd: cwd}
 	s.Reconfigure = reconfigurer(ab, req.Via, h, s.MCP)
 	s.Sandbox, s.Policy = SandboxStatus(pol), PolicyStatus(res)
 	if err := s.withAdvisor(h, res, prov, modelName, root); err != nil {

@@ -323,6 +323,16 @@ func (e *Engine) Agent() string { return e.agent }
 // downgraded it).
 func (e *Engine) ModeChange() ModeChange { return e.change }
 
+// ModeLock reports whether the locks rule mode m out, and the reason a
+// switch to it would give — WithMode's ModeChange, without building the
+// engine (a state shows every mode's lock).
+func (e *Engine) ModeLock(m Mode) (locked bool, reason string) {
+	if _, ch := e.effectiveMode(m, e.mode); ch.Downgraded() {
+		return true, ch.Reason
+	}
+	return false, ""
+}
+
 // WithMode returns an engine in mode m, for a live switch. A mode the locks
 // rule out becomes Default (or stays the current mode when Default is locked
 // out too), and the ModeChange says why. An unknown mode leaves the mode as

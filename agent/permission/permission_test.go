@@ -914,3 +914,29 @@ func TestWould(t *testing.T) {
 		})
 	}
 }
+
+// TestModeLock: ModeLock says of every mode what a switch to it would
+// (WithMode's ModeChange), default locked out too included, without
+// switching.
+func TestModeLock(t *testing.T) {
+	for _, locks := range []Locks{
+		{},
+		{DisallowedModes: map[Mode]string{BypassPermissions: "locked out by requirements (serial 7)"}},
+		{DisallowedModes: map[Mode]string{BypassPermissions: "x", Default: "not allowed"}},
+	} {
+		e := newEngine(t, Config{Mode: Plan, Locks: locks})
+		for _, m := range Modes() {
+			locked, reason := e.ModeLock(m)
+			_, ch := e.WithMode(m)
+			if locked != ch.Downgraded() || (locked && reason != ch.Reason) || (!locked && reason != "") {
+				t.Errorf("locks %v, mode %s: ModeLock = %v %q, WithMode says %+v", locks.DisallowedModes, m, locked, reason, ch)
+			}
+			if _, isLocked := locks.DisallowedModes[m]; locked != isLocked {
+				t.Errorf("locks %v, mode %s: locked = %v", locks.DisallowedModes, m, locked)
+			}
+		}
+		if e.Mode() != Plan {
+			t.Fatal("ModeLock changed the mode")
+		}
+	}
+}

@@ -76,25 +76,21 @@ func (s *Session) reconfigure(ctx context.Context, name, model string) (State, e
 	} else {
 		s.cfg.Agent, s.cfg.System, s.cfg.Tools, s.cfg.Extra = c.Agent, c.System, c.Tools, c.Extra
 		g := c.Gate
-		var res ModeResult
+		res := bootMode(g)
 		if s.modeSet {
-			ch := g.SetMode(s.mode.Requested)
-			res = ModeResult{Mode: g.Engine().Mode(), Requested: s.mode.Requested, Downgraded: ch.Downgraded(), Reason: ch.Reason}
-		} else {
-			ch := g.Engine().ModeChange()
-			res = ModeResult{Mode: g.Engine().Mode(), Requested: ch.Requested, Downgraded: ch.Downgraded(), Reason: ch.Reason}
-			if res.Requested == "" {
-				res.Requested = res.Mode
-			}
+			res = modeIn(g, s.mode.Requested, g.SetMode(s.mode.Requested))
 		}
 		if res.Mode != s.mode.Mode {
 			modeEv = &agent.Event{Type: agent.EventModeChange, Key: "permission_mode", Requested: string(res.Requested), Mode: string(res.Mode), Text: res.Reason}
 		}
 		s.cfg.Gate, s.mode = g, res
 	}
-	ag, mod, recModel := s.cfg.Agent, s.cfg.Model, s.recModel
+	ag, now, recModel := s.cfg.Agent, s.cfg.Agent, s.recModel
+	if name == "" {
+		now = s.cfg.Model
+	}
 	s.mu.Unlock()
-	s.emit(agent.Event{Type: agent.EventModeChange, Key: what, Requested: asked, Mode: map[string]string{"agent": ag, "model": mod}[what]})
+	s.emit(agent.Event{Type: agent.EventModeChange, Key: what, Requested: asked, Mode: now})
 	if modeEv != nil {
 		s.emit(*modeEv)
 	}
@@ -108,16 +104,15 @@ func (s *Session) reconfigure(ctx context.Context, name, model string) (State, e
 }
 
 // modes is State.Modes: every mode in the cycle's order and whether the
-// locks rule it out, as the gate's engine says without switching to it.
+// locks rule it out, as the gate's engine says without switching to it
+// (ModeLock: no engine is built per mode).
 // Called with mu held.
 func (s *Session) modes() []ModeOption {
 	eng := s.cfg.Gate.Engine()
 	out := make([]ModeOption, 0, 5)
 	for _, m := range permission.Modes() {
 		o := ModeOption{Mode: m}
-		if _, ch := eng.WithMode(m); ch.Downgraded() {
-			o.Locked, o.Reason = true, ch.Reason
-		}
+		o.Locked, o.Reason = eng.ModeLock(m)
 		out = append(out, o)
 	}
 	return out

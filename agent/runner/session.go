@@ -121,12 +121,7 @@ func Start(ctx context.Context, o Options) (*Session, error) {
 	if o.SubAgent != nil {
 		env.Task = s.subAgent
 	}
-	eng := s.cfg.Gate.Engine()
-	ch := eng.ModeChange()
-	s.mode = ModeResult{Mode: eng.Mode(), Requested: ch.Requested, Downgraded: ch.Downgraded(), Reason: ch.Reason}
-	if s.mode.Requested == "" {
-		s.mode.Requested = s.mode.Mode
-	}
+	s.mode = bootMode(s.cfg.Gate)
 	s.ctx, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	s.withAdvice()
 	if ctx.Done() != nil {
@@ -143,7 +138,7 @@ func Start(ctx context.Context, o Options) (*Session, error) {
 				return nil, err
 			}
 		} else {
-			meta := session.Meta{Agent: s.cfg.Agent, Model: s.cfg.Model, Mode: string(eng.Mode()), Cwd: env.Cwd}
+			meta := session.Meta{Agent: s.cfg.Agent, Model: s.cfg.Model, Mode: string(s.mode.Mode), Cwd: env.Cwd}
 			go s.rec.create(ctx, meta, o.CreateAfter)
 		}
 	} else if o.Resume != "" {
@@ -596,7 +591,7 @@ func (s *Session) SetMode(m permission.Mode) (ModeResult, error) {
 		// follows the mode too.
 		s.runGate.SetMode(pm)
 	}
-	res := ModeResult{Mode: s.cfg.Gate.Engine().Mode(), Requested: pm, Downgraded: ch.Downgraded(), Reason: ch.Reason}
+	res := modeIn(s.cfg.Gate, pm, ch)
 	s.mode, s.modeSet = res, true
 	s.mu.Unlock()
 	s.emit(agent.Event{Type: agent.EventModeChange, Key: "permission_mode", Requested: string(pm), Mode: string(res.Mode), Text: res.Reason})
@@ -632,6 +627,9 @@ func (s *Session) mcpChange(what, name string, f func(*mcp.Manager) (mcp.Status,
 	switch {
 	case closed:
 		return mcp.Status{}, ErrClosed
+	case s.o.MCP == nil && what == "trust":
+		// No server to trust: the same answer as an unknown name.
+		return mcp.Status{}, fmt.Errorf("runner: trust mcp server %s: this session has no MCP client: %w", name, mcp.ErrNoServer)
 	case s.o.MCP == nil:
 		return mcp.Status{}, fmt.Errorf("runner: %s mcp server %s: this session has no MCP client", what, name)
 	}
@@ -647,6 +645,23 @@ func (s *Session) Mode() ModeResult {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.mode
+}
+
+// modeIn is the mode gate g is in after a switch to requested ("": the
+// mode g is in) that ch tells of.
+func modeIn(g *gate.Gate, requested permission.Mode, ch permission.ModeChange) ModeResult {
+	m := g.Engine().Mode()
+	if requested == "" {
+		requested = m
+	}
+	return ModeResult{Mode: m, Requested: requested, Downgraded: ch.Downgraded(), Reason: ch.Reason}
+}
+
+// bootMode is the mode gate g was built in (its configured mode, through
+// the locks), as a new session starts.
+func bootMode(g *gate.Gate) ModeResult {
+	ch := g.Engine().ModeChange()
+	return modeIn(g, ch.Requested, ch)
 }
 
 // State is the session's state.

@@ -14,28 +14,38 @@ import (
 	"github.com/oceancode/oceancode/agent/runner"
 )
 
-// modeBody is a mode's JSON: GET/POST …/permission/mode, and in a state.
-type modeBody struct {
-	Mode       string `json:"mode"`
-	Requested  string `json:"requested"`
-	Downgraded bool   `json:"downgraded"`
-	Reason     string `json:"reason"`
+// The API's answers (ModeBody, StateBody, MCPStatusBody, MCPListBody,
+// SessionsBody) are exported so that agent/server/client reads them back
+// into the engine's types through the same definitions the server writes:
+// the two sides cannot drift apart.
+
+// ModeBody is a mode's JSON: GET/POST …/permission/mode, and in a state.
+type ModeBody struct {
+	Mode       permission.Mode `json:"mode"`
+	Requested  permission.Mode `json:"requested"`
+	Downgraded bool            `json:"downgraded"`
+	Reason     string          `json:"reason"`
 }
 
-func modeOf(m runner.ModeResult) modeBody {
+func modeOf(m runner.ModeResult) ModeBody {
 	req := m.Requested
 	if req == "" {
 		req = m.Mode
 	}
-	return modeBody{Mode: string(m.Mode), Requested: string(req), Downgraded: m.Downgraded, Reason: m.Reason}
+	return ModeBody{Mode: m.Mode, Requested: req, Downgraded: m.Downgraded, Reason: m.Reason}
 }
 
-// stateBody is a session's state (GET /api/session/{id}, and POST /api/session's answer).
-type stateBody struct {
+// Result is the mode as the engine's ModeResult (a client's reading).
+func (m ModeBody) Result() runner.ModeResult {
+	return runner.ModeResult{Mode: m.Mode, Requested: m.Requested, Downgraded: m.Downgraded, Reason: m.Reason}
+}
+
+// StateBody is a session's state (GET /api/session/{id}, and POST /api/session's answer).
+type StateBody struct {
 	ID         string        `json:"id"`
 	Agent      string        `json:"agent"`
 	Model      string        `json:"model"`
-	Mode       modeBody      `json:"mode"`
+	Mode       ModeBody      `json:"mode"`
 	Status     string        `json:"status"`
 	Turns      int           `json:"turns"`
 	Queued     int           `json:"queued"`
@@ -51,11 +61,19 @@ type stateBody struct {
 	Policy  string              `json:"policy"`
 }
 
-func stateOf(id string, sess *runner.Session) stateBody {
+func stateOf(id string, sess *runner.Session) StateBody {
 	st := sess.State()
-	return stateBody{ID: id, Agent: st.Agent, Model: st.Model, Mode: modeOf(st.Mode), Status: st.Status,
+	return StateBody{ID: id, Agent: st.Agent, Model: st.Model, Mode: modeOf(st.Mode), Status: st.Status,
 		Turns: st.Turns, Queued: st.Queued, Usage: st.Usage, LastSeq: st.LastSeq, StopReason: string(st.StopReason),
 		Pending: len(sess.Pending()), Modes: st.Modes, Sandbox: st.Sandbox, Policy: st.Policy}
+}
+
+// State is the state as the engine's State (a client's reading; Pending
+// is not in it: GET …/permission/pending lists the asks).
+func (b StateBody) State() runner.State {
+	return runner.State{ID: b.ID, Agent: b.Agent, Model: b.Model, Mode: b.Mode.Result(), Status: b.Status, Turns: b.Turns,
+		Queued: b.Queued, Usage: b.Usage, LastSeq: b.LastSeq, StopReason: runner.StopReason(b.StopReason),
+		Modes: b.Modes, Sandbox: b.Sandbox, Policy: b.Policy}
 }
 
 func (s *Server) create(w http.ResponseWriter, r *http.Request) {
@@ -283,8 +301,8 @@ type mcpBody struct {
 	Headers map[string]string `json:"headers,omitempty"`
 }
 
-// mcpStatusBody is POST /mcp's answer: the server's state after the add.
-type mcpStatusBody struct {
+// MCPStatusBody is POST /mcp's answer: the server's state after the add.
+type MCPStatusBody struct {
 	Name   string   `json:"name"`
 	Origin string   `json:"origin"`
 	Source string   `json:"source"`

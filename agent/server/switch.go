@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/oceancode/oceancode/agent/mcp"
 	"github.com/oceancode/oceancode/agent/runner"
@@ -65,13 +66,13 @@ func switched(w http.ResponseWriter, id string, sess *runner.Session, what strin
 	}
 }
 
-// mcpListBody is GET …/mcp's answer.
-type mcpListBody struct {
-	Servers []mcpStatusBody `json:"servers"`
+// MCPListBody is GET …/mcp's answer.
+type MCPListBody struct {
+	Servers []MCPStatusBody `json:"servers"`
 }
 
-func mcpStatusOf(st mcp.Status) mcpStatusBody {
-	b := mcpStatusBody{Name: st.Name, Origin: st.Origin, Source: st.Source, State: st.State, Reason: st.Reason,
+func mcpStatusOf(st mcp.Status) MCPStatusBody {
+	b := MCPStatusBody{Name: st.Name, Origin: st.Origin, Source: st.Source, State: st.State, Reason: st.Reason,
 		Tools: st.Tools, TookMS: float64(st.Took.Microseconds()) / 1000}
 	if b.Tools == nil {
 		b.Tools = []string{}
@@ -79,18 +80,24 @@ func mcpStatusOf(st mcp.Status) mcpStatusBody {
 	return b
 }
 
+// Status is the server's state as mcp.Status (a client's reading).
+func (b MCPStatusBody) Status() mcp.Status {
+	return mcp.Status{Name: b.Name, Origin: b.Origin, Source: b.Source, State: b.State, Reason: b.Reason, Tools: b.Tools,
+		Took: time.Duration(b.TookMS * float64(time.Millisecond))}
+}
+
 func (s *Server) mcpList(w http.ResponseWriter, r *http.Request, id string, sess *runner.Session) {
-	out := mcpListBody{Servers: []mcpStatusBody{}}
+	out := MCPListBody{Servers: []MCPStatusBody{}}
 	for _, st := range sess.MCPServers() {
 		out.Servers = append(out.Servers, mcpStatusOf(st))
 	}
 	writeJSON(w, http.StatusOK, out)
 }
 
-// sessionsBody is GET /api/session's answer: the sessions open on this
+// SessionsBody is GET /api/session's answer: the sessions open on this
 // server (their states) and the stored ones (Config.Sessions).
-type sessionsBody struct {
-	Open   []stateBody       `json:"open"`
+type SessionsBody struct {
+	Open   []StateBody       `json:"open"`
 	Stored []session.Session `json:"stored"`
 }
 
@@ -107,7 +114,7 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.mu.Unlock()
-	out := sessionsBody{Open: []stateBody{}, Stored: []session.Session{}}
+	out := SessionsBody{Open: []StateBody{}, Stored: []session.Session{}}
 	for _, e := range open {
 		out.Open = append(out.Open, stateOf(e.id, e.sess))
 	}

@@ -145,11 +145,7 @@ func (ApplyPatchTool) Run(ctx context.Context, env *Env, input json.RawMessage) 
 				problems = append(problems, fmt.Sprintf("%s: already exists (use Update File)", shown))
 				continue
 			}
-			data := ""
-			if len(op.lines) > 0 {
-				data = strings.Join(op.lines, "\n") + "\n"
-			}
-			changes = append(changes, &fileChange{abs: abs, shown: shown, data: []byte(data), created: true})
+			changes = append(changes, &fileChange{abs: abs, shown: shown, data: []byte(op.added()), created: true})
 			summary = append(summary, "A "+shown)
 			adds += len(op.lines)
 		case opDelete:
@@ -171,12 +167,10 @@ func (ApplyPatchTool) Run(ctx context.Context, env *Env, input json.RawMessage) 
 				problems = append(problems, shown+": a binary file")
 				continue
 			}
-			updated := string(b)
-			if len(op.hunks) > 0 {
-				if updated, err = applyHunks(string(b), op.hunks); err != nil {
-					problems = append(problems, fmt.Sprintf("%s: %v", shown, err))
-					continue
-				}
+			updated, err := op.updated(string(b))
+			if err != nil {
+				problems = append(problems, fmt.Sprintf("%s: %v", shown, err))
+				continue
 			}
 			for _, h := range op.hunks {
 				for _, l := range h.lines {

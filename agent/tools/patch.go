@@ -274,6 +274,23 @@ func formatPatch(ops []patchOp) string {
 	return sb.String()
 }
 
+// added is an Add File op's content: its lines, each ending in a newline.
+func (op patchOp) added() string {
+	if len(op.lines) == 0 {
+		return ""
+	}
+	return strings.Join(op.lines, "\n") + "\n"
+}
+
+// updated is an Update File op's result on content: its hunks applied
+// (content as it is without hunks: a move only).
+func (op patchOp) updated(content string) (string, error) {
+	if len(op.hunks) == 0 {
+		return content, nil
+	}
+	return applyHunks(content, op.hunks)
+}
+
 // applyHunks applies an update's hunks to content and returns the new
 // content. Lines are matched exactly first, then ignoring trailing
 // whitespace, then ignoring surrounding whitespace; hunks apply in order,

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
-	"strings"
 )
 
 // Preview is what a file tool's call would leave at path (the path as the
@@ -49,21 +48,14 @@ func Preview(tool string, input json.RawMessage, at string, current []byte) (aft
 			}
 			switch {
 			case op.kind == opAdd:
-				data := ""
-				if len(op.lines) > 0 {
-					data = strings.Join(op.lines, "\n") + "\n"
-				}
-				return []byte(data), false, true, nil
+				return []byte(op.added()), false, true, nil
 			case op.kind == opDelete:
 				return nil, true, true, nil
 			}
 			if current == nil {
 				return nil, false, true, fmt.Errorf("apply_patch: %s does not exist", path.Clean(at))
 			}
-			if len(op.hunks) == 0 {
-				return current, op.moveTo != "", true, nil
-			}
-			updated, err := applyHunks(string(current), op.hunks)
+			updated, err := op.updated(string(current))
 			return []byte(updated), op.moveTo != "", true, err
 		}
 	}

@@ -22,9 +22,9 @@ import (
 
 	"github.com/oceancode/oceancode/agent"
 	"github.com/oceancode/oceancode/agent/mcp"
-	"github.com/oceancode/oceancode/agent/message"
 	"github.com/oceancode/oceancode/agent/permission"
 	"github.com/oceancode/oceancode/agent/runner"
+	"github.com/oceancode/oceancode/agent/server"
 	"github.com/oceancode/oceancode/agent/session"
 )
 
@@ -186,42 +186,6 @@ func sessionPath(id string, rest ...string) string {
 	return "/api/session/" + url.PathEscape(id) + strings.Join(rest, "")
 }
 
-// modeBody is a mode's JSON.
-type modeBody struct {
-	Mode       permission.Mode `json:"mode"`
-	Requested  permission.Mode `json:"requested"`
-	Downgraded bool            `json:"downgraded"`
-	Reason     string          `json:"reason"`
-}
-
-func (m modeBody) result() runner.ModeResult {
-	return runner.ModeResult{Mode: m.Mode, Requested: m.Requested, Downgraded: m.Downgraded, Reason: m.Reason}
-}
-
-// stateBody is a session's state as the API shows it.
-type stateBody struct {
-	ID         string              `json:"id"`
-	Agent      string              `json:"agent"`
-	Model      string              `json:"model"`
-	Mode       modeBody            `json:"mode"`
-	Status     string              `json:"status"`
-	Turns      int                 `json:"turns"`
-	Queued     int                 `json:"queued"`
-	Usage      message.Usage       `json:"usage"`
-	LastSeq    int64               `json:"last_seq"`
-	StopReason string              `json:"stop_reason"`
-	Pending    int                 `json:"pending"`
-	Modes      []runner.ModeOption `json:"modes"`
-	Sandbox    string              `json:"sandbox"`
-	Policy     string              `json:"policy"`
-}
-
-func (b stateBody) state() runner.State {
-	return runner.State{ID: b.ID, Agent: b.Agent, Model: b.Model, Mode: b.Mode.result(), Status: b.Status, Turns: b.Turns,
-		Queued: b.Queued, Usage: b.Usage, LastSeq: b.LastSeq, StopReason: runner.StopReason(b.StopReason),
-		Modes: b.Modes, Sandbox: b.Sandbox, Policy: b.Policy}
-}
-
 // CreateRequest is POST /api/session's body.
 type CreateRequest struct {
 	Agent          string                `json:"agent,omitempty"`
@@ -232,16 +196,16 @@ type CreateRequest struct {
 
 // Create creates a session and returns its state (State.ID is its id).
 func (c *Client) Create(ctx context.Context, r CreateRequest) (runner.State, error) {
-	var b stateBody
+	var b server.StateBody
 	err := c.do(ctx, "POST", "/api/session", r, &b)
-	return b.state(), err
+	return b.State(), err
 }
 
 // State is GET /api/session/{id}.
 func (c *Client) State(ctx context.Context, id string) (runner.State, error) {
-	var b stateBody
+	var b server.StateBody
 	err := c.do(ctx, "GET", sessionPath(id), nil, &b)
-	return b.state(), err
+	return b.State(), err
 }
 
 // Send queues a prompt (POST …/message); it returns the newest event's id
@@ -256,30 +220,30 @@ func (c *Client) Send(ctx context.Context, id, text string) (int64, error) {
 
 // Mode is GET …/permission/mode.
 func (c *Client) Mode(ctx context.Context, id string) (runner.ModeResult, error) {
-	var b modeBody
+	var b server.ModeBody
 	err := c.do(ctx, "GET", sessionPath(id, "/permission/mode"), nil, &b)
-	return b.result(), err
+	return b.Result(), err
 }
 
 // SetMode is POST …/permission/mode.
 func (c *Client) SetMode(ctx context.Context, id string, m permission.Mode) (runner.ModeResult, error) {
-	var b modeBody
+	var b server.ModeBody
 	err := c.do(ctx, "POST", sessionPath(id, "/permission/mode"), map[string]string{"mode": string(m)}, &b)
-	return b.result(), err
+	return b.Result(), err
 }
 
 // SetModel is POST …/model.
 func (c *Client) SetModel(ctx context.Context, id, model string) (runner.State, error) {
-	var b stateBody
+	var b server.StateBody
 	err := c.do(ctx, "POST", sessionPath(id, "/model"), map[string]string{"model": model}, &b)
-	return b.state(), err
+	return b.State(), err
 }
 
 // SetAgent is POST …/agent.
 func (c *Client) SetAgent(ctx context.Context, id, name string) (runner.State, error) {
-	var b stateBody
+	var b server.StateBody
 	err := c.do(ctx, "POST", sessionPath(id, "/agent"), map[string]string{"agent": name}, &b)
-	return b.state(), err
+	return b.State(), err
 }
 
 // Pending is GET …/permission/pending.
@@ -311,31 +275,13 @@ func (c *Client) Abort(ctx context.Context, id string) error {
 	return c.do(ctx, "POST", sessionPath(id, "/abort"), nil, nil)
 }
 
-// mcpStatusBody is an MCP server's state as the API shows it.
-type mcpStatusBody struct {
-	Name   string   `json:"name"`
-	Origin string   `json:"origin"`
-	Source string   `json:"source"`
-	State  string   `json:"state"`
-	Reason string   `json:"reason"`
-	Tools  []string `json:"tools"`
-	TookMS float64  `json:"took_ms"`
-}
-
-func (b mcpStatusBody) status() mcp.Status {
-	return mcp.Status{Name: b.Name, Origin: b.Origin, Source: b.Source, State: b.State, Reason: b.Reason, Tools: b.Tools,
-		Took: time.Duration(b.TookMS * float64(time.Millisecond))}
-}
-
 // MCP is GET …/mcp: the session's MCP servers.
 func (c *Client) MCP(ctx context.Context, id string) ([]mcp.Status, error) {
-	var b struct {
-		Servers []mcpStatusBody `json:"servers"`
-	}
+	var b server.MCPListBody
 	err := c.do(ctx, "GET", sessionPath(id, "/mcp"), nil, &b)
 	var out []mcp.Status
 	for _, s := range b.Servers {
-		out = append(out, s.status())
+		out = append(out, s.Status())
 	}
 	return out, err
 }
@@ -362,29 +308,26 @@ func (c *Client) AddMCP(ctx context.Context, id, name string, srv mcp.Server) (m
 	if len(srv.Headers) > 0 {
 		body["headers"] = srv.Headers
 	}
-	var b mcpStatusBody
+	var b server.MCPStatusBody
 	err := c.do(ctx, "POST", "/mcp", body, &b)
-	return b.status(), err
+	return b.Status(), err
 }
 
 // TrustMCP is POST …/mcp/{name}/trust: the server waiting for trust is
 // trusted (the user's trust store) and started.
 func (c *Client) TrustMCP(ctx context.Context, id, name string) (mcp.Status, error) {
-	var b mcpStatusBody
+	var b server.MCPStatusBody
 	err := c.do(ctx, "POST", sessionPath(id, "/mcp/", url.PathEscape(name), "/trust"), nil, &b)
-	return b.status(), err
+	return b.Status(), err
 }
 
 // Sessions is GET /api/session: the sessions open on the server and the
 // stored ones.
 func (c *Client) Sessions(ctx context.Context) (open []runner.State, stored []session.Session, err error) {
-	var b struct {
-		Open   []stateBody       `json:"open"`
-		Stored []session.Session `json:"stored"`
-	}
+	var b server.SessionsBody
 	err = c.do(ctx, "GET", "/api/session", nil, &b)
 	for _, s := range b.Open {
-		open = append(open, s.state())
+		open = append(open, s.State())
 	}
 	return open, b.Stored, err
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -100,6 +101,14 @@ func TestResyncAndErrors(t *testing.T) {
 
 	if m, err := c.Mode(ctx, st.ID); err != nil || m.Mode != "default" || m.Requested != "default" {
 		t.Errorf("mode = %+v, %v", m, err)
+	}
+	// The state reads back into the engine's State: what the session says
+	// of itself, its mode locks and status lines included.
+	if got, err := c.State(ctx, st.ID); err != nil {
+		t.Errorf("state: %v", err)
+	} else if want := l.Session(st.ID).State(); got.ID != st.ID || got.Agent != want.Agent || got.Model != want.Model || got.Mode.Mode != want.Mode.Mode ||
+		len(got.Modes) == 0 || !reflect.DeepEqual(got.Modes, want.Modes) || got.Sandbox != "off" || got.Policy != "none" || got.Turns != want.Turns {
+		t.Errorf("state = %+v, want %+v", got, want)
 	}
 	if doc, err := c.OpenAPI(ctx); err != nil || !strings.Contains(string(doc), `"openapi": "3.1.0"`) {
 		t.Errorf("openapi: %.40s, %v", doc, err)
