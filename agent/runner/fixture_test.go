@@ -9,20 +9,14 @@ import (
 	"time"
 
 	"github.com/oceancode/oceancode/agent"
-	"github.com/oceancode/oceancode/agent/fsguard"
 	"github.com/oceancode/oceancode/agent/gate"
 	"github.com/oceancode/oceancode/agent/mcp/mcptest"
-	"github.com/oceancode/oceancode/agent/message"
 	"github.com/oceancode/oceancode/agent/permission"
-	"github.com/oceancode/oceancode/agent/provider"
-	"github.com/oceancode/oceancode/agent/provider/anthropic"
 	"github.com/oceancode/oceancode/agent/provider/providertest"
 	"github.com/oceancode/oceancode/agent/runner"
+	"github.com/oceancode/oceancode/agent/runner/runnertest"
 	"github.com/oceancode/oceancode/agent/sandbox/sandboxtest"
 	"github.com/oceancode/oceancode/agent/session"
-	"github.com/oceancode/oceancode/agent/shellguard"
-	"github.com/oceancode/oceancode/agent/tools"
-	"github.com/oceancode/oceancode/provenance"
 )
 
 // The test binary doubles as the sandbox helper bash runs through.
@@ -72,39 +66,20 @@ func (f *fixture) openStore() *session.Store {
 
 func (f *fixture) gate() *gate.Gate {
 	f.t.Helper()
-	o := provenance.Origin{Layer: provenance.Project, Source: "test.json", Line: 1}
-	g, err := gate.New(gate.Config{
-		Permission: permission.Config{Mode: f.mode, Locks: f.locks, Rules: []permission.Rule{
-			{Key: "bash", Pattern: "*", Action: permission.Ask, Origin: o},
-			{Key: "bash", Pattern: "true", Action: permission.Allow, Origin: o},
-			{Key: "read", Pattern: "*", Action: permission.Allow, Origin: o},
-			{Key: "write", Pattern: "*", Action: permission.Ask, Origin: o},
-			{Key: "question", Pattern: "*", Action: permission.Allow, Origin: o},
-			{Key: "task", Pattern: "*", Action: permission.Allow, Origin: o},
-		}},
-		Shell:    shellguard.Config{ProjectRoot: f.dir, Home: f.dir},
-		Boundary: fsguard.Boundary{ProjectRoot: f.dir},
-	})
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	return g
+	return runnertest.Gate(f.t, f.dir, f.mode, f.locks,
+		runnertest.Rule("bash", "*", permission.Ask),
+		runnertest.Rule("bash", "true", permission.Allow),
+		runnertest.Rule("read", "*", permission.Allow),
+		runnertest.Rule("write", "*", permission.Ask),
+		runnertest.Rule("question", "*", permission.Allow),
+		runnertest.Rule("task", "*", permission.Allow))
 }
 
 func (f *fixture) turn() agent.Config {
 	f.t.Helper()
-	p, err := anthropic.New(provider.Config{Type: "anthropic", BaseURL: f.srv.AnthropicURL(), APIKey: providertest.APIKey,
-		Stream: true, RetryBackoff: time.Millisecond})
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	tracker := &fsguard.Tracker{}
-	tracker.Start(time.Now())
-	return agent.Config{Agent: agent.Build, Model: "claude-test", System: "test", Provider: p, Gate: f.gate(),
-		Tools: tools.Builtins(), MaxTurns: 10,
-		Env: &tools.Env{Boundary: fsguard.Boundary{ProjectRoot: f.dir}, Cwd: f.dir, Tracker: tracker,
-			ChildEnv: []string{"PATH=/usr/bin:/bin", "HOME=" + f.dir}, BashTimeout: 20 * time.Second, Todos: &tools.TodoList{}},
-		Redact: func(s string) string { return strings.ReplaceAll(s, "sekrit", "[REDACTED]") }}
+	c := runnertest.Config(f.dir, runnertest.Provider(f.t, f.srv), f.gate())
+	c.Redact = func(s string) string { return strings.ReplaceAll(s, "sekrit", "[REDACTED]") }
+	return c
 }
 
 // options is an interactive, recorded session.
@@ -154,15 +129,5 @@ func until(t *testing.T, u *runner.Subscription, typ agent.EventType) []runner.E
 // lastResult is the content of the last tool result the model was sent.
 func lastResult(t *testing.T, srv *providertest.Server) string {
 	t.Helper()
-	reqs := srv.Requests()
-	ms := reqs[len(reqs)-1].Messages
-	for i := len(ms) - 1; i >= 0; i-- {
-		for _, p := range ms[i].Parts {
-			if p.Type == message.ToolOutput {
-				return p.ToolResult.Content
-			}
-		}
-	}
-	t.Fatal("no tool result in the last request")
-	return ""
+	return runnertest.LastResult(t, srv)
 }
