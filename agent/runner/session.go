@@ -627,9 +627,6 @@ func (s *Session) mcpChange(what, name string, f func(*mcp.Manager) (mcp.Status,
 	switch {
 	case closed:
 		return mcp.Status{}, ErrClosed
-	case s.o.MCP == nil && what == "trust":
-		// No server to trust: the same answer as an unknown name.
-		return mcp.Status{}, fmt.Errorf("runner: trust mcp server %s: this session has no MCP client: %w", name, mcp.ErrNoServer)
 	case s.o.MCP == nil:
 		return mcp.Status{}, fmt.Errorf("runner: %s mcp server %s: this session has no MCP client", what, name)
 	}
