@@ -93,10 +93,8 @@ func (w *walker) call(s *syntax.Stmt, ce *syntax.CallExpr, x ctx, r stmtRedirs) 
 	if len(args) > 0 && len(prefix) > 0 {
 		// NAME=value CMD: the command (and the scripts it runs) sees the
 		// value; its own words were expanded before.
+		w.envRuns(prefix, x)
 		for _, pv := range prefix {
-			if commandEnv(pv.name) {
-				w.code(strings.TrimPrefix(pv.val, "!"), ctx{wrappers: append(append([]string(nil), x.wrappers...), pv.name+"=")}, false)
-			}
 			old, had := w.vars[pv.name]
 			w.setVar(pv.name, pv.val)
 			saved = append(saved, savedVar{pv.name, old, had})
@@ -112,6 +110,8 @@ func (w *walker) call(s *syntax.Stmt, ce *syntax.CallExpr, x ctx, r stmtRedirs) 
 	}
 	in.ask = w.takeExec(in.raw)
 	if len(args) == 0 {
+		// NAME=CMD alone: later commands of the shell see it.
+		w.envRuns(w.knownAssigns(ce.Assigns), x)
 		in.assign = true
 		w.emit(nil, x, in, peeled{danger: danger})
 		return
@@ -172,8 +172,18 @@ func (w *walker) simple(args []word, x ctx, in segIn, danger string) {
 		w.code(strings.Join(code, " "), inner("alias "+name), true)
 		w.aliases[name] = v
 	}
-	w.embedded(lname, argv, inner)
-	if execWrapper(lname) || lname == "pkexec" {
+	if len(p.envs) > 0 {
+		w.envRuns(p.envs, inner(""))
+	}
+	if p.line != "" && len(argv) > 0 {
+		// sudo -s CMD…: the words are joined and run by a shell.
+		code := make([]string, 0, len(argv))
+		for _, a := range argv {
+			code = append(code, w.wordCode(a))
+		}
+		w.code(strings.Join(code, " "), inner(p.line), false)
+	}
+	if !w.runs(lname, argv, inner) && execWrapper(lname) {
 		// chroot / sh -c '…', runuser -u x -- bash -c '…': the first shell
 		// or eval among the later words runs a script.
 		for j := 1; j < len(argv); j++ {
@@ -294,14 +304,6 @@ func (w *walker) simple(args []word, x ctx, in segIn, danger string) {
 		}
 	case lname == "su":
 		p.elevated = true
-		for i := 1; i < len(argv); i++ {
-			v := argv[i].val
-			if (v == "-c" || v == "--command") && i+1 < len(argv) {
-				w.code(w.wordCode(argv[i+1]), inner("su -c"), false)
-			} else if strings.HasPrefix(v, "--command=") {
-				w.code(v[len("--command="):], inner("su -c"), false)
-			}
-		}
 	case lname == "trap" && len(argv) >= 3:
 		if c := argv[1]; c.val != "-" && c.val != "" {
 			w.code(w.wordCode(c), inner("trap"), false)
@@ -315,24 +317,6 @@ func (w *walker) simple(args []word, x ctx, in segIn, danger string) {
 				}
 				w.aliases[n] = v
 			}
-		}
-	case lname == "find":
-		w.findExec(argv, inner)
-	case lname == "watch":
-		// watch runs its arguments with sh -c.
-		i := 1
-		for i < len(argv) && strings.HasPrefix(argv[i].val, "-") {
-			if v := argv[i].val; v == "-n" || v == "-d" || v == "--interval" || v == "-q" {
-				i++
-			}
-			i++
-		}
-		if i < len(argv) {
-			parts := make([]string, 0, len(argv)-i)
-			for _, a := range argv[i:] {
-				parts = append(parts, w.wordCode(a))
-			}
-			w.code(strings.Join(parts, " "), inner("watch"), false)
 		}
 	}
 	w.emit(argv, x, in, p)
@@ -350,8 +334,6 @@ func (w *walker) simple(args []word, x ctx, in segIn, danger string) {
 		}
 	case lname == "exec" && len(argv) == 1 && x.stdinDL:
 		w.stdinDL = true
-	case lname == "ssh" || lname == "autossh":
-		w.sshCommand(argv, inner)
 	case lname == "parallel" && x.stdinDL && !hasCommandWord(argv[1:]):
 		w.emit(argv, x, segIn{raw: in.raw, shape: ShapePipeToShell, reason: "floor: " + quote(joinText(argv)) + " runs the lines of a download or decoder output as commands"}, p)
 	case lname == "git":
@@ -403,24 +385,6 @@ func (w *walker) code(src string, x ctx, persist bool) {
 	w.depth--
 	if !persist {
 		w.cwd = cwd
-	}
-}
-
-// findExec classifies the commands find -exec/-execdir/-ok/-okdir run.
-func (w *walker) findExec(argv []word, inner func(string) ctx) {
-	for i := 1; i < len(argv); i++ {
-		switch argv[i].val {
-		case "-exec", "-execdir", "-ok", "-okdir":
-			j := i + 1
-			for j < len(argv) && argv[j].val != ";" && argv[j].val != "+" {
-				j++
-			}
-			if j > i+1 {
-				sub := append([]word(nil), argv[i+1:j]...)
-				w.simple(sub, inner("find "+argv[i].val), segIn{raw: joinText(sub)}, "")
-			}
-			i = j
-		}
 	}
 }
 
@@ -662,41 +626,6 @@ func hasCommandWord(a []word) bool {
 	return false
 }
 
-// sshOptsWithValue are ssh's options that take a value.
-const sshOptsWithValue = "BbcDEeFIiJLlmOoPpQRSWw"
-
-// sshCommand classifies the command ssh runs on the remote host: the floor
-// there is the floor (ssh host 'rm -rf /').
-func (w *walker) sshCommand(argv []word, inner func(string) ctx) {
-	i := 1
-	for i < len(argv) {
-		v := argv[i].val
-		if !argv[i].known {
-			return
-		}
-		if v == "--" {
-			i++
-			break
-		}
-		if !strings.HasPrefix(v, "-") || v == "-" {
-			break
-		}
-		if len(v) == 2 && strings.IndexByte(sshOptsWithValue, v[1]) >= 0 {
-			i++
-		}
-		i++
-	}
-	i++ // the host
-	if i >= len(argv) {
-		return
-	}
-	code := make([]string, 0, len(argv)-i)
-	for _, a := range argv[i:] {
-		code = append(code, w.wordCode(a))
-	}
-	w.code(strings.Join(code, " "), inner("ssh "+argv[i-1].val), false)
-}
-
 // runsArgv: interpreter code that runs its own arguments as a command.
 func runsArgv(code string) bool {
 	if !strings.Contains(code, "argv") && !strings.Contains(code, "ARGV") {
@@ -731,4 +660,19 @@ func (w *walker) endCall(mark int, saved *[]savedVar) {
 		}
 	}
 	w.popWords(mark)
+}
+
+// knownAssigns lists the assignments whose value the guard knows (for
+// envRuns), from the variables just assigned.
+func (w *walker) knownAssigns(as []*syntax.Assign) []prefixVar {
+	var out []prefixVar
+	for _, a := range as {
+		if a.Name == nil || a.Array != nil || a.Index != nil {
+			continue
+		}
+		if v, ok := w.vars[a.Name.Value]; ok {
+			out = append(out, prefixVar{a.Name.Value, v})
+		}
+	}
+	return out
 }

@@ -1500,6 +1500,9 @@ func isWordByte(c byte) bool {
 // execWrapper: programs that run a command given in their arguments and
 // that peel does not take apart.
 func execWrapper(name string) bool {
+	if runArgv[name] {
+		return true
+	}
 	switch name {
 	case "chroot", "runuser", "flock", "chrt", "taskset", "strace", "ltrace", "nsenter", "unshare", "fakeroot", "firejail",
 		"torsocks", "proxychains", "proxychains4", "systemd-run", "setpriv", "numactl", "prlimit", "catchsegv", "valgrind",

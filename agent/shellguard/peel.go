@@ -7,17 +7,19 @@ import (
 // peeled is a command with its wrappers removed.
 type peeled struct {
 	argv      []word
-	wrappers  []string // "sudo -u root", "timeout 5"
-	layers    []string // argv text before each peel, for deny rules
-	danger    string   // an environment assignment that changes what runs
-	uncertain bool     // a wrapper flag we do not know: the command may be elsewhere
-	elevated  bool     // sudo, doas, su
-	xargs     bool     // arguments come from stdin
-	xargsRepl string   // xargs -I replacement string
-	cwd       string   // env -C / sudo -D directory for this command
-	write     string   // a file a wrapper writes (time -o)
-	lookup    bool     // command -v: a lookup, not a run
-	clearsEnv bool     // env -i/-u/-, exec -c, command -p: the environment or PATH is not the child's
+	wrappers  []string    // "sudo -u root", "timeout 5"
+	layers    []string    // argv text before each peel, for deny rules
+	danger    string      // an environment assignment that changes what runs
+	uncertain bool        // a wrapper flag we do not know: the command may be elsewhere
+	elevated  bool        // sudo, doas, su
+	xargs     bool        // arguments come from stdin
+	xargsRepl string      // xargs -I replacement string
+	cwd       string      // env -C / sudo -D directory for this command
+	write     string      // a file a wrapper writes (time -o)
+	lookup    bool        // command -v: a lookup, not a run
+	clearsEnv bool        // env -i/-u/-, exec -c, command -p: the environment or PATH is not the child's
+	envs      []prefixVar // NAME=value a wrapper (env, sudo) gives the command, with known values
+	line      string      // a wrapper option that runs the command words with a shell (sudo -s)
 }
 
 // wrapSpec describes a wrapper's options.
@@ -290,8 +292,14 @@ func (w *walker) peel(a []word) peeled {
 		if name == "env" && envDash(a[1:i]) {
 			p.clearsEnv = true
 		}
+		for _, o := range opts {
+			if runFlag(name, o.name) && i < len(a) {
+				p.line = name + " -" + o.name
+			}
+		}
 		for _, j := range assigns {
-			n, _, _ := strings.Cut(a[j].val, "=")
+			n, v, _ := strings.Cut(a[j].val, "=")
+			p.envs = append(p.envs, prefixVar{n, v})
 			if dangerousEnv(n) && p.danger == "" {
 				p.danger = n
 			}

@@ -163,6 +163,7 @@ var tablesOnce sync.Once
 func loadTables() {
 	tablesOnce.Do(func() {
 		initOptTables()
+		initRunTable()
 		initSafeList()
 		initGoReasons()
 	})

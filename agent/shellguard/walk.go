@@ -636,6 +636,7 @@ func (w *walker) declClause(s *syntax.Stmt, d *syntax.DeclClause, x ctx, r stmtR
 		}
 	}
 	w.declRisk(d)
+	w.envRuns(w.knownAssigns(d.Args), x)
 	w.emit(ws, x, segIn{raw: w.slice(s), redirs: r.texts, write: r.write, device: r.device, decl: true, ask: w.takeExec(w.slice(s))}, peeled{danger: danger})
 }
 
