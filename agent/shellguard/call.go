@@ -611,9 +611,9 @@ func (w *walker) noteGitConfig(argv []word, inner func(string) ctx) {
 	}
 	k, v := ops[0].val, ops[1].val
 	w.gitCfg = append(w.gitCfg, k+"="+v)
-	if strings.HasPrefix(strings.ToLower(k), "alias.") && strings.HasPrefix(v, "!") {
-		w.code(v[1:], inner("git alias "+k[len("alias."):]), false)
-	}
+	// A key whose value git runs (core.pager, alias.x=!…) is a command
+	// left in the repository for later: classified where it is set.
+	w.gitConfigRuns(k+"="+v, inner("git config "+k))
 }
 
 // hasCommandWord: an argument that is not an option (parallel's command).

@@ -55,7 +55,9 @@ type runRow struct {
 	cmd string
 	// opt names the option: comma-separated, a letter is a short option,
 	// a name a long one (--name), "-name" a single-dash long one (find
-	// -exec). runConfig: the configuration key; runEnv: the variable.
+	// -exec); a trailing "?" marks an optional value, taken only stuck
+	// (-Ovalue, --name=value). runConfig: the configuration key; runEnv:
+	// the variable.
 	opt  string
 	kind runKind
 	// skip: operands before the command (chroot NEWROOT, ssh HOST).
@@ -72,7 +74,7 @@ type runRow struct {
 // command.
 var runTable = []runRow{
 	// git: options of subcommands.
-	{cmd: "git grep", opt: "O,open-files-in-pager", kind: runOpt, note: "the pager it opens the matching files in"},
+	{cmd: "git grep", opt: "O?,open-files-in-pager?", kind: runOpt, note: "the pager it opens the matching files in (an optional value: stuck only)"},
 	{cmd: "git fetch|pull|clone|ls-remote|fetch-pack", opt: "upload-pack", kind: runOpt, note: "the remote's upload-pack, run by the shell for a local or ssh remote"},
 	{cmd: "git clone", opt: "u", kind: runOpt, note: "short for --upload-pack"},
 	{cmd: "git fetch-pack|archive", opt: "exec", kind: runOpt, note: "the remote's upload-pack/upload-archive"},
@@ -361,6 +363,7 @@ type runC struct {
 	longs  []string   // --long options
 	single []string   // -single-dash options ("+" for a leading-plus word)
 	marks  []string
+	stuck  []string // options whose value is optional: only a stuck one counts
 	at     []synAt // the option syntax at the row's level, by spelling
 	progAt []synAt // the program's own options, by spelling
 }
@@ -373,7 +376,7 @@ var (
 	runArgv map[string]bool
 	// runConfigKeys / runEnvNames: the runConfig keys (lowercase) and
 	// runEnv variables.
-	runConfigKeys []string
+	runConfigKeys []cfgKey
 	runEnvNames   map[string]bool
 )
 
@@ -387,7 +390,7 @@ func initRunTable() {
 		r := &runTable[i]
 		switch r.kind {
 		case runConfig:
-			runConfigKeys = append(runConfigKeys, strings.ToLower(r.opt))
+			runConfigKeys = append(runConfigKeys, cfgKey{strings.ToLower(r.opt), r.marks})
 			continue
 		case runEnv:
 			runEnvNames[r.opt] = true
@@ -399,6 +402,10 @@ func initRunTable() {
 		}
 		if r.opt != "" {
 			for _, o := range strings.Split(r.opt, ",") {
+				if n, ok := strings.CutSuffix(o, "?"); ok {
+					o = n
+					c.stuck = append(c.stuck, n)
+				}
 				switch {
 				case o == "+" || strings.HasPrefix(o, "-"):
 					c.single = append(c.single, o)
@@ -755,7 +762,7 @@ func (c *runC) optValue(s string, syn *synC) (v string, next, ok bool) {
 		if !longMatch(c.longs, n) {
 			return "", false, false
 		}
-		return val, !eq, true
+		return val, !eq && !longMatch(c.stuck, n), true
 	}
 	if optListed(syn.vals, s, false) {
 		return "", false, false // a single-dash long option of the program
@@ -766,7 +773,7 @@ func (c *runC) optValue(s string, syn *synC) (v string, next, ok bool) {
 			if j+1 < len(s) {
 				return strings.TrimPrefix(s[j+1:], "="), false, true
 			}
-			return "", true, true
+			return "", !contains(c.stuck, ch), true
 		}
 		if optListed(syn.vals, ch, false) {
 			return "", false, false // the rest is that option's value
@@ -886,6 +893,11 @@ func (w *walker) gitConfigRuns(kv string, y ctx) {
 		w.extRuns(v, y)
 		return
 	}
+	if lk := strings.ToLower(k); strings.HasPrefix(lk, "url.ext::") && (strings.HasSuffix(lk, ".insteadof") || strings.HasSuffix(lk, ".pushinsteadof")) {
+		// url.ext::CMD.insteadOf=X rewrites URLs to run CMD.
+		w.extRuns(k[len("url."):strings.LastIndexByte(k, '.')], y)
+		return
+	}
 	mark, ok := gitRunsKey(k)
 	if !ok || mark != "" && !strings.HasPrefix(v, mark) {
 		return
@@ -900,27 +912,17 @@ func (w *walker) gitConfigRuns(kv string, y ctx) {
 // stands for any non-empty part, dots included (subsections may hold them).
 func gitRunsKey(k string) (string, bool) {
 	k = strings.ToLower(k)
-	for i, p := range runConfigKeys {
-		pre, suf, star := strings.Cut(p, "*")
-		if !star && k == p || star && len(k) > len(pre)+len(suf) && strings.HasPrefix(k, pre) && strings.HasSuffix(k, suf) {
-			return runConfigRow(i).marks, true
+	for _, c := range runConfigKeys {
+		pre, suf, star := strings.Cut(c.key, "*")
+		if !star && k == c.key || star && len(k) > len(pre)+len(suf) && strings.HasPrefix(k, pre) && strings.HasSuffix(k, suf) {
+			return c.mark, true
 		}
 	}
 	return "", false
 }
 
-// runConfigRow is the i-th runConfig row.
-func runConfigRow(i int) *runRow {
-	for j := range runTable {
-		if runTable[j].kind == runConfig {
-			if i == 0 {
-				return &runTable[j]
-			}
-			i--
-		}
-	}
-	return &runRow{}
-}
+// cfgKey is a runConfig row's key (lowercase) and marker.
+type cfgKey struct{ key, mark string }
 
 // extRuns classifies an ext:: URL's command line: words split at spaces,
 // "% " a space, "%%" a percent sign, %s/%S the service name.
