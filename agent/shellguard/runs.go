@@ -364,8 +364,8 @@ type runC struct {
 	single []string   // -single-dash options ("+" for a leading-plus word)
 	marks  []string
 	stuck  []string // options whose value is optional: only a stuck one counts
-	at     []synAt // the option syntax at the row's level, by spelling
-	progAt []synAt // the program's own options, by spelling
+	at     []synAt  // the option syntax at the row's level, by spelling
+	progAt []synAt  // the program's own options, by spelling
 }
 
 var (
