@@ -74,7 +74,7 @@ type runRow struct {
 // command.
 var runTable = []runRow{
 	// git: options of subcommands.
-	{cmd: "git grep", opt: "O?,open-files-in-pager?", kind: runOpt, note: "the pager it opens the matching files in (an optional value: stuck only)"},
+	{cmd: "git grep", opt: "O?,open-files-in-pager?", kind: runOpt, note: "the pager it opens the matching files in"},
 	{cmd: "git fetch|pull|clone|ls-remote|fetch-pack", opt: "upload-pack", kind: runOpt, note: "the remote's upload-pack, run by the shell for a local or ssh remote"},
 	{cmd: "git clone", opt: "u", kind: runOpt, note: "short for --upload-pack"},
 	{cmd: "git fetch-pack|archive", opt: "exec", kind: runOpt, note: "the remote's upload-pack/upload-archive"},
@@ -1017,4 +1017,139 @@ func runFlag(prog, o string) bool {
 		}
 	}
 	return false
+}
+
+// ExecOption is one row of the table of arguments and options that a
+// program runs as a command (docs/shellguard.md, "Programs that run a
+// command"), for tests and documentation outside the package.
+type ExecOption struct {
+	Command string // the program and subcommand ("git grep"); "|" separates spellings
+	Option  string // the option(s), the configuration key or the variable
+	Kind    string // option, operands, line, until, flag-line, config, env, wrapper, rest
+	Skip    int    // operands before the command
+	Marks   string // markers the value runs after ("!")
+	row     runRow
+}
+
+var kindNames = map[runKind]string{runOpt: "option", runArgs: "operands", runLine: "line", runUntil: "until",
+	runFlagLine: "flag-line", runConfig: "config", runEnv: "env", runPeel: "wrapper", runRest: "rest"}
+
+// ExecOptions lists the table.
+func ExecOptions() []ExecOption {
+	out := make([]ExecOption, len(runTable))
+	for i, r := range runTable {
+		out[i] = ExecOption{Command: r.cmd, Option: r.opt, Kind: kindNames[r.kind], Skip: r.skip, Marks: r.marks, row: r}
+	}
+	return out
+}
+
+// Examples builds commands that carry payload (a command line) through
+// this row, in every spelling it names.
+func (o ExecOption) Examples(payload string) []string { return o.row.examples(payload) }
+
+// examples builds, from one runTable row, commands that carry payload
+// (a command line) in every spelling the row names: each spelling of the
+// program and subcommand, each option in short, stuck, long, --opt=value
+// and single-dash forms.
+func (r runRow) examples(payload string) []string {
+	q := "'" + strings.ReplaceAll(payload, "'", `'\''`) + "'"
+	var out []string
+	progs := spellings(r.cmd)
+	val := payload
+	if r.marks != "" {
+		m := strings.Split(r.marks, "|")[0]
+		val = m + payload
+		if strings.HasSuffix(m, "(") {
+			val = m + `"` + payload + `")`
+		}
+	}
+	qv := "'" + strings.ReplaceAll(val, "'", `'\''`) + "'"
+	skip := strings.Repeat(" x", r.skip)
+	for _, p := range progs {
+		switch r.kind {
+		case runOpt, runFlagLine, runRest, runUntil:
+			for _, o := range strings.Split(r.opt, ",") {
+				if n, ok := strings.CutSuffix(o, "?"); ok {
+					// an optional value: only stuck
+					if len(n) == 1 {
+						out = append(out, p+" -"+n+qv)
+					} else {
+						out = append(out, p+" --"+n+"="+qv)
+					}
+					continue
+				}
+				switch {
+				case o == "+":
+					out = append(out, p+" '+"+strings.Trim(qv, "'")+"'")
+				case strings.HasPrefix(o, "-"):
+					out = append(out, p+" "+o+" "+qv)
+				case len(o) == 1:
+					out = append(out, p+" -"+o+" "+qv)
+					if r.kind == runOpt {
+						out = append(out, p+" -"+o+qv)
+					}
+				default:
+					out = append(out, p+" --"+o+" "+qv)
+					if r.kind == runOpt {
+						out = append(out, p+" --"+o+"="+qv)
+					}
+				}
+			}
+			if r.kind == runFlagLine {
+				for i := range out {
+					out[i] += skip
+				}
+			}
+			if r.kind == runRest || r.kind == runUntil {
+				// The command as words, not one quoted word.
+				for i := range out {
+					out[i] = strings.Replace(out[i], qv, payload, 1)
+					if r.kind == runUntil {
+						out[i] += ` \;`
+					}
+				}
+			}
+		case runArgs, runPeel:
+			out = append(out, p+skip+" "+payload)
+			if r.kind == runArgs && r.skip == 0 {
+				out = append(out, p+" -- "+payload)
+			}
+		case runLine:
+			out = append(out, p+skip+" "+q, p+skip+" "+payload)
+		case runConfig:
+			k := strings.ReplaceAll(r.opt, "*", "x")
+			out = append(out,
+				"git -c "+k+"="+qv+" log",
+				"X="+qv+" git --config-env="+k+"=X log",
+				"git config "+k+" "+qv,
+				"git config --global "+k+" "+qv,
+				"GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0="+k+" GIT_CONFIG_VALUE_0="+qv+" git log",
+				`GIT_CONFIG_PARAMETERS="'`+k+"="+strings.Trim(qv, "'")+`'" git log`)
+			return out
+		case runEnv:
+			return []string{
+				r.opt + "=" + qv + " " + p,
+				"env " + r.opt + "=" + qv + " " + p,
+				"sudo " + r.opt + "=" + qv + " " + p,
+				"export " + r.opt + "=" + qv + "; " + p,
+				r.opt + "=" + qv + "; " + p,
+			}
+		}
+	}
+	return out
+}
+
+// spellings expands "a|b c|d" into every combination ("a c", "a d", …).
+func spellings(cmd string) []string {
+	out := []string{""}
+	for _, w := range strings.Fields(cmd) {
+		var next []string
+		for _, pre := range out {
+			for _, alt := range strings.Split(w, "|") {
+				next = append(next, strings.TrimSpace(pre+" "+alt))
+			}
+		}
+		out = next
+	}
+	return out
 }

@@ -1,116 +1,11 @@
 package shellguard
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
-
-// rowCommands builds, from one runTable row, commands that carry payload
-// (a command line) in every spelling the row names: each spelling of the
-// program and subcommand, each option in short, stuck, long, --opt=value
-// and single-dash forms.
-func rowCommands(r runRow, payload string) []string {
-	q := "'" + strings.ReplaceAll(payload, "'", `'\''`) + "'"
-	var out []string
-	progs := spellings(r.cmd)
-	val := payload
-	if r.marks != "" {
-		m := strings.Split(r.marks, "|")[0]
-		val = m + payload
-		if strings.HasSuffix(m, "(") {
-			val = m + `"` + payload + `")`
-		}
-	}
-	qv := "'" + strings.ReplaceAll(val, "'", `'\''`) + "'"
-	skip := strings.Repeat(" x", r.skip)
-	for _, p := range progs {
-		switch r.kind {
-		case runOpt, runFlagLine, runRest, runUntil:
-			for _, o := range strings.Split(r.opt, ",") {
-				if n, ok := strings.CutSuffix(o, "?"); ok {
-					// an optional value: only stuck
-					if len(n) == 1 {
-						out = append(out, p+" -"+n+qv)
-					} else {
-						out = append(out, p+" --"+n+"="+qv)
-					}
-					continue
-				}
-				switch {
-				case o == "+":
-					out = append(out, p+" '+"+strings.Trim(qv, "'")+"'")
-				case strings.HasPrefix(o, "-"):
-					out = append(out, p+" "+o+" "+qv)
-				case len(o) == 1:
-					out = append(out, p+" -"+o+" "+qv)
-					if r.kind == runOpt {
-						out = append(out, p+" -"+o+qv)
-					}
-				default:
-					out = append(out, p+" --"+o+" "+qv)
-					if r.kind == runOpt {
-						out = append(out, p+" --"+o+"="+qv)
-					}
-				}
-			}
-			if r.kind == runFlagLine {
-				for i := range out {
-					out[i] += skip
-				}
-			}
-			if r.kind == runRest || r.kind == runUntil {
-				// The command as words, not one quoted word.
-				for i := range out {
-					out[i] = strings.Replace(out[i], qv, payload, 1)
-					if r.kind == runUntil {
-						out[i] += ` \;`
-					}
-				}
-			}
-		case runArgs, runPeel:
-			out = append(out, p+skip+" "+payload)
-			if r.kind == runArgs && r.skip == 0 {
-				out = append(out, p+" -- "+payload)
-			}
-		case runLine:
-			out = append(out, p+skip+" "+q, p+skip+" "+payload)
-		case runConfig:
-			k := strings.ReplaceAll(r.opt, "*", "x")
-			out = append(out,
-				"git -c "+k+"="+qv+" log",
-				"X="+qv+" git --config-env="+k+"=X log",
-				"git config "+k+" "+qv,
-				"git config --global "+k+" "+qv,
-				"GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0="+k+" GIT_CONFIG_VALUE_0="+qv+" git log",
-				`GIT_CONFIG_PARAMETERS="'`+k+"="+strings.Trim(qv, "'")+`'" git log`)
-			return out
-		case runEnv:
-			return []string{
-				r.opt + "=" + qv + " " + p,
-				"env " + r.opt + "=" + qv + " " + p,
-				"sudo " + r.opt + "=" + qv + " " + p,
-				"export " + r.opt + "=" + qv + "; " + p,
-				r.opt + "=" + qv + "; " + p,
-			}
-		}
-	}
-	return out
-}
-
-// spellings expands "a|b c|d" into every combination ("a c", "a d", …).
-func spellings(cmd string) []string {
-	out := []string{""}
-	for _, w := range strings.Fields(cmd) {
-		var next []string
-		for _, pre := range out {
-			for _, alt := range strings.Split(w, "|") {
-				next = append(next, strings.TrimSpace(pre+" "+alt))
-			}
-		}
-		out = next
-	}
-	return out
-}
 
 // stricter: wrappers under which a safe command asks on purpose.
 var stricter = map[string]bool{"sudo": true, "doas": true, "xargs": true}
@@ -126,7 +21,7 @@ func TestRunTableRows(t *testing.T) {
 	deny := newTest(t, Config{Deny: []Rule{{Pattern: "touch:*"}}})
 	alone := empty.Classify("git status", "").Verdict
 	for _, r := range runTable {
-		cmds := rowCommands(r, "rm -rf /")
+		cmds := r.examples("rm -rf /")
 		if len(cmds) == 0 {
 			t.Errorf("row %q %q builds no command", r.cmd, r.opt)
 		}
@@ -138,7 +33,7 @@ func TestRunTableRows(t *testing.T) {
 				t.Errorf("row %s %s: under allow(*) Classify(%q) = %v, want floor", r.cmd, r.opt, cmd, got.Verdict)
 			}
 		}
-		for _, cmd := range rowCommands(r, "git status") {
+		for _, cmd := range r.examples("git status") {
 			res := empty.Classify(cmd, "")
 			found := false
 			for _, s := range res.Segments {
@@ -153,15 +48,71 @@ func TestRunTableRows(t *testing.T) {
 				t.Errorf("row %s %s: Classify(%q) has no segment \"git status\" classified %v: %+v", r.cmd, r.opt, cmd, alone, res.Segments)
 			}
 		}
-		for _, cmd := range rowCommands(r, "touch x") {
+		for _, cmd := range r.examples("touch x") {
 			if got := deny.Classify(cmd, ""); got.Verdict != Deny {
 				t.Errorf("row %s %s: with deny touch:*, Classify(%q) = %v (%s), want deny", r.cmd, r.opt, cmd, got.Verdict, got.Reason)
 			}
 		}
-		for _, cmd := range rowCommands(r, `$X`) {
+		for _, cmd := range r.examples(`$X`) {
 			if got := bypass.Classify(cmd, ""); got.Verdict.Allowed() {
 				t.Errorf("row %s %s: under allow(*) Classify(%q) = %v, want not allowed (the payload is not known)", r.cmd, r.opt, cmd, got.Verdict)
 			}
+		}
+	}
+}
+
+// docRow renders a runTable row as its line of the table in
+// docs/shellguard.md.
+func docRow(r runRow) string {
+	code := func(s string) string { return "`" + s + "`" }
+	var opts []string
+	if r.opt != "" {
+		for _, o := range strings.Split(r.opt, ",") {
+			o = strings.TrimSuffix(o, "?")
+			switch {
+			case r.kind == runConfig || r.kind == runEnv || o == "+" || strings.HasPrefix(o, "-"):
+			case len(o) == 1:
+				o = "-" + o
+			default:
+				o = "--" + o
+			}
+			opts = append(opts, code(o))
+		}
+	}
+	what := map[runKind]string{
+		runOpt: "the option's value is shell code", runArgs: "the operands are a command and its arguments",
+		runLine: "the operands, joined, are shell code", runUntil: "the words up to `;` or `+` are a command",
+		runFlagLine: "with the option, the command words are run by a shell", runConfig: "git runs the value (`git -c`, `--config-env`, `git config`, `GIT_CONFIG_*`)",
+		runEnv: "the value is run as a command (set before a command, through `env`/`sudo`, or exported)",
+		runPeel: "a wrapper, peeled: its command is the segment", runRest: "the words after the option are a command",
+	}[r.kind]
+	if r.skip > 0 {
+		what += " after " + map[int]string{1: "one operand", 2: "two operands"}[r.skip]
+	}
+	if r.marks != "" {
+		what += ", after " + code(strings.ReplaceAll(r.marks, "|", "` or `"))
+	}
+	if strings.HasSuffix(r.opt, "?") {
+		what += " (an optional value: stuck only)"
+	}
+	if r.note != "" {
+		what += "; " + r.note
+	}
+	return "| " + code(strings.ReplaceAll(r.cmd, "|", `\|`)) + " | " + strings.Join(opts, ", ") + " | " + what + " |"
+}
+
+// TestRunTableDocumented: docs/shellguard.md shows every row as docRow
+// renders it (go test -run TestRunTableDocumented -v prints the table).
+func TestRunTableDocumented(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "shellguard.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range runTable {
+		line := docRow(r)
+		t.Log(line)
+		if !strings.Contains(string(doc), line+"\n") {
+			t.Errorf("docs/shellguard.md lacks the row %s", line)
 		}
 	}
 }
