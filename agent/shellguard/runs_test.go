@@ -83,7 +83,7 @@ func docRow(r runRow) string {
 		runOpt: "the option's value is shell code", runArgs: "the operands are a command and its arguments",
 		runLine: "the operands, joined, are shell code", runUntil: "the words up to `;` or `+` are a command",
 		runFlagLine: "with the option, the command words are run by a shell", runConfig: "git runs the value (`git -c`, `--config-env`, `git config`, `GIT_CONFIG_*`)",
-		runEnv: "the value is run as a command (set before a command, through `env`/`sudo`, or exported)",
+		runEnv:  "the value is run as a command (set before a command, through `env`/`sudo`, or exported)",
 		runPeel: "a wrapper, peeled: its command is the segment", runRest: "the words after the option are a command",
 	}[r.kind]
 	if r.skip > 0 {

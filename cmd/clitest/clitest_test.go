@@ -26,6 +26,7 @@ import (
 	"github.com/oceancode/oceancode/agent/provider/providertest"
 	"github.com/oceancode/oceancode/agent/provider/remote"
 	"github.com/oceancode/oceancode/agent/session"
+	"github.com/oceancode/oceancode/agent/shellguard"
 
 	admincli "github.com/oceancode/oceancode/cmd/oceanadmin/cli"
 	agentcli "github.com/oceancode/oceancode/cmd/oceancode/cli"
@@ -104,6 +105,21 @@ func TestScripts(t *testing.T) {
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			// tamper FILE OFFSET: flip the low bit of one byte of FILE.
+			// runtable FILE PAYLOAD: write one command per line that carries
+			// PAYLOAD through each row of the shell guard's table of options
+			// and operands a program runs as a command.
+			"runtable": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 2 {
+					ts.Fatalf("usage: runtable FILE PAYLOAD")
+				}
+				var b strings.Builder
+				for _, o := range shellguard.ExecOptions() {
+					for _, c := range o.Examples(args[1]) {
+						b.WriteString(c + "\n")
+					}
+				}
+				ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(b.String()), 0o644))
+			},
 			"tamper": func(ts *testscript.TestScript, neg bool, args []string) {
 				if len(args) != 2 {
 					ts.Fatalf("usage: tamper FILE OFFSET")
