@@ -87,3 +87,10 @@ func BenchmarkClassifyBatchMix(b *testing.B) {
 		i++
 	}
 }
+
+// BenchmarkClassifyExecOptions: payloads programs run from their options
+// and operands (runTable): git grep's pager, ssh's remote command, find
+// -exec, a git -c pager, a wrapper chain.
+func BenchmarkClassifyExecOptions(b *testing.B) {
+	benchClassify(b, `git grep --open-files-in-pager='less -R' x && ssh -p 22 host 'ls -la' && find . -name '*.go' -exec grep -l TODO {} + && git -c core.pager=cat log -1 && flock -w 5 /tmp/l timeout 5 make`)
+}
