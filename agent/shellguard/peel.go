@@ -299,7 +299,9 @@ func (w *walker) peel(a []word) peeled {
 		}
 		for _, j := range assigns {
 			n, v, _ := strings.Cut(a[j].val, "=")
-			p.envs = append(p.envs, prefixVar{n, v})
+			if envRunsName(n) {
+				p.envs = append(p.envs, prefixVar{n, v})
+			}
 			if dangerousEnv(n) && p.danger == "" {
 				p.danger = n
 			}

@@ -968,6 +968,9 @@ func (w *walker) extRuns(url string, y ctx) {
 // command of the same shell sees them).
 func (w *walker) envRuns(vars []prefixVar, x ctx) {
 	for _, pv := range vars {
+		if !envRunsName(pv.name) {
+			continue
+		}
 		y := ctx{wrappers: append(append([]string(nil), x.wrappers...), pv.name+"=")}
 		switch {
 		case runEnvNames[pv.name]:
@@ -986,6 +989,11 @@ func (w *walker) envRuns(vars []prefixVar, x ctx) {
 			}
 		}
 	}
+}
+
+// envRunsName reports whether envRuns looks at variable n.
+func envRunsName(n string) bool {
+	return runEnvNames[n] || n == "GIT_CONFIG_PARAMETERS" || strings.HasPrefix(n, "GIT_CONFIG_KEY_")
 }
 
 // gitConfigParams splits GIT_CONFIG_PARAMETERS: shell-quoted 'KEY=VALUE'
