@@ -14,7 +14,9 @@
 //     && || ; | & and newlines, subshells, groups, if/while/for/case bodies,
 //     function bodies, command and process substitutions ($(…), `…`, <(…),
 //     >(…)), here-documents and here-strings fed to a shell, and the scripts
-//     of bash -c, eval, trap, alias, su -c, watch and find -exec.
+//     of bash -c, eval, trap, alias, and every argument or option a
+//     program runs as a command (runTable in runs.go: git grep -O, su -c,
+//     ssh HOST CMD, watch, find -exec, git -c core.pager=, …).
 //  3. Evaluate each word statically, exactly as bash does (static.go):
 //     quotes and backslashes removed, $'…' decoded, brace expansion, ~ and
 //     $HOME, variables assigned earlier in the command (X=/; rm -rf $X,
