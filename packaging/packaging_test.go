@@ -371,8 +371,12 @@ func TestWindowsNamesAgree(t *testing.T) {
 	if vals[packaging.ValueTrustedKeys] != "# OceanCode fleet signing keys\x00ed25519:amesanbvnfrW50ysVJqlbTPLTZ6feDax3P/b76xR1wE= test admin" {
 		t.Errorf("TrustedKeys = %q", vals[packaging.ValueTrustedKeys])
 	}
-	if !strings.Contains(ps, "@'\r\n"+compact(t, in.Requirements)+"\r\n'@") {
-		t.Error("the PowerShell script does not hold the requirements verbatim in a here-string")
+	script, err := parsePS(regs[packaging.PowerShellFile])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if script.strings[packaging.ValueRequirements] != compact(t, in.Requirements) || script.strings[packaging.ValueManaged] != compact(t, in.Managed) {
+		t.Errorf("the PowerShell script's strings differ from the compacted inputs:\n%s", script.strings)
 	}
 }
 

@@ -299,6 +299,7 @@ func validateOne(file string, flag schema.Kind) validateFile {
 	doc, _ := parseDoc(data)
 	if doc != nil {
 		viol = append(viol, policycheck.Config(file, doc)...)
+		viol = append(viol, policycheck.Text(file, doc)...)
 	}
 	for _, v := range viol {
 		// A user's or project's unknown key is ignored by every oceancode.
@@ -327,14 +328,16 @@ func validateRequirements(r *validateFile, data []byte) {
 		r.Envelope, r.Signed = true, len(env.Signatures) > 0
 	}
 	_, err := requirements.Parse(payload, requirements.ParseOptions{File: name, Signed: signed})
+	text := textViolations(name, payload)
 	var ie *requirements.InvalidError
 	switch {
 	case errors.As(err, &ie):
-		r.Violations = ie.Violations
+		r.Violations = append(ie.Violations, text...)
 	case err != nil:
 		r.Error = err.Error()
 	default:
-		r.Valid = true
+		r.Violations = text
+		r.Valid = len(text) == 0
 	}
 }
 
