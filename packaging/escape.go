@@ -41,6 +41,9 @@ var sha256Hex64 = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
 // check refuses inputs that an artefact could not carry exactly.
 func (in Inputs) check() error {
+	if in.Policy.Serial < 1 {
+		return fmt.Errorf("package: policy serial %d: %w: want a signed policy's serial (1 or more)", in.Policy.Serial, ErrUnsafeText)
+	}
 	if !sha256Hex64.MatchString(in.Policy.PayloadSHA256) {
 		return fmt.Errorf("package: payload sha256 %q: %w: want 64 lower-case hex digits (the verified payload's digest)", in.Policy.PayloadSHA256, ErrUnsafeText)
 	}
@@ -57,6 +60,9 @@ func (in Inputs) check() error {
 	}
 	if err := policycheck.CheckText(string(in.TrustedKeys), true); err != nil {
 		return fmt.Errorf("package: trusted keys: %w: %w: the key list is printable text, one key per line", ErrUnsafeText, err)
+	}
+	if i := strings.Index(strings.ReplaceAll(string(in.TrustedKeys), "\r\n", "\n"), "\r"); i >= 0 {
+		return fmt.Errorf("package: trusted keys: %w: a carriage return not ending a line: the key list is one key per line", ErrUnsafeText)
 	}
 	return nil
 }

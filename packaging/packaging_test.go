@@ -26,7 +26,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/go
 // inputs reads the fixture policy (testdata/inputs: a requirements.json
 // signed with a test key, its trusted_keys, a managed.json) and verifies it
 // the way oceanadmin package does, at a fixed time.
-func inputs(t *testing.T) packaging.Inputs {
+func inputs(t testing.TB) packaging.Inputs {
 	t.Helper()
 	read := func(name string) []byte {
 		data, err := os.ReadFile(filepath.Join("testdata", "inputs", name))
