@@ -420,11 +420,13 @@ func TestRefusedText(t *testing.T) {
 		}
 	}
 	for name, mutate := range map[string]func(*packaging.Inputs){
-		"managed not JSON":       func(in *packaging.Inputs) { in.Managed = []byte("{\"a\": 1}\n'@\nRemove-Item C:\\") },
-		"managed U+FFFE":         func(in *packaging.Inputs) { in.Managed = []byte("{\"a\": \"\uFFFE\"}") },
-		"managed invalid UTF-8":  func(in *packaging.Inputs) { in.Managed = []byte("{\"a\": \"\xff\"}") },
-		"requirements not JSON":  func(in *packaging.Inputs) { in.Requirements = []byte("x\n[HKEY_LOCAL_MACHINE\\x]") },
-		"key line with escape":   func(in *packaging.Inputs) { in.TrustedKeys = append(slices.Clip(in.TrustedKeys), "# \x1b]52;c;x\x07\n"...) },
+		"managed not JSON":      func(in *packaging.Inputs) { in.Managed = []byte("{\"a\": 1}\n'@\nRemove-Item C:\\") },
+		"managed U+FFFE":        func(in *packaging.Inputs) { in.Managed = []byte("{\"a\": \"\uFFFE\"}") },
+		"managed invalid UTF-8": func(in *packaging.Inputs) { in.Managed = []byte("{\"a\": \"\xff\"}") },
+		"requirements not JSON": func(in *packaging.Inputs) { in.Requirements = []byte("x\n[HKEY_LOCAL_MACHINE\\x]") },
+		"key line with escape": func(in *packaging.Inputs) {
+			in.TrustedKeys = append(slices.Clip(in.TrustedKeys), "# \x1b]52;c;x\x07\n"...)
+		},
 		"key line with bare CR":  func(in *packaging.Inputs) { in.TrustedKeys = append(slices.Clip(in.TrustedKeys), "# a\rb\n"...) },
 		"payload hash with line": func(in *packaging.Inputs) { in.Policy.PayloadSHA256 += "\n[HKEY_LOCAL_MACHINE\\x]" },
 		"serial zero":            func(in *packaging.Inputs) { in.Policy.Serial = 0 },
