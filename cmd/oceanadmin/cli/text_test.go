@@ -101,6 +101,17 @@ func TestSignAndPackageRefuseControlText(t *testing.T) {
 			t.Errorf("package --format %s created its output directory for a refused policy", format)
 		}
 	}
+	// A managed config with an escape sequence in an agent's description.
+	if err := os.WriteFile("evil-managed.json", []byte(`{"agents": {"r": {"description": "x\u001b]0;owned\u0007"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := adminRun(nil, "package", "--format", "reg", "--requirements", "requirements.json", "--managed", "evil-managed.json", "--trusted-keys", "trusted_keys", "-o", "dist-managed")
+	if code != 3 || out != "" || !strings.Contains(errs, "evil-managed.json:1:19: /agents/r/description: escape (U+001B)") {
+		t.Errorf("package --managed: exit %d, want 3 naming the pointer\n%s", code, errs)
+	}
+	if _, err := os.Stat("dist-managed"); err == nil {
+		t.Error("package created its output directory for a refused managed config")
+	}
 	if code, out, _ := adminRun(nil, "validate", "evil.json"); code != 3 || !strings.Contains(out, "evil.json (payload):1:") {
 		t.Errorf("validate envelope: exit %d\n%s", code, out)
 	}
