@@ -53,13 +53,21 @@ func dir(in Inputs) ([]Artefact, error) {
 	return out, nil
 }
 
-// Snippet renders one config-management snippet for in.
+// Snippet renders one config-management snippet for in. The templates
+// are given no policy text: only the stamp (serial and payload hash) for
+// their first comment line, and whether a managed config is installed. A
+// YAML or Ruby comment cannot escape anything, Salt renders a state through
+// Jinja before YAML, and Ruby reads magic comments, so text such as an org
+// never reaches them (it is in MANIFEST.json).
 func Snippet(name string, in Inputs) ([]byte, error) {
+	if err := in.check(); err != nil {
+		return nil, err
+	}
 	var b strings.Builder
 	err := snippets.ExecuteTemplate(&b, name, struct {
 		Banner  string
 		Managed bool
-	}{in.banner(), in.Managed != nil})
+	}{in.stamp(), in.Managed != nil})
 	if err != nil {
 		return nil, err
 	}

@@ -86,7 +86,7 @@ func profile(in Inputs, identifier, name, desc string, settings plistDict) []byt
 	var b strings.Builder
 	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
 	b.WriteString(`<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">` + "\n")
-	b.WriteString("<!-- " + in.banner() + " -->\n")
+	b.WriteString("<!-- " + in.stamp() + " -->\n")
 	b.WriteString(`<plist version="1.0">` + "\n")
 	writeValue(&b, top, 0)
 	b.WriteString("</plist>\n")
@@ -105,7 +105,7 @@ func writeValue(b *strings.Builder, v any, depth int) {
 	case plistDict:
 		b.WriteString(ind + "<dict>\n")
 		for _, e := range v {
-			b.WriteString(ind + "\t<key>" + escape(e.key) + "</key>\n")
+			b.WriteString(ind + "\t<key>" + xmlText(e.key) + "</key>\n")
 			writeValue(b, e.value, depth+1)
 		}
 		b.WriteString(ind + "</dict>\n")
@@ -126,7 +126,7 @@ func writeValue(b *strings.Builder, v any, depth int) {
 		}
 		b.WriteString(ind + "</data>\n")
 	case string:
-		b.WriteString(ind + "<string>" + escape(v) + "</string>\n")
+		b.WriteString(ind + "<string>" + xmlText(v) + "</string>\n")
 	case int64:
 		fmt.Fprintf(b, "%s<integer>%d</integer>\n", ind, v)
 	case bool:
@@ -139,8 +139,3 @@ func writeValue(b *strings.Builder, v any, depth int) {
 		panic(fmt.Sprintf("packaging: plist value of type %T", v))
 	}
 }
-
-// escape escapes XML character data. Quotes stay as they are (JSON reads
-// better); a carriage return is written as a character reference so XML's
-// line-end normalisation keeps it.
-var escape = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", "\r", "&#xD;").Replace

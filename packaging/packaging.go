@@ -82,8 +82,8 @@ func Build(format string, in Inputs) ([]Artefact, error) {
 	if len(in.Requirements) == 0 || len(in.TrustedKeys) == 0 {
 		return nil, errors.New("package: the signed requirements and the trusted keys are both needed")
 	}
-	if in.Managed != nil && !json.Valid(in.Managed) {
-		return nil, errors.New("package: managed config: not valid JSON")
+	if err := in.check(); err != nil {
+		return nil, err
 	}
 	switch format {
 	case "mobileconfig":
@@ -115,9 +115,18 @@ func (in Inputs) epoch() time.Time {
 	return time.Unix(0, 0).UTC()
 }
 
-// banner is the one line every artefact carries to name what it holds.
+// stamp names the policy in every artefact's comments: the serial and the
+// payload SHA-256 only (a number and hex digits, checked by Build), never
+// policy text, which no comment syntax can escape.
+func (in Inputs) stamp() string {
+	return fmt.Sprintf("OceanCode policy serial %d, payload sha256 %s", in.Policy.Serial, in.Policy.PayloadSHA256)
+}
+
+// banner is the stamp and the organisation, for the fields that carry text
+// as data, escaped by each format (profile and package descriptions, the
+// ADML, MANIFEST.json).
 func (in Inputs) banner() string {
-	s := fmt.Sprintf("OceanCode policy serial %d, payload sha256 %s", in.Policy.Serial, in.Policy.PayloadSHA256)
+	s := in.stamp()
 	if in.Policy.Org != "" {
 		s += ", org " + in.Policy.Org
 	}

@@ -26,7 +26,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/go
 // inputs reads the fixture policy (testdata/inputs: a requirements.json
 // signed with a test key, its trusted_keys, a managed.json) and verifies it
 // the way oceanadmin package does, at a fixed time.
-func inputs(t *testing.T) packaging.Inputs {
+func inputs(t testing.TB) packaging.Inputs {
 	t.Helper()
 	read := func(name string) []byte {
 		data, err := os.ReadFile(filepath.Join("testdata", "inputs", name))
@@ -371,8 +371,12 @@ func TestWindowsNamesAgree(t *testing.T) {
 	if vals[packaging.ValueTrustedKeys] != "# OceanCode fleet signing keys\x00ed25519:amesanbvnfrW50ysVJqlbTPLTZ6feDax3P/b76xR1wE= test admin" {
 		t.Errorf("TrustedKeys = %q", vals[packaging.ValueTrustedKeys])
 	}
-	if !strings.Contains(ps, "@'\r\n"+compact(t, in.Requirements)+"\r\n'@") {
-		t.Error("the PowerShell script does not hold the requirements verbatim in a here-string")
+	script, err := parsePS(regs[packaging.PowerShellFile])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if script.strings[packaging.ValueRequirements] != compact(t, in.Requirements) || script.strings[packaging.ValueManaged] != compact(t, in.Managed) {
+		t.Errorf("the PowerShell script's strings differ from the compacted inputs:\n%s", script.strings)
 	}
 }
 

@@ -24,7 +24,7 @@ const (
 func admx(in Inputs) ([]Artefact, error) {
 	var x strings.Builder
 	x.WriteString(`<?xml version="1.0" encoding="utf-8"?>` + "\r\n")
-	x.WriteString("<!-- " + xmlComment(in.banner()) + ". Written by oceanadmin package. -->\r\n")
+	x.WriteString("<!-- " + in.stamp() + ". Written by oceanadmin package. -->\r\n")
 	x.WriteString(`<policyDefinitions xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" revision="1.0" schemaVersion="1.0" xmlns="http://schemas.microsoft.com/GroupPolicy/2006/07/PolicyDefinitions">` + "\r\n")
 	x.WriteString("  <policyNamespaces>\r\n    <target prefix=\"oceancode\" namespace=\"OceanCode.Policies.OceanCode\" />\r\n  </policyNamespaces>\r\n")
 	x.WriteString("  <resources minRequiredRevision=\"1.0\" />\r\n")
@@ -47,12 +47,12 @@ func admx(in Inputs) ([]Artefact, error) {
 	}
 	var l strings.Builder
 	l.WriteString(`<?xml version="1.0" encoding="utf-8"?>` + "\r\n")
-	l.WriteString("<!-- " + xmlComment(in.banner()) + ". Written by oceanadmin package. -->\r\n")
+	l.WriteString("<!-- " + in.stamp() + ". Written by oceanadmin package. -->\r\n")
 	l.WriteString(`<policyDefinitionResources xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" revision="1.0" schemaVersion="1.0" xmlns="http://schemas.microsoft.com/GroupPolicy/2006/07/PolicyDefinitions">` + "\r\n")
 	l.WriteString("  <displayName>OceanCode</displayName>\r\n")
-	l.WriteString("  <description>" + escape(in.banner()) + "</description>\r\n")
+	l.WriteString("  <description>" + xmlText(in.banner()) + "</description>\r\n")
 	l.WriteString("  <resources>\r\n    <stringTable>\r\n")
-	str := func(id, text string) { fmt.Fprintf(&l, "      <string id=\"%s\">%s</string>\r\n", id, escape(text)) }
+	str := func(id, text string) { fmt.Fprintf(&l, "      <string id=\"%s\">%s</string>\r\n", id, xmlText(text)) }
 	str("OceanCode", "OceanCode")
 	str("SUPPORTED_OceanCode", "OceanCode (any version that reads HKLM policy)")
 	str(ValueManaged, "Managed configuration (managed.json)")
@@ -63,9 +63,9 @@ func admx(in Inputs) ([]Artefact, error) {
 	str(ValueTrustedKeys+"_Explain", "The public keys that verify the requirements, one per line (the content of trusted_keys). Packaged from "+in.banner()+".")
 	l.WriteString("    </stringTable>\r\n    <presentationTable>\r\n")
 	box := func(id, label, def string) {
-		fmt.Fprintf(&l, "      <presentation id=\"%s\">\r\n        <textBox refId=\"%s\">\r\n          <label>%s</label>\r\n", id, id, escape(label))
+		fmt.Fprintf(&l, "      <presentation id=\"%s\">\r\n        <textBox refId=\"%s\">\r\n          <label>%s</label>\r\n", id, id, xmlText(label))
 		if def != "" {
-			fmt.Fprintf(&l, "          <defaultValue>%s</defaultValue>\r\n", escape(def))
+			fmt.Fprintf(&l, "          <defaultValue>%s</defaultValue>\r\n", xmlText(def))
 		}
 		l.WriteString("        </textBox>\r\n      </presentation>\r\n")
 	}
@@ -76,53 +76,65 @@ func admx(in Inputs) ([]Artefact, error) {
 	return []Artefact{{ADMXFile, []byte(x.String())}, {ADMLFile, []byte(l.String())}}, nil
 }
 
-// xmlComment keeps text valid inside <!-- -->.
-func xmlComment(s string) string { return strings.ReplaceAll(s, "--", "- -") }
-
 // reg writes a .reg file as regedit exports one (UTF-16LE with a byte-order
 // mark, CRLF line ends, "Windows Registry Editor Version 5.00") and a
 // PowerShell script (UTF-8 with a byte-order mark, so Windows PowerShell 5.1
-// reads it as UTF-8) that set the same values.
+// reads it as UTF-8) that set the same values. Every value is escaped for
+// its format (regString, psString); the comments hold only the stamp.
 func reg(in Inputs) ([]Artefact, error) {
 	keys := keyLines(in.TrustedKeys)
+	values := []struct{ name, value string }{{ValueRequirements, compactJSON(in.Requirements)}}
+	if in.Managed != nil {
+		values = append([]struct{ name, value string }{{ValueManaged, compactJSON(in.Managed)}}, values...)
+	}
 	var r strings.Builder
 	r.WriteString("Windows Registry Editor Version 5.00\r\n\r\n")
-	r.WriteString("; " + in.banner() + ".\r\n; Written by oceanadmin package: import with 'reg import " + RegFile + "' as an administrator.\r\n\r\n")
+	r.WriteString("; " + in.stamp() + ".\r\n; Written by oceanadmin package: import with 'reg import " + RegFile + "' as an administrator.\r\n\r\n")
 	r.WriteString("[HKEY_LOCAL_MACHINE\\" + RegistryKey + "]\r\n")
-	if in.Managed != nil {
-		r.WriteString(regString(ValueManaged, compactJSON(in.Managed)))
+	for _, v := range values {
+		line, err := regString(v.name, v.value)
+		if err != nil {
+			return nil, err
+		}
+		r.WriteString(line)
 	}
-	r.WriteString(regString(ValueRequirements, compactJSON(in.Requirements)))
 	r.WriteString(regMulti(ValueTrustedKeys, keys))
+	ps, err := powerShell(in, values, keys)
+	if err != nil {
+		return nil, err
+	}
+	return []Artefact{
+		{RegFile, utf16LE(r.String())},
+		{PowerShellFile, append([]byte("\ufeff"), ps...)},
+	}, nil
+}
 
+// powerShell is the script setting the same values as the .reg file: one
+// statement per line, every value a single-quoted string.
+func powerShell(in Inputs, values []struct{ name, value string }, keys []string) (string, error) {
 	var p strings.Builder
-	p.WriteString("# " + in.banner() + ".\r\n")
+	p.WriteString("# " + in.stamp() + ".\r\n")
 	p.WriteString("# Written by oceanadmin package. Run as an administrator (Intune: a platform script, 64-bit PowerShell).\r\n")
 	p.WriteString("$ErrorActionPreference = 'Stop'\r\n")
 	p.WriteString("$key = 'HKLM:\\" + RegistryKey + "'\r\n")
 	p.WriteString("New-Item -Path $key -Force | Out-Null\r\n")
-	psString := func(name, value string) {
-		// A single-quoted here-string holds the JSON verbatim.
-		p.WriteString("New-ItemProperty -Path $key -Name '" + name + "' -PropertyType String -Force -Value @'\r\n" + value + "\r\n'@ | Out-Null\r\n")
+	for _, v := range values {
+		q, err := psString(v.name, v.value)
+		if err != nil {
+			return "", err
+		}
+		p.WriteString("New-ItemProperty -Path $key -Name '" + v.name + "' -PropertyType String -Force -Value " + q + " | Out-Null\r\n")
 	}
-	if in.Managed != nil {
-		psString(ValueManaged, compactJSON(in.Managed))
-	}
-	psString(ValueRequirements, compactJSON(in.Requirements))
 	p.WriteString("New-ItemProperty -Path $key -Name '" + ValueTrustedKeys + "' -PropertyType MultiString -Force -Value @(\r\n")
-	for _, k := range keys {
-		p.WriteString("  '" + strings.ReplaceAll(k, "'", "''") + "'\r\n")
+	for i, k := range keys {
+		q, err := psString(fmt.Sprintf("trusted key line %d", i+1), k)
+		if err != nil {
+			return "", err
+		}
+		p.WriteString("  " + q + "\r\n")
 	}
 	p.WriteString(") | Out-Null\r\n")
-	return []Artefact{
-		{RegFile, utf16LE(r.String())},
-		{PowerShellFile, append([]byte("\ufeff"), p.String()...)},
-	}, nil
-}
-
-func regString(name, value string) string {
-	e := strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(value)
-	return `"` + name + `"="` + e + "\"\r\n"
+	return p.String(), nil
 }
 
 // regMulti is a REG_MULTI_SZ as regedit writes it: hex(7) of the UTF-16LE

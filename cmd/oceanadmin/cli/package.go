@@ -144,6 +144,15 @@ func verifiedInputs(app *App, o packageOptions) (packaging.Inputs, error) {
 	case err != nil:
 		return in, fmt.Errorf("package --requirements %s: REFUSED: %w: every oceancode would refuse it; check it with 'oceanadmin verify --pubkey %s %s'", o.requirements, err, o.trustedKeys, o.requirements)
 	}
+	// Free text with a control character is refused before any artefact
+	// embeds it (the formats escape what they embed; this fails closed).
+	env, err := parseEnvelopeOrUnsigned(data)
+	if err != nil {
+		return in, fmt.Errorf("package --requirements %s: %w", o.requirements, err)
+	}
+	if err := refuseText(o.requirements+" (payload)", env.Payload); err != nil {
+		return in, fmt.Errorf("package --requirements %s: REFUSED: %w\nfix the policy and sign it again ('oceanadmin validate %s' lists the problems)", o.requirements, err, o.requirements)
+	}
 	issued, _ := time.Parse(time.RFC3339, pol.IssuedAt)
 	in = packaging.Inputs{Requirements: data, TrustedKeys: keys,
 		Policy: packaging.Policy{Serial: pol.Serial, PayloadSHA256: sha, Org: pol.Org, IssuedAt: issued}}

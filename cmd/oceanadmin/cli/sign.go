@@ -99,6 +99,9 @@ func runSign(app *App, o signOptions, policyPath string) error {
 	if err != nil {
 		return err
 	}
+	if err := refuseText(policyPath, data); err != nil {
+		return err
+	}
 	issued := time.Now().UTC().Truncate(time.Second)
 	if o.issuedAt != "" {
 		if issued, err = time.Parse(time.RFC3339, o.issuedAt); err != nil {
@@ -186,6 +189,9 @@ func runSignAppend(app *App, o signOptions, envPath string) error {
 		return fmt.Errorf("read envelope %s: payload type %q is not %q: %w", envPath, env.PayloadType, requirements.PayloadType, signing.ErrPayloadType)
 	}
 	if _, err := requirements.Parse(env.Payload, requirements.ParseOptions{File: envPath + " (payload)", Signed: true}); err != nil {
+		return err
+	}
+	if err := refuseText(envPath+" (payload)", env.Payload); err != nil {
 		return err
 	}
 	keys, err := loadPrivateKeys(app, o)

@@ -64,7 +64,11 @@ when the kind was a guess or the name suggests another kind; --kind sets it.
 For requirements, a signed envelope's payload is checked (not its signature:
 use verify) and an unsigned policy may leave out serial, issued_at and
 expires_at. In a config (user or project) file an unknown key is a warning,
-as every oceancode treats it; in a managed file it is an error.
+as every oceancode treats it; in a managed file it is an error. Free text
+(org, instructions, scope names and groups, agents' names, descriptions and
+prompts) may not hold control characters (line breaks and tabs only in the
+multi-line ones), line separators or bidirectional overrides: they reach
+terminals, models and packaged artefacts (sign and package refuse them too).
 
 Exit status: 0 all valid, 3 any file invalid, 2 a file that does not exist or
 a bad --kind, 1 a file that cannot be read.`,
@@ -299,6 +303,7 @@ func validateOne(file string, flag schema.Kind) validateFile {
 	doc, _ := parseDoc(data)
 	if doc != nil {
 		viol = append(viol, policycheck.Config(file, doc)...)
+		viol = append(viol, policycheck.Text(file, doc)...)
 	}
 	for _, v := range viol {
 		// A user's or project's unknown key is ignored by every oceancode.
@@ -327,14 +332,16 @@ func validateRequirements(r *validateFile, data []byte) {
 		r.Envelope, r.Signed = true, len(env.Signatures) > 0
 	}
 	_, err := requirements.Parse(payload, requirements.ParseOptions{File: name, Signed: signed})
+	text := textViolations(name, payload)
 	var ie *requirements.InvalidError
 	switch {
 	case errors.As(err, &ie):
-		r.Violations = ie.Violations
+		r.Violations = append(ie.Violations, text...)
 	case err != nil:
 		r.Error = err.Error()
 	default:
-		r.Valid = true
+		r.Violations = text
+		r.Valid = len(text) == 0
 	}
 }
 

@@ -1,4 +1,4 @@
-# OceanCode policy serial 42, payload sha256 f7b1f5258dbbcf3c9b2744403ef09707eaf3e5218fcc3432b4d335e87fb2dff5, org Acme & Sons <it>.
+# OceanCode policy serial 42, payload sha256 f7b1f5258dbbcf3c9b2744403ef09707eaf3e5218fcc3432b4d335e87fb2dff5.
 # Chef recipe (written by oceanadmin package --format dir): put this
 # directory's etc/oceancode/ files into the cookbook's files/. verify checks
 # each file on the node before it replaces the old one.

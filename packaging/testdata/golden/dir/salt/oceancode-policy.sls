@@ -1,4 +1,4 @@
-# OceanCode policy serial 42, payload sha256 f7b1f5258dbbcf3c9b2744403ef09707eaf3e5218fcc3432b4d335e87fb2dff5, org Acme & Sons <it>.
+# OceanCode policy serial 42, payload sha256 f7b1f5258dbbcf3c9b2744403ef09707eaf3e5218fcc3432b4d335e87fb2dff5.
 # Salt state (written by oceanadmin package --format dir): put this
 # directory in the file roots as oceancode-policy/. check_cmd runs with the
 # new file's temporary path appended, before it replaces the old one.
