@@ -43,6 +43,9 @@ test: tools ## run every test (installs bubblewrap, gcc for the sandbox's C exec
 	@if [ -x scripts/install-bwrap.sh ]; then scripts/install-bwrap.sh; fi
 	@scripts/ensure-tool.sh cc gcc libc6-dev
 	@scripts/ensure-tool.sh tmux tmux
+	@scripts/ensure-tool.sh rpm rpm
+	@scripts/ensure-tool.sh ruby ruby
+	@scripts/ensure-tool.sh puppet puppet
 	$(GO) test -count=1 -timeout 30m ./...
 
 race: tools ## run the tests of the packages with concurrency under the race detector (cgo: installs gcc with apt when missing and root)

@@ -360,7 +360,12 @@ func realTools(t *testing.T, all []packaging.Inputs) {
 	run := func(tool string, args ...string) (string, bool) {
 		t.Helper()
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Logf("%s not installed: its check is skipped", tool)
+			// make test installs them (Makefile): in CI a missing parser is a failure, not a quiet skip.
+			if os.Getenv("CI") != "" {
+				t.Errorf("%s not installed: make test installs it", tool)
+			} else {
+				t.Logf("%s not installed: its check is skipped (make test installs it)", tool)
+			}
 			return "", false
 		}
 		cmd := exec.Command(tool, args...)
