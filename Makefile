@@ -39,7 +39,7 @@ build: tools ## build bin/oceancode (+ its model client, sandbox helpers and pag
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/oceanadmin ./cmd/oceanadmin
 	$(GO) build -trimpath -o $(BIN)/mockmodel ./internal/cmd/mockmodel
 
-test: tools ## run every test (installs bubblewrap, gcc for the sandbox's C exec helper, and tmux for the pager's terminal tests, with apt when missing and root)
+test: tools ## run every test (installs bubblewrap, gcc for the sandbox's C exec helper, tmux for the pager's terminal tests, and rpm, ruby and puppet, which read the generated policy artefacts, with apt when missing and root)
 	@if [ -x scripts/install-bwrap.sh ]; then scripts/install-bwrap.sh; fi
 	@scripts/ensure-tool.sh cc gcc libc6-dev
 	@scripts/ensure-tool.sh tmux tmux
