@@ -25,11 +25,12 @@ const gitTimeout = 5 * time.Second
 const maxCompareBytes = 64 << 20
 
 // gitState answers, at decision time, whether git could give a file back:
-// the file is in HEAD and the index with the same content and mode as in
-// the work tree. It runs git read-only (ls-files, ls-tree: no filters,
-// hooks or fsmonitor) and hashes the work-tree files itself, so a clean or
-// smudge filter, a line-ending conversion or core.fileMode off reads as
-// "changed": it fails closed.
+// the file is in HEAD with the same content and mode as in the work tree.
+// (The index is not consulted: removing the work-tree file leaves it as it
+// is, so a staged change survives the removal.) It runs one read-only git
+// listing (ls-tree: no filters, hooks or fsmonitor) and hashes the
+// work-tree files itself, so a clean or smudge filter, a line-ending
+// conversion or core.fileMode off reads as "changed": it fails closed.
 type gitState struct{}
 
 // unchanged returns nil when every path (relative to cwd, or absolute) is
@@ -47,35 +48,24 @@ func (*gitState) unchanged(cwd string, paths []string) error {
 		}
 		rel[i] = filepath.ToSlash(filepath.Clean(p))
 	}
-	index, err := gitEntries(cwd, rel, "ls-files", "-s", "-z")
-	if err != nil {
-		return err
-	}
 	head, err := gitEntries(cwd, rel, "ls-tree", "-z", "HEAD")
 	if err != nil {
 		return err
 	}
 	for i, p := range rel {
-		ie, ok := index[p]
-		switch {
-		case !ok:
-			return fmt.Errorf("%s is not tracked by git", paths[i])
-		case ie.stage != "0":
-			return fmt.Errorf("%s has a merge conflict", paths[i])
-		}
 		he, ok := head[p]
-		if !ok || he.mode != ie.mode || he.sha != ie.sha {
-			return fmt.Errorf("%s has changes that are not committed (index)", paths[i])
+		if !ok {
+			return fmt.Errorf("%s is not in git's last commit", paths[i])
 		}
-		if err := sameAsBlob(filepath.Join(cwd, filepath.FromSlash(p)), ie); err != nil {
+		if err := sameAsBlob(filepath.Join(cwd, filepath.FromSlash(p)), he); err != nil {
 			return fmt.Errorf("%s %w", paths[i], err)
 		}
 	}
 	return nil
 }
 
-// gitEntry is one line of ls-files -s or ls-tree.
-type gitEntry struct{ mode, sha, stage string }
+// gitEntry is one line of ls-tree.
+type gitEntry struct{ mode, sha string }
 
 // gitEntries runs a read-only git listing in cwd over the literal paths
 // and returns its entries by path (as git prints them, relative to cwd).
@@ -106,19 +96,10 @@ func gitEntries(cwd string, paths []string, args ...string) (map[string]gitEntry
 			continue
 		}
 		f := strings.Fields(string(meta))
-		var e gitEntry
-		switch {
-		case args[0] == "ls-files" && len(f) == 3:
-			e = gitEntry{mode: f[0], sha: f[1], stage: f[2]}
-		case args[0] == "ls-tree" && len(f) == 3:
-			e = gitEntry{mode: f[0], sha: f[2], stage: "0"}
-		default:
+		if len(f) != 3 {
 			return nil, fmt.Errorf("git %s: unexpected output %q", args[0], clip(string(rec), 80))
 		}
-		if prev, dup := m[string(p)]; dup && prev != e {
-			e.stage = "conflict"
-		}
-		m[string(p)] = e
+		m[string(p)] = gitEntry{mode: f[0], sha: f[2]}
 	}
 	return m, nil
 }
