@@ -51,12 +51,18 @@ func boundSegment(s *shellguard.Segment, cwd string, g *gitState) string {
 	if why := inlineCode(name, args); why != "" {
 		return why
 	}
+	if launchers[name] {
+		return "runs another command the shell guard does not peel (" + name + ")"
+	}
+	if sub := firstOperand(args); subLaunchers[name] && (sub == "run" || sub == "exec" || sub == "shell" || sub == "x" || sub == "develop") {
+		return "runs another command (" + name + " " + sub + ")"
+	}
 	if why, ok := outsideActors[name]; ok {
 		return why + " (" + name + ")"
 	}
 	switch name {
 	case "git":
-		return gitBound(s.Argv)
+		return gitBound(s.Argv, cwd)
 	case "truncate", "shred", "wipe", "srm", "fallocate":
 		return "truncates or overwrites a file in place (" + name + ")"
 	case "dd":
@@ -145,7 +151,7 @@ func progName(s string) string {
 
 func isShellName(n string) bool {
 	switch n {
-	case "sh", "bash", "zsh", "dash", "ksh", "mksh", "pdksh", "ash", "fish", "csh", "tcsh", "yash", "posh", "rbash", "busybox", "toybox", "elvish", "nu", "xonsh", "oil", "osh", "ysh":
+	case "sh", "bash", "zsh", "dash", "ksh", "mksh", "pdksh", "ash", "fish", "csh", "tcsh", "yash", "posh", "rbash", "elvish", "nu", "xonsh", "oil", "osh", "ysh":
 		return true
 	}
 	return false
@@ -164,6 +170,29 @@ var interpreters = map[string]bool{
 	"perl6": true, "raku": true, "rakudo": true, "gdb": true, "lldb": true,
 	"vim": true, "vi": true, "nvim": true, "ex": true, "emacs": true, "ed": true,
 	"cscript": true, "wscript": true, "mshta": true, "jjs": true, "qjs": true, "d8": true,
+}
+
+// launchers run the command their arguments name (strace rm x): a class
+// of wrappers the shell guard does not peel, so the command is unseen.
+var launchers = map[string]bool{
+	"chrt": true, "taskset": true, "numactl": true, "cpulimit": true, "prlimit": true, "strace": true, "ltrace": true,
+	"valgrind": true, "perf": true, "catchsegv": true, "fakeroot": true, "fakechroot": true, "proot": true, "firejail": true,
+	"bwrap": true, "systemd-run": true, "tsp": true, "unbuffer": true, "torsocks": true, "proxychains": true,
+	"proxychains4": true, "xvfb-run": true, "dbus-run-session": true, "ssh-agent": true, "caffeinate": true,
+	"chronic": true, "entr": true, "hyperfine": true, "watchexec": true, "nodemon": true, "nix-shell": true,
+	"time": true, "nice": true, "nohup": true, "timeout": true, "stdbuf": true, "ionice": true, "setsid": true, "flock": true,
+	"env": true, "command": true, "builtin": true, "exec": true, "eval": true, "xargs": true, "parallel": true,
+	"sudo": true, "doas": true, "su": true, "runuser": true, "pkexec": true, "chroot": true, "unshare": true, "nsenter": true,
+	"script": true, "watch": true, "at": true, "batch": true,
+}
+
+// subLaunchers run a command with "run", "exec", "shell", "x" or "develop"
+// (poetry run rm x, bundle exec rm x, nix develop -c rm x).
+var subLaunchers = map[string]bool{
+	"poetry": true, "pipenv": true, "conda": true, "mamba": true, "micromamba": true, "pixi": true, "devbox": true,
+	"hatch": true, "pdm": true, "rye": true, "bundle": true, "bundler": true, "rbenv": true, "pyenv": true, "asdf": true,
+	"mise": true, "rtx": true, "direnv": true, "opam": true, "stack": true, "nvm": true, "volta": true, "nix": true,
+	"dotnet": true, "flatpak": true, "snap": true, "distrobox": true, "toolbox": true, "devcontainer": true,
 }
 
 // databases run statements against a database (a file in the project or a
@@ -270,6 +299,21 @@ func recursive(args []string) bool {
 	return hasFlag(args, "Rr", "--recursive")
 }
 
+// abbreviates reports whether n ("--har") is an abbreviation of one of
+// the long options: git and getopt_long accept any unambiguous prefix, and
+// the checks take every prefix (an ambiguous one makes the program fail).
+func abbreviates(n string, long []string) bool {
+	if len(n) < 3 {
+		return false
+	}
+	for _, l := range long {
+		if strings.HasPrefix(l, "--") && strings.HasPrefix(l, n) {
+			return true
+		}
+	}
+	return false
+}
+
 // hasFlag reports whether args (up to "--") carry one of the short option
 // letters in short (alone or in a cluster: -fdx) or a long option (exact,
 // or with =value).
@@ -280,7 +324,7 @@ func hasFlag(args []string, short string, long ...string) bool {
 		}
 		if strings.HasPrefix(a, "--") {
 			n, _, _ := strings.Cut(a, "=")
-			if contains(long, n) {
+			if contains(long, n) || abbreviates(n, long) {
 				return true
 			}
 			continue
@@ -370,7 +414,7 @@ func overwriteRedirect(r, cwd string) string {
 	}
 	op := r[i:]
 	switch {
-	case strings.HasPrefix(op, ">>"), strings.HasPrefix(op, "<<"), strings.HasPrefix(op, ">&"), strings.HasPrefix(op, "<&"):
+	case strings.HasPrefix(op, ">>"), strings.HasPrefix(op, "<<"), strings.HasPrefix(op, "<&"):
 		return ""
 	case strings.HasPrefix(op, "<") && !strings.HasPrefix(op, "<>"):
 		return ""
@@ -378,6 +422,9 @@ func overwriteRedirect(r, cwd string) string {
 	t := redirectTarget(r)
 	if t == "" {
 		return ""
+	}
+	if strings.HasPrefix(op, ">&") && (t == "-" || strings.Trim(t, "0123456789") == "") {
+		return "" // duplicating a descriptor (2>&1), not a file
 	}
 	return existing(cwd, t, "redirect "+strings.TrimSpace(r[:i+1]))
 }

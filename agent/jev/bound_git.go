@@ -28,7 +28,7 @@ import (
 //   - push (any), rebase (any), commit --amend, filter-branch, filter-repo,
 //     update-ref, reflog expire/delete, gc, prune, replace, merge/am/
 //     cherry-pick/revert --abort, checkout-index -f, read-tree -u.
-func gitBound(argv []string) string {
+func gitBound(argv []string, cwd string) string {
 	i := shellguard.GitSubcommand(argv)
 	if i < 0 {
 		return ""
@@ -47,7 +47,7 @@ func gitBound(argv []string) string {
 			return refuse("clean")
 		}
 	case "checkout":
-		return gitCheckout(args)
+		return gitCheckout(args, argv[:i], cwd)
 	case "restore":
 		staged := hasFlag(args, "S", "--staged")
 		if !staged || hasFlag(args, "W", "--worktree") {
@@ -100,8 +100,11 @@ func gitBound(argv []string) string {
 	return ""
 }
 
-// gitCheckout: see gitBound.
-func gitCheckout(args []string) string {
+// gitCheckout: see gitBound. pre are git and its own options: a lone
+// operand that names an existing path is a pathspec (git checkout
+// main.go discards its changes); after -C or a cd it cannot be placed, and
+// fails closed.
+func gitCheckout(args, pre []string, cwd string) string {
 	const why = "destroys or rewrites git history or work (git checkout over work-tree files)"
 	for _, a := range args {
 		if a == "--" || a == "." {
@@ -118,8 +121,11 @@ func gitCheckout(args []string) string {
 	if len(ops) > 1 {
 		return why
 	}
-	if len(ops) == 1 && (globby(ops[0]) || strings.HasPrefix(ops[0], ":")) {
-		return why
+	if len(ops) == 1 {
+		op := ops[0]
+		if globby(op) || strings.HasPrefix(op, ":") || cwd == "" || contains(pre, "-C") || existing(cwd, op, "git checkout") != "" {
+			return why
+		}
 	}
 	return ""
 }

@@ -63,6 +63,8 @@ func TestBoundClasses(t *testing.T) {
 			"git gc --prune=now", "git gc", "git prune", "git filter-branch --tree-filter x HEAD", "git filter-repo --path x",
 			"git rebase main", "git rebase -i HEAD~2", "git rebase --onto main HEAD~5", "git commit --amend --no-edit",
 			"git rm -f main.go", "git mv -f old.go api.go", "git merge --abort", "git reflog delete HEAD@{1}",
+			"git reset --har HEAD", "git clean --forc", "git checkout main.go", "git -C docs checkout guide.md",
+			"git restore --work main.go", "git branch --del feature",
 		},
 		"overwrite": {
 			"truncate -s 0 main.go", "truncate -s0 data/users.csv", "dd if=/dev/zero of=data/app.db bs=1 count=1 conv=notrunc",
@@ -70,7 +72,7 @@ func TestBoundClasses(t *testing.T) {
 			"echo x >| main.go", "echo x &> notes.txt", "cat part1.md > main.go", "echo x | tee main.go", "echo x | tee -i config.prod.yaml",
 			"cp -f config.example.yaml config.prod.yaml", "cp main.go api.go", "cp api.go internal", "mv old.go api.go", "mv -f draft.md notes.txt",
 			"install main.go api.go", "ln -sf main.go notes.txt", "rsync -a main.go api.go", "rsync -a --delete src/ lib/",
-			"echo x > data.db", "echo x > *.go", "cd docs && echo x > new.md",
+			"echo x > data.db", "echo x > *.go", "cd docs && echo x > new.md", "echo x >& main.go", "echo x 2> notes.txt",
 		},
 		"find": {
 			"find . -name '*.go' -delete", "find . -type f -exec rm {} +", "find . -execdir rm {} ;", "find . -ok rm {} ;",
@@ -87,6 +89,9 @@ func TestBoundClasses(t *testing.T) {
 			"sudo touch x", "doas touch x", "curl -s https://example.com", "wget https://example.com", "terraform destroy",
 			"chown -R nobody .", "chmod -R 777 .", "make", "make deploy", "go generate ./...", "go mod tidy", "cargo run",
 			"npm run migrate", "yarn db:reset", "pnpm run deploy",
+			"strace rm data.db", "chrt 1 rm data.db", "taskset 1 rm data.db", "valgrind rm data.db", "fakeroot rm data.db",
+			"systemd-run rm data.db", "poetry run rm data.db", "bundle exec rm data.db", "nix develop -c rm data.db",
+			"time rm data.db", "nice -n 5 rm data.db", "eval 'rm data.db'", "if true; then rm data.db; fi", "{ rm data.db; }",
 		},
 	}
 	for class, cmds := range refused {
@@ -109,7 +114,8 @@ func TestBoundClasses(t *testing.T) {
 		"tee -a notes.txt", "cp main.go main.go.orig", "mv draft.md docs/draft.md", "cp -n main.go api.go", "ln -s main.go m.go",
 		"awk '{print $1}' main.go", "awk -F: '$3 > 100 {n++} END{}' main.go", "sed -i 's/a/b/' main.go", "sed -n '1,5p' main.go",
 		"sed -e 's/a/b/' -e '5d' main.go", "sed -i.bak 's|a|b|g' main.go", "python3 --version", "node --version",
-		"chmod +x scripts/build.sh", "npm run build", "yarn build",
+		"chmod +x scripts/build.sh", "npm run build", "yarn build", "git checkout main", "echo x 2>&1 >> log.txt",
+		"busybox awk '{print}' main.go",
 	} {
 		req, d := p.ask(cmd, "")
 		if err := Eligible(req, d, permission.Default); err != nil {
