@@ -100,6 +100,14 @@ func boundSegment(s *shellguard.Segment, cwd string, g *gitState) string {
 		return copyBound(name, args, cwd)
 	case "npm", "pnpm", "yarn", "bun", "cnpm":
 		return scriptBound(name, args)
+	case "tar", "bsdtar", "gtar":
+		return tarBound(args, cwd)
+	case "unzip":
+		return unzipBound(args, cwd)
+	case "7z", "7za", "7zz", "unrar", "cpio", "pax", "ar":
+		return "extracts an archive over files the checks cannot list (" + name + ")"
+	case "source", ".":
+		return "runs a shell script in the shell (" + name + ")"
 	case "rm", "unlink":
 		return removeBound(name, args, cwd, g)
 	}
@@ -525,4 +533,54 @@ func scriptBound(name string, args []string) string {
 		}
 	}
 	return ""
+}
+
+// tarBound: extracting (-x, --extract, --get, and the old-style "xf") may
+// replace any file the archive names, so it is held unless old files are
+// kept (-k, --keep-old-files, --skip-old-files); creating writes the
+// archive file, which must not exist.
+func tarBound(args []string, cwd string) string {
+	extract, file := false, ""
+	for i, a := range args {
+		switch {
+		case a == "--extract" || a == "--get" || strings.HasPrefix(a, "--extract") && len(a) > 4:
+			extract = true
+		case i == 0 && !strings.HasPrefix(a, "-") && strings.ContainsAny(a, "x"):
+			extract = true
+		case len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a, 'x'):
+			extract = true
+		}
+		if strings.HasPrefix(a, "--file=") {
+			file = a[len("--file="):]
+		} else if (a == "--file" || len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.HasSuffix(a, "f") || i == 0 && !strings.HasPrefix(a, "-") && strings.HasSuffix(a, "f")) && i+1 < len(args) {
+			file = args[i+1]
+		}
+	}
+	if extract {
+		if hasFlag(args, "k", "--keep-old-files", "--skip-old-files") {
+			return ""
+		}
+		return "extracts an archive over files it may replace (tar -x)"
+	}
+	if file != "" && hasFlag(args, "c", "--create") {
+		return existing(cwd, file, "tar -c")
+	}
+	return ""
+}
+
+// unzipBound: unzip replaces files (-o, or when it cannot prompt); it is
+// left only with -n (never overwrite), -l/-t/-v/-p/-Z (list, test, print)
+// or into a directory (-d) that does not exist yet.
+func unzipBound(args []string, cwd string) string {
+	if hasFlag(args, "nltvpZ", "") {
+		return ""
+	}
+	for i, a := range args {
+		if a == "-d" && i+1 < len(args) {
+			if why := existing(cwd, args[i+1], "unzip -d"); why == "" {
+				return ""
+			}
+		}
+	}
+	return "extracts an archive over files it may replace (unzip)"
 }

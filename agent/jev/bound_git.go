@@ -35,6 +35,26 @@ func gitBound(argv []string, cwd string) string {
 	}
 	sub, args := argv[i], argv[i+1:]
 	refuse := func(what string) string { return "destroys or rewrites git history or work (git " + what + ")" }
+	if !gitCommands[sub] {
+		return "runs git " + clip(sub, 30) + ", which is not one of git's own commands: an alias or a git-" + clip(sub, 30) + " program could run anything"
+	}
+	if why := gitRunsCommand(sub, args); why != "" {
+		return why
+	}
+	for j, a := range args {
+		out := ""
+		switch {
+		case strings.HasPrefix(a, "--output="):
+			out = a[len("--output="):]
+		case (a == "--output" || a == "-o" && (sub == "archive" || sub == "format-patch")) && j+1 < len(args):
+			out = args[j+1]
+		}
+		if out != "" && sub != "format-patch" {
+			if why := existing(cwd, out, "git "+sub+" "+a); why != "" {
+				return why
+			}
+		}
+	}
 	switch sub {
 	case "push", "rebase", "filter-branch", "filter-repo", "update-ref", "gc", "prune", "replace", "prune-packed":
 		return refuse(sub)
@@ -129,3 +149,50 @@ func gitCheckout(args, pre []string, cwd string) string {
 	}
 	return ""
 }
+
+// gitRunsCommand says why git sub with args runs a command line given in
+// its arguments or a tool of the user's configuration, or "".
+func gitRunsCommand(sub string, args []string) string {
+	switch sub {
+	case "difftool", "mergetool", "instaweb", "daemon", "send-email", "credential", "bisect", "web--browse", "p4", "svn", "cvsimport", "quiltimport":
+		if sub == "bisect" {
+			if s := firstOperand(args); s != "run" {
+				return ""
+			}
+		}
+		return "runs a command or tool from git (git " + sub + ")"
+	}
+	for _, a := range args {
+		n, _, _ := strings.Cut(a, "=")
+		switch {
+		case n == "--upload-pack", n == "--receive-pack", n == "--exec", n == "--extcmd", n == "--open-files-in-pager",
+			n == "--config", n == "--template", n == "--separate-git-dir",
+			sub == "grep" && strings.HasPrefix(a, "-O"),
+			(sub == "clone" || sub == "fetch" || sub == "pull" || sub == "ls-remote" || sub == "archive") && a == "-u":
+			return "runs a command given in its arguments (git " + sub + " " + n + ")"
+		}
+	}
+	return ""
+}
+
+// gitCommands are git's own commands (porcelain and the plumbing an agent
+// uses). Any other word after git is an alias from the repository's or
+// the user's configuration, or a git-NAME program on PATH.
+var gitCommands = func() map[string]bool {
+	m := map[string]bool{}
+	for _, c := range strings.Fields(`add am annotate apply archive bisect blame branch bundle cat-file check-attr
+		check-ignore check-mailmap check-ref-format checkout checkout-index cherry cherry-pick citool clean clone
+		column commit commit-graph commit-tree config count-objects credential daemon describe diff diff-files
+		diff-index diff-tree difftool fetch fetch-pack filter-branch filter-repo fmt-merge-msg for-each-ref
+		for-each-repo format-patch fsck gc get-tar-commit-id grep gui hash-object help hook index-pack init
+		instaweb interpret-trailers log ls-files ls-remote ls-tree mailinfo mailsplit maintenance merge merge-base
+		merge-file merge-index merge-tree mergetool mktag mktree multi-pack-index mv name-rev notes pack-objects
+		pack-refs patch-id prune prune-packed pull push range-diff read-tree rebase reflog remote repack replace
+		request-pull rerere reset restore rev-list rev-parse revert rm send-email shortlog show show-branch
+		show-index show-ref sparse-checkout stash status stripspace submodule switch symbolic-ref tag unpack-file
+		unpack-objects update-index update-ref var verify-commit verify-pack verify-tag version whatchanged
+		worktree write-tree lfs p4 svn cvsimport quiltimport web--browse`) {
+		m[c] = true
+	}
+	return m
+}()

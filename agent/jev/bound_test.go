@@ -64,7 +64,9 @@ func TestBoundClasses(t *testing.T) {
 			"git rebase main", "git rebase -i HEAD~2", "git rebase --onto main HEAD~5", "git commit --amend --no-edit",
 			"git rm -f main.go", "git mv -f old.go api.go", "git merge --abort", "git reflog delete HEAD@{1}",
 			"git reset --har HEAD", "git clean --forc", "git checkout main.go", "git -C docs checkout guide.md",
-			"git restore --work main.go", "git branch --del feature",
+			"git restore --work main.go", "git branch --del feature", "git co -- .", "git nuke", "git bisect run make",
+			"git grep -O'rm x' foo", "git grep --open-files-in-pager=vim foo", "git difftool -x 'rm x'", "git mergetool",
+			"git fetch --upload-pack='touch x' origin", "git clone -u 'touch x' a b", "git log --output=main.go", "git archive -o main.go HEAD",
 		},
 		"overwrite": {
 			"truncate -s 0 main.go", "truncate -s0 data/users.csv", "dd if=/dev/zero of=data/app.db bs=1 count=1 conv=notrunc",
@@ -72,6 +74,8 @@ func TestBoundClasses(t *testing.T) {
 			"echo x >| main.go", "echo x &> notes.txt", "cat part1.md > main.go", "echo x | tee main.go", "echo x | tee -i config.prod.yaml",
 			"cp -f config.example.yaml config.prod.yaml", "cp main.go api.go", "cp api.go internal", "mv old.go api.go", "mv -f draft.md notes.txt",
 			"install main.go api.go", "ln -sf main.go notes.txt", "rsync -a main.go api.go", "rsync -a --delete src/ lib/",
+			"tar -xf assets.zip", "tar xzf assets.zip", "tar --extract -f assets.zip", "unzip assets.zip", "unzip -o assets.zip",
+			"7z x assets.zip", "tar -czf main.go src", "source scripts/build.sh", ". scripts/build.sh",
 			"echo x > data.db", "echo x > *.go", "cd docs && echo x > new.md", "echo x >& main.go", "echo x 2> notes.txt",
 		},
 		"find": {
@@ -115,7 +119,8 @@ func TestBoundClasses(t *testing.T) {
 		"awk '{print $1}' main.go", "awk -F: '$3 > 100 {n++} END{}' main.go", "sed -i 's/a/b/' main.go", "sed -n '1,5p' main.go",
 		"sed -e 's/a/b/' -e '5d' main.go", "sed -i.bak 's|a|b|g' main.go", "python3 --version", "node --version",
 		"chmod +x scripts/build.sh", "npm run build", "yarn build", "git checkout main", "echo x 2>&1 >> log.txt",
-		"busybox awk '{print}' main.go",
+		"busybox awk '{print}' main.go", "tar -czf build/src.tgz src", "tar -tf assets.zip", "unzip -l assets.zip",
+		"unzip -o assets.zip -d assets", "tar -xkf assets.zip", "git bisect start", "git log --oneline > log.txt",
 	} {
 		req, d := p.ask(cmd, "")
 		if err := Eligible(req, d, permission.Default); err != nil {
