@@ -25,6 +25,7 @@ import (
 //     stash when the changes do not apply cleanly.
 //   - clean: all but a dry run (-n).
 //   - rm and mv: -f (git's own check against losing changes is skipped).
+//   - fetch/pull that force-updates (-f, +refspec) or rebases (pull -r).
 //   - push (any), rebase (any), commit --amend, filter-branch, filter-repo,
 //     update-ref, reflog expire/delete, gc, prune, replace, merge/am/
 //     cherry-pick/revert --abort, checkout-index -f, read-tree -u.
@@ -95,8 +96,12 @@ func gitBound(argv []string, cwd string) string {
 			return refuse(sub + " -f")
 		}
 	case "commit":
-		if hasFlag(args, "", "--amend", "--fixup", "--squash") {
+		if hasFlag(args, "", "--amend") {
 			return refuse("commit --amend")
+		}
+	case "fetch", "pull":
+		if hasFlag(args, "f", "--force", "--rebase") || sub == "pull" && hasFlag(args, "r", "") || hasPrefixAny(args, "+") {
+			return refuse(sub + " that rewrites or force-updates local branches")
 		}
 	case "reflog":
 		if s := firstOperand(args); s == "expire" || s == "delete" {

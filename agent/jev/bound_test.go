@@ -64,7 +64,8 @@ func TestBoundClasses(t *testing.T) {
 			"git rebase main", "git rebase -i HEAD~2", "git rebase --onto main HEAD~5", "git commit --amend --no-edit",
 			"git rm -f main.go", "git mv -f old.go api.go", "git merge --abort", "git reflog delete HEAD@{1}",
 			"git reset --har HEAD", "git clean --forc", "git checkout main.go", "git -C docs checkout guide.md",
-			"git restore --work main.go", "git branch --del feature", "git co -- .", "git nuke", "git bisect run make",
+			"git restore --work main.go", "git branch --del feature", "git pull --rebase", "git pull -r origin main",
+			"git fetch origin +main:main", "git fetch -f origin main:main", "git co -- .", "git nuke", "git bisect run make",
 			"git grep -O'rm x' foo", "git grep --open-files-in-pager=vim foo", "git difftool -x 'rm x'", "git mergetool",
 			"git fetch --upload-pack='touch x' origin", "git clone -u 'touch x' a b", "git log --output=main.go", "git archive -o main.go HEAD",
 		},
@@ -113,7 +114,7 @@ func TestBoundClasses(t *testing.T) {
 		"rm notes.txt", "rm -f notes.txt", "rm -- main.go", "rm docs/guide.md", "unlink old.go", "rm notes.txt old.go",
 		"git stash pop", "git stash", "git reset HEAD~1", "git reset --soft HEAD~1", "git restore --staged main.go",
 		"git checkout feature", "git checkout -b x", "git switch -c x", "git branch x", "git tag v2", "git clean -n",
-		"git commit -m x", "git rm notes.txt", "git rm --cached notes.txt",
+		"git commit -m x", "git rm notes.txt", "git rm --cached notes.txt", "git commit --fixup HEAD", "git fetch origin",
 		"echo x > new.txt", "echo x >> notes.txt", "go build -o /dev/null ./...", "go test ./... 2>&1 | tee test.log",
 		"tee -a notes.txt", "cp main.go main.go.orig", "mv draft.md docs/draft.md", "cp -n main.go api.go", "ln -s main.go m.go",
 		"awk '{print $1}' main.go", "awk -F: '$3 > 100 {n++} END{}' main.go", "sed -i 's/a/b/' main.go", "sed -n '1,5p' main.go",
@@ -210,4 +211,23 @@ func TestBoundGitState(t *testing.T) {
 	if err := Eligible(req, d, permission.Default); err == nil {
 		t.Error("rm of a changed file from docs/: eligible")
 	}
+}
+
+// FuzzBound: whatever the command, Eligible never panics in a real git
+// project, and a refusal always wraps ErrIneligible; the sed and awk
+// parsers never panic on any program text.
+func FuzzBound(f *testing.F) {
+	for _, s := range []string{"rm notes.txt", "sed 's/a/b/w x' main.go", `awk 'BEGIN{system("x")}'`, "git reset --hard",
+		"echo x > main.go", "tar -xf a", "cp a b", "sed -e 's/[/]/x/' -e 'y/ab/cd/;:l;bl' f", "git -C . checkout -- ."} {
+		f.Add(s)
+	}
+	p := newProject(f, jevtest.Project(f))
+	f.Fuzz(func(t *testing.T, cmd string) {
+		_ = sedScript(cmd)
+		_ = awkBound("awk", []string{cmd})
+		req, d := p.ask(cmd, "")
+		if err := Eligible(req, d, permission.Default); err != nil && !errors.Is(err, ErrIneligible) {
+			t.Fatalf("%q: %v does not wrap ErrIneligible", cmd, err)
+		}
+	})
 }
