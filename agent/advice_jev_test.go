@@ -255,7 +255,7 @@ func TestShadowAsksAtOnce(t *testing.T) {
 // the deny is not pre-selected (the ask offers once first).
 func TestActInsideAndOutside(t *testing.T) {
 	c, _, adv, dir := jevSetup(t, jev.Act, 0, nil,
-		[]providertest.Turn{bash("call_1", "touch notes.txt"), bash("call_2", "truncate -s 0 data.txt"), providertest.Text("ok")},
+		[]providertest.Turn{bash("call_1", "touch notes.txt"), bash("call_2", "sed -i d data.txt"), providertest.Text("ok")},
 		providertest.Text(safeScores), providertest.Text(unsafeScores))
 	rec := record(&c)
 	var asks []agent.Ask
@@ -357,7 +357,7 @@ func TestUnavailableIsNotUnsafe(t *testing.T) {
 // outside the class only for being hard to undo keep --auto's approval.
 func TestHeadlessRejection(t *testing.T) {
 	c, srv, _, dir := jevSetup(t, jev.Act, 5*time.Second, nil,
-		[]providertest.Turn{bash("call_1", "truncate -s 0 data.txt"), bash("call_2", "touch b.txt"), bash("call_3", "touch c.txt"), providertest.Text("ok")},
+		[]providertest.Turn{bash("call_1", "sed -i d data.txt"), bash("call_2", "touch b.txt"), bash("call_3", "touch c.txt"), providertest.Text("ok")},
 		providertest.Text(unsafeScores), providertest.Text(undoOnlyScores), providertest.Text("no JSON here"))
 	c.Auto = true
 	rec := record(&c)
@@ -405,7 +405,7 @@ func TestHeadlessRejection(t *testing.T) {
 // reason; the model gets no further request.
 func TestBreaker(t *testing.T) {
 	c, srv, _, _ := jevSetup(t, jev.Act, 5*time.Second, nil,
-		[]providertest.Turn{bash("call_1", "truncate -s 0 a.txt"), bash("call_2", "truncate -s 0 b.txt"), bash("call_3", "truncate -s 0 c.txt")},
+		[]providertest.Turn{bash("call_1", "sed -i d a.txt"), bash("call_2", "sed -i d b.txt"), bash("call_3", "sed -i d c.txt")},
 		providertest.Text(unsafeScores), providertest.Text(unsafeScores), providertest.Text(unsafeScores))
 	c.Auto = true
 	rec := record(&c)
@@ -428,7 +428,7 @@ func TestBreakerWindow(t *testing.T) {
 	var session, advisor []providertest.Turn
 	for i := range 19 { // R A R A … R: the 10th rejection is call 19
 		if i%2 == 0 {
-			session = append(session, bash(fmt.Sprintf("call_%d", i), fmt.Sprintf("truncate -s 0 r%d.txt", i)))
+			session = append(session, bash(fmt.Sprintf("call_%d", i), fmt.Sprintf("sed -i d r%d.txt", i)))
 			advisor = append(advisor, providertest.Text(unsafeScores))
 		} else {
 			session = append(session, bash(fmt.Sprintf("call_%d", i), fmt.Sprintf("touch a%d.txt", i)))

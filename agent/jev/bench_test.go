@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/oceancode/oceancode/agent/jev/jevtest"
+	"github.com/oceancode/oceancode/agent/permission"
 	"github.com/oceancode/oceancode/agent/provider/providertest"
 )
 
@@ -85,5 +87,35 @@ func BenchmarkAdviseCached(b *testing.B) {
 		if adv := a.Advise(ctx, req); !adv.Cached {
 			b.Fatalf("advice %+v", adv)
 		}
+	}
+}
+
+// BenchmarkEligibleRemoval: Eligible's cost in a real git project, with
+// the code-side bound: a command with no removal or overwrite target (no
+// git query, the same-run baseline), an overwrite of a new file (a stat),
+// and a removal of a committed file (two read-only git queries and a
+// hash of the file).
+func BenchmarkEligibleRemoval(b *testing.B) {
+	root := jevtest.Project(b)
+	p := newProject(b, root)
+	for _, c := range []struct{ name, cmd string }{
+		{"no-target", "mkdir -p build/out"},
+		{"overwrite-new-file", "go version > build/version.txt"},
+		{"awk-sed-program", "sed -i 's/oldName/newName/g' main.go && awk '{print $1}' main.go"},
+		{"removal", "rm notes.txt"},
+		{"removal-two-files", "rm notes.txt old.go"},
+	} {
+		req, d := p.ask(c.cmd, "")
+		if err := Eligible(req, d, permission.Default); err != nil {
+			b.Fatalf("%q: %v", c.cmd, err)
+		}
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := Eligible(req, d, permission.Default); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -77,6 +77,22 @@ func eligible(req Request, d permission.Decision, mode permission.Mode) error {
 			return refuse("segment %d %s", i+1, why)
 		}
 	}
+	// The code-side bound: what no advice may approve. After a cd the
+	// directory a path lands in is not followed: overwrites and removals
+	// then fail closed.
+	segCwd, g := cwd, &gitState{}
+	for i := range sr.Segments {
+		s := &sr.Segments[i]
+		if len(s.Argv) > 0 {
+			switch progName(s.Argv[0]) {
+			case "cd", "pushd", "popd", "chdir":
+				segCwd = ""
+			}
+		}
+		if why := boundSegment(s, segCwd, g); why != "" {
+			return refuse("segment %d %s", i+1, why)
+		}
+	}
 	for _, p := range resolvedNames(root, cwd, sr) {
 		if why := persistence(p); why != "" {
 			return refuse("a path it names resolves into %s", why)
@@ -358,6 +374,10 @@ func resolvedNames(root, cwd string, sr *shellguard.Result) []string {
 		}
 		if _, v, ok := strings.Cut(w, "="); ok && strings.HasPrefix(w, "-") {
 			w = v
+		}
+		switch w {
+		case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin":
+			return // the shell guard's outside-path check knows them
 		}
 		p := w
 		if !filepath.IsAbs(p) {

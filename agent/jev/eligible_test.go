@@ -42,7 +42,7 @@ func TestEligible(t *testing.T) {
 		{cmd: "cp config.example.yaml config.yaml", cwd: "src", want: ""},
 		{cmd: "git checkout -b feature/x", mode: permission.AcceptEdits, want: ""},
 		{cmd: "echo x > real/out.txt", mode: permission.Plan, want: ""},
-		{cmd: "rm *.o", want: ""},
+		{cmd: "rm *.o", want: "removes a pattern"},
 
 		// Modes.
 		{cmd: "mkdir x", mode: permission.DontAsk, want: "dontAsk gets no advice"},

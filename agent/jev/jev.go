@@ -121,8 +121,17 @@ var ErrIneligible = errors.New("not for the advisor")
 // residual ask on bash (d.ResidualAsk()), never the floor or a deny, never
 // in dontAsk, never a command naming a path outside the project or run in a
 // workdir outside it, never the hold list, never a write to a persistence
-// file (CI workflows, .git/hooks, .mcp.json, shell rc files, ...). nil means
-// eligible; otherwise the error wraps ErrIneligible and says why.
+// file (CI workflows, .git/hooks, .mcp.json, shell rc files, ...), and
+// never anything in the code-side bound, whatever an advice would say:
+// inline or unreadable code (interpreters, shells, awk with system/pipes/
+// redirection, sed e/w, database clients, make), destructive version
+// control (reset --hard, clean, checkout/restore over the work tree,
+// branch -D, stash drop/clear, push, history rewrites), in-place overwrite
+// and truncation (truncate, shred, dd of=, a redirect, tee, cp or mv onto
+// an existing file), find -delete/-exec, xargs, programs that act outside
+// the project, and rm of anything git's last commit does not hold
+// unchanged (git is asked at decision time; no answer is a refusal). nil
+// means eligible; otherwise the error wraps ErrIneligible and says why.
 func Eligible(req Request, d permission.Decision, mode permission.Mode) error {
 	return eligible(req, d, mode)
 }

@@ -94,7 +94,7 @@ func runAnswering(t *testing.T, s *runner.Session, prompt string, answer func(ru
 // "jev", and jev export's records carry the stable fields.
 func TestAdviceLabels(t *testing.T) {
 	t.Run("act", func(t *testing.T) {
-		f := newFixture(t, bashCall("call_1", "touch a.txt"), bashCall("call_2", "truncate -s 0 a.txt"), providertest.Text("ok"))
+		f := newFixture(t, bashCall("call_1", "touch a.txt"), bashCall("call_2", "sed -i d a.txt"), providertest.Text("ok"))
 		o := f.options()
 		o.Turn.Advisor = advisor(t, jev.Act, providertest.Text(safeScores), providertest.Text(unsafeScores))
 		s := f.start(o)
