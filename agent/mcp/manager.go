@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"strings"
 	"sync"
 	"time"
 
@@ -320,7 +321,7 @@ func (s *server) connect(ctx context.Context) error {
 		return err
 	}
 	var listed []*Tool
-	var names []string
+	var names, left []string
 	for t, err := range cs.Tools(ctx, nil) { // follows the cursors
 		if err != nil {
 			_ = cs.Close()
@@ -328,8 +329,13 @@ func (s *server) connect(ctx context.Context) error {
 			s.set(StateFailed, err.Error())
 			return err
 		}
-		listed = append(listed, newTool(s, t))
-		names = append(names, t.Name)
+		tl, err := newTool(s, t)
+		if err != nil {
+			left = append(left, err.Error())
+			continue
+		}
+		listed = append(listed, tl)
+		names = append(names, neutralize(t.Name))
 	}
 	s.m.mu.Lock()
 	closedMgr := s.m.closed
@@ -341,7 +347,7 @@ func (s *server) connect(ctx context.Context) error {
 	s.mu.Lock()
 	s.cs, s.tl, s.st.Tools, s.st.Took, s.id = cs, listed, names, time.Since(began), fp.Identity()
 	s.mu.Unlock()
-	s.set(StateConnected, "")
+	s.set(StateConnected, strings.Join(left, "; "))
 	go func() {
 		_ = cs.Wait()
 		s.mu.Lock()

@@ -76,6 +76,13 @@ func Base(command string) string {
 	return b
 }
 
+// AbsolutePath reports whether p is absolute on Unix or Windows (C:\, \\host):
+// a relative script names a file of whichever directory the server runs in.
+func AbsolutePath(p string) bool {
+	return strings.HasPrefix(p, "/") || strings.HasPrefix(p, `\\`) ||
+		len(p) >= 3 && p[1] == ':' && (p[2] == '\\' || p[2] == '/')
+}
+
 // IsRunner reports whether command is an interpreter, a launcher or a
 // wrapper: a program whose arguments decide what runs.
 func IsRunner(command string) bool {
