@@ -132,11 +132,11 @@ type Fingerprint struct {
 	// Packages are the exact package versions a launcher runs (they are
 	// in the arguments, so the definition digest covers them).
 	Packages []string `json:"packages,omitempty"`
-	Command    string   `json:"command,omitempty"`
-	Args       []string `json:"args,omitempty"`
-	URL        string   `json:"url,omitempty"`
-	EnvNames   []string `json:"env_names,omitempty"`
-	Headers    []string `json:"header_names,omitempty"`
+	Command  string   `json:"command,omitempty"`
+	Args     []string `json:"args,omitempty"`
+	URL      string   `json:"url,omitempty"`
+	EnvNames []string `json:"env_names,omitempty"`
+	Headers  []string `json:"header_names,omitempty"`
 }
 
 // Same reports whether two fingerprints name the same server.
