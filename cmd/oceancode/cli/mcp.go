@@ -271,6 +271,9 @@ that name must not exist yet ('oceancode mcp remove NAME' first).`,
 				return exitcode.With(exitcode.Usage, fmt.Errorf("mcp add %s: a server of that name is declared in %s", s.Name, old.Source))
 			}
 			fp, err := mcp.Identify(s, e.root, envPathOf(e.cfg.Env))
+			if errors.Is(err, mcp.ErrUnpinned) {
+				return exitcode.With(exitcode.Denied, fmt.Errorf("mcp add %s: %w", s.Name, err))
+			}
 			if err != nil {
 				return err
 			}
@@ -323,7 +326,7 @@ func identityLine(s mcp.Server, fp mcp.Fingerprint) string {
 		return "url " + s.URL
 	}
 	line := strings.Join(append([]string{s.Command}, s.Args...), " ")
-	out := fmt.Sprintf("command %q, executable %s, sha256 %s", line, fp.Executable, fp.SHA256)
+	out := fmt.Sprintf("command %q, executable %s, sha256 %s", line, fp.Executable, fp.SHA256) + fp.RunsSummary()
 	if e := mcp.EnvSummary(s); e != "" {
 		out += ", env " + e
 	}
@@ -352,6 +355,11 @@ later change of its command, arguments, environment, URL or executable
 				return nil
 			}
 			fp, err := mcp.Identify(s, e.root, envPathOf(e.cfg.Env))
+			if errors.Is(err, mcp.ErrUnpinned) {
+				// Nothing pins what it would run: trusting it would trust
+				// whatever it runs tomorrow.
+				return exitcode.With(exitcode.Denied, fmt.Errorf("mcp trust %s: %w", s.Name, err))
+			}
 			if err != nil {
 				return err
 			}
