@@ -445,6 +445,9 @@ the server may not start.`,
 			c.Policy.Denied = mcp.DeniedBy(g.Engine().OfferedMCP)
 			s.Enabled = nil // check a disabled server too
 			c.Servers = []mcp.Server{s}
+			if c.StartTimeout <= 0 {
+				c.StartTimeout = mcp.DefaultStartTimeout // the wait below is the start's bound plus a margin
+			}
 			m := mcp.Start(c)
 			defer m.Close()
 			ctx, cancel := context.WithTimeout(cmd.Context(), c.StartTimeout+5*time.Second)
