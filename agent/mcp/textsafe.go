@@ -20,7 +20,12 @@ func neutralize(s string) string {
 	if plain(s) {
 		return s
 	}
-	s = ansi.Strip(strings.ToValidUTF8(s, "\uFFFD"))
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if i := strings.IndexByte(s, 0x1b); i >= 0 {
+		// Sequences start with ESC (a raw 8-bit C1 introducer is invalid
+		// UTF-8, replaced above): the text before the first is kept as is.
+		s = s[:i] + ansi.Strip(s[i:])
+	}
 	return strings.Map(func(r rune) rune {
 		if dropped(r) {
 			return -1
