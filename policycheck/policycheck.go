@@ -403,6 +403,8 @@ func (c *checker) mcp(root map[string]any, pins []pin) {
 	list, _ := section["allowed_servers"].([]any)
 	type entry struct {
 		command, url string
+		args         []any
+		hasArgs      bool
 		ptr          string
 	}
 	allowed := map[string]entry{}
@@ -419,7 +421,8 @@ func (c *checker) mcp(root map[string]any, pins []pin) {
 		}
 		cmd, _ := s["command"].(string)
 		url, _ := s["url"].(string)
-		allowed[name] = entry{command: cmd, url: url, ptr: ptr}
+		args, hasArgs := s["args"].([]any)
+		allowed[name] = entry{command: cmd, url: url, args: args, hasArgs: hasArgs, ptr: ptr}
 		c.mcpPinsRuns(name, ptr, s)
 	}
 	v, key, ok := pinnedAt(pins, "mcp", "servers")
@@ -456,8 +459,19 @@ func (c *checker) mcp(root map[string]any, pins []pin) {
 		url, _ := s["url"].(string)
 		if cmd != "" && e.command != cmd || url != "" && e.url != url {
 			c.add(ptr, KeywordContradiction, "pin %q configures MCP server %q with an identity (command or url) other than its mcp.allowed_servers entry (%s): agents would never start it; make the two the same", pk, name, e.ptr)
+			continue
+		}
+		if cmd != "" && e.hasArgs && !sameJSON(s["args"], e.args) {
+			c.add(ptr, KeywordContradiction, "pin %q configures MCP server %q with arguments other than the ones its mcp.allowed_servers entry pins (%s/args): agents would never start it; make the two the same", pk, name, e.ptr)
 		}
 	}
+}
+
+// sameJSON reports whether a and b encode to the same JSON.
+func sameJSON(a, b any) bool {
+	x, err1 := json.Marshal(a)
+	y, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && string(x) == string(y)
 }
 
 // mcpPinsRuns checks that an allow-list entry pins what its command runs:
