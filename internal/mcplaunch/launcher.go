@@ -19,6 +19,10 @@ var (
 	pypiEco = ecosystem{
 		pinned:  regexp.MustCompile(`^[a-z0-9]([a-z0-9._-]*[a-z0-9])?(\[[a-z0-9._, -]+\])?(==|@)v?\d+(\.\d+)*((a|b|rc)\d+)?(\.post\d+)?(\.dev\d+)?(\+[a-z0-9.]+)?$`),
 		example: "%s==1.2.3"}
+	// A container image is pinned by its digest (a tag moves).
+	imageEco = ecosystem{
+		pinned:  regexp.MustCompile(`^[a-z0-9][a-z0-9._/:-]*@sha256:[0-9a-f]{64}$`),
+		example: "%s@sha256:<digest>"}
 	jsrEco = ecosystem{
 		pinned:  regexp.MustCompile(`^jsr:@[a-z0-9][a-z0-9_-]*/[a-z0-9][a-z0-9_-]*@(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9a-z.-]+)?$`),
 		example: "%s@1.2.3"}
@@ -76,7 +80,15 @@ var (
 		value:   []string{"--python", "--pip-args", "--index-url", "-i", "--backend"},
 		flags:   []string{"-q", "--quiet", "-v", "--verbose", "--no-cache", "--system-site-packages", "--path"},
 		refused: map[string]string{"-e": "runs a local directory's code", "--editable": "runs a local directory's code"}}
+	dockerTable = launcher{eco: imageEco,
+		value: []string{"-e", "--env", "--env-file", "-v", "--volume", "--name", "-p", "--publish", "--network", "--net", "-u", "--user",
+			"-w", "--workdir", "--mount", "--platform", "--pull", "-l", "--label", "--cpus", "--memory", "-m", "--add-host", "--cap-add",
+			"--cap-drop", "--security-opt", "--tmpfs", "--device", "--gpus", "--hostname", "-h", "--ulimit", "--userns", "--ipc", "--pid", "--log-driver"},
+		flags:   []string{"-i", "--interactive", "-t", "--tty", "-it", "-ti", "--rm", "-d", "--detach", "--init", "--read-only", "-q", "--quiet"},
+		refused: map[string]string{"--privileged": "runs the container with every privilege"}}
 )
+
+func dockerRun(name string, args []string) (Launch, error) { return dockerTable.analyze(name, args) }
 
 func npmExec(name string, args []string) (Launch, error) { return npxTable.analyze(name, args) }
 func bunx(name string, args []string) (Launch, error)    { return bunxTable.analyze(name, args) }

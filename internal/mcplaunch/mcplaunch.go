@@ -155,6 +155,8 @@ func runnerOf(name string) (runner, bool) {
 		return sub(map[string]runner{"run": uvRun, "tool": sub(map[string]runner{"run": uvx})}), true
 	case "pipx":
 		return sub(map[string]runner{"run": pipxRun}), true
+	case "docker", "podman", "nerdctl":
+		return sub(map[string]runner{"run": dockerRun, "container": sub(map[string]runner{"run": dockerRun})}), true
 	case "env", "sudo", "doas", "nice", "nohup", "timeout", "stdbuf", "setsid", "time", "ionice", "chrt",
 		"taskset", "flock", "xargs", "script", "xvfb-run", "busybox", "cmd", "powershell", "pwsh", "exec",
 		"command", "su", "runuser", "chroot", "unshare", "firejail", "bwrap", "caffeinate", "arch":

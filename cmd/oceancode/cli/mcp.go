@@ -144,6 +144,10 @@ type mcpListJSON struct {
 	State    string `json:"state"`
 	Reason   string `json:"reason,omitempty"`
 	SHA256   string `json:"sha256,omitempty"`
+	// What an interpreter or launcher runs (docs/mcp.md).
+	Script       string   `json:"script,omitempty"`
+	ScriptSHA256 string   `json:"script_sha256,omitempty"`
+	Packages     []string `json:"packages,omitempty"`
 }
 
 func newMCPListCmd(app *App) *cobra.Command {
@@ -160,7 +164,8 @@ func newMCPListCmd(app *App) *cobra.Command {
 			var rows []mcpListJSON
 			for _, s := range e.servers {
 				state, reason, fp := e.decide(s)
-				rows = append(rows, mcpListJSON{Name: s.Name, Origin: s.Origin.String(), Source: s.Source, Identity: s.Identity(), State: state, Reason: reason, SHA256: fp.SHA256})
+				rows = append(rows, mcpListJSON{Name: s.Name, Origin: s.Origin.String(), Source: s.Source, Identity: s.Identity(), State: state, Reason: reason, SHA256: fp.SHA256,
+					Script: fp.Script, ScriptSHA256: fp.ScriptSHA256, Packages: fp.Packages})
 			}
 			if asJSON {
 				if rows == nil {
