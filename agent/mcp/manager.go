@@ -276,7 +276,9 @@ func (s *server) status() Status {
 
 func (s *server) set(state, reason string) {
 	s.mu.Lock()
-	s.st.State, s.st.Reason = state, reason
+	// A reason may quote the server (an error it answered with, its
+	// stderr): it reaches the terminal and the model as text only.
+	s.st.State, s.st.Reason = state, neutralize(reason)
 	st := s.st
 	s.mu.Unlock()
 	s.m.mu.Lock()
