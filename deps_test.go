@@ -186,18 +186,19 @@ func TestDependencyRules(t *testing.T) {
 	allow := map[string][]string{
 		// The admin side's packager: it may build on the trust chain, never
 		// on the runtime or the config loader.
-		"packaging":         {"requirements", "signing", "schema", "policycheck", "provenance", "internal/atomicfile", "internal/jsonpos", "internal/hostrule"},
-		"provenance":        {},
-		"signing":           {"internal/atomicfile"},
-		"schema":            {"internal/jsonpos"},
-		"policycheck":       {"schema", "provenance", "internal/jsonpos", "internal/hostrule"},
-		"internal/hostrule": {},
-		"agent/shellguard":  {"internal/secret"}, // the one secrets-file matcher, pure
-		"agent/permission":  {"provenance"},
-		"agent/childenv":    {"internal/secret"}, // the one secret-name vocabulary
-		"internal/secret":   {},
-		"internal/jsonpos":  {},
-		"internal/exitcode": {},
+		"packaging":          {"requirements", "signing", "schema", "policycheck", "provenance", "internal/atomicfile", "internal/jsonpos", "internal/hostrule", "internal/mcplaunch"},
+		"provenance":         {},
+		"signing":            {"internal/atomicfile"},
+		"schema":             {"internal/jsonpos"},
+		"policycheck":        {"schema", "provenance", "internal/jsonpos", "internal/hostrule", "internal/mcplaunch"},
+		"internal/mcplaunch": {},
+		"internal/hostrule":  {},
+		"agent/shellguard":   {"internal/secret"}, // the one secrets-file matcher, pure
+		"agent/permission":   {"provenance"},
+		"agent/childenv":     {"internal/secret"}, // the one secret-name vocabulary
+		"internal/secret":    {},
+		"internal/jsonpos":   {},
+		"internal/exitcode":  {},
 	}
 	for name, allowed := range allow {
 		p, ok := pkgs[name]

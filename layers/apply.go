@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/oceancode/oceancode/internal/mcplaunch"
 	"github.com/oceancode/oceancode/provenance"
 	"github.com/oceancode/oceancode/requirements"
 )
@@ -104,11 +105,8 @@ func (m *merger) applyRequirements(p *requirements.Policy, path string) {
 			s, _ := servers[name].(map[string]any)
 			cmd, _ := s["command"].(string)
 			url, _ := s["url"].(string)
-			sum := ""
-			if cmd != "" && mcpNeedsHash(p, name) {
-				sum = fileSHA256(cmd)
-			}
-			if ok, why := p.MCPAllowed(name, cmd, sum, url); !ok {
+			c, decidable := mcpCandidate(p, name, cmd, url, s["args"])
+			if ok, why := p.MCPAllowed(c); !ok && decidable {
 				r.Locks.MCPRefused[name] = why
 				m.diag(Diagnostic{Severity: Warning, Layer: provenance.Requirements, Source: path,
 					Message: why + ": the server will not be started"})
@@ -210,13 +208,41 @@ func splitToolRule(s string) (string, string) {
 	return strings.ToLower(s[:i]), pat
 }
 
-func mcpNeedsHash(p *requirements.Policy, name string) bool {
-	for _, s := range p.MCP.AllowedServers {
-		if s.Name == name && s.SHA256 != "" {
-			return true
+// mcpCandidate is a configured server as the allow-list sees it before
+// anything starts: the executable hashed when an entry pins its digest, an
+// absolute script likewise (a relative one is the runtime's to hash, in the
+// project it runs in: inspect's own start check reports it).
+func mcpCandidate(p *requirements.Policy, name, cmd, url string, rawArgs any) (requirements.MCPCandidate, bool) {
+	c := requirements.MCPCandidate{Name: name, Command: cmd, URL: url}
+	list, _ := rawArgs.([]any)
+	for _, a := range list {
+		s, _ := a.(string)
+		c.Args = append(c.Args, s)
+	}
+	var pinsExe, pinsScript bool
+	for _, e := range p.MCP.AllowedServers {
+		if e.Name == name {
+			pinsExe, pinsScript = e.SHA256 != "", e.ScriptSHA256 != ""
 		}
 	}
-	return false
+	if cmd == "" {
+		return c, true
+	}
+	if pinsExe {
+		c.SHA256 = fileSHA256(cmd)
+	}
+	if l, err := mcplaunch.Analyze(cmd, c.Args); err == nil && l.Kind != mcplaunch.Program {
+		c.Runner = l.Runner
+		if l.Kind == mcplaunch.Script && mcplaunch.AbsolutePath(l.Script) {
+			c.Script = l.Script
+			if pinsScript || pinsExe {
+				c.ScriptSHA256 = fileSHA256(l.Script)
+			}
+		} else if l.Kind == mcplaunch.Script && (pinsScript || pinsExe) {
+			return c, false
+		}
+	}
+	return c, true
 }
 
 func fileSHA256(path string) string {

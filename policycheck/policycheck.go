@@ -21,6 +21,7 @@ import (
 	"strings"
 
 	"github.com/oceancode/oceancode/internal/jsonpos"
+	"github.com/oceancode/oceancode/internal/mcplaunch"
 	"github.com/oceancode/oceancode/provenance"
 	"github.com/oceancode/oceancode/schema"
 )
@@ -31,6 +32,7 @@ const (
 	KeywordRule          = "rule"          // a permission rule the engine cannot compile
 	KeywordAllow         = "allow"         // requirements that would add an allow rule
 	KeywordContradiction = "contradiction" // two parts of a policy that cannot both hold
+	KeywordMCPIdentity   = "mcp-identity"  // an MCP allow-list entry that does not pin what its command runs
 )
 
 // sandboxStrength orders sandbox modes, weakest first.
@@ -401,6 +403,8 @@ func (c *checker) mcp(root map[string]any, pins []pin) {
 	list, _ := section["allowed_servers"].([]any)
 	type entry struct {
 		command, url string
+		args         []any
+		hasArgs      bool
 		ptr          string
 	}
 	allowed := map[string]entry{}
@@ -417,7 +421,9 @@ func (c *checker) mcp(root map[string]any, pins []pin) {
 		}
 		cmd, _ := s["command"].(string)
 		url, _ := s["url"].(string)
-		allowed[name] = entry{command: cmd, url: url, ptr: ptr}
+		args, hasArgs := s["args"].([]any)
+		allowed[name] = entry{command: cmd, url: url, args: args, hasArgs: hasArgs, ptr: ptr}
+		c.mcpPinsRuns(name, ptr, s)
 	}
 	v, key, ok := pinnedAt(pins, "mcp", "servers")
 	servers, _ := v.(map[string]any)
@@ -453,7 +459,58 @@ func (c *checker) mcp(root map[string]any, pins []pin) {
 		url, _ := s["url"].(string)
 		if cmd != "" && e.command != cmd || url != "" && e.url != url {
 			c.add(ptr, KeywordContradiction, "pin %q configures MCP server %q with an identity (command or url) other than its mcp.allowed_servers entry (%s): agents would never start it; make the two the same", pk, name, e.ptr)
+			continue
 		}
+		if cmd != "" && e.hasArgs && !sameJSON(s["args"], e.args) {
+			c.add(ptr, KeywordContradiction, "pin %q configures MCP server %q with arguments other than the ones its mcp.allowed_servers entry pins (%s/args): agents would never start it; make the two the same", pk, name, e.ptr)
+		}
+	}
+}
+
+// sameJSON reports whether a and b encode to the same JSON.
+func sameJSON(a, b any) bool {
+	x, err1 := json.Marshal(a)
+	y, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && string(x) == string(y)
+}
+
+// mcpPinsRuns checks that an allow-list entry pins what its command runs:
+// an interpreter or launcher must have "args" (else the entry would admit
+// python3 -c ANY), those arguments must run something pinnable (a script,
+// code in the arguments, a package at an exact version), and a script named
+// by a relative path, or behind a pinned interpreter digest, needs its own
+// "script_sha256".
+func (c *checker) mcpPinsRuns(name, ptr string, s map[string]any) {
+	cmd, _ := s["command"].(string)
+	rawArgs, hasArgs := s["args"].([]any)
+	scriptSum, _ := s["script_sha256"].(string)
+	if cmd == "" {
+		return
+	}
+	if !hasArgs {
+		if mcplaunch.IsRunner(cmd) {
+			c.add(ptr, KeywordMCPIdentity, "MCP server %q runs %s, an interpreter or launcher whose arguments decide what runs: pin them with \"args\" (the exact argument vector, e.g. [\"/opt/mcp/srv.py\"] or [\"-y\", \"pkg@1.2.3\"]); without them the entry would admit %s with any arguments, inline code included", name, mcplaunch.Base(cmd), mcplaunch.Base(cmd))
+		}
+		if scriptSum != "" {
+			c.add(ptr+"/script_sha256", KeywordMCPIdentity, "MCP server %q: script_sha256 pins a script, but the entry has no \"args\" naming one", name)
+		}
+		return
+	}
+	args := make([]string, 0, len(rawArgs))
+	for _, a := range rawArgs {
+		str, _ := a.(string)
+		args = append(args, str)
+	}
+	l, err := mcplaunch.Analyze(cmd, args)
+	switch {
+	case err != nil:
+		c.add(ptr+"/args", KeywordMCPIdentity, "MCP server %q: %v", name, err)
+	case l.Kind != mcplaunch.Script && scriptSum != "":
+		c.add(ptr+"/script_sha256", KeywordMCPIdentity, "MCP server %q: script_sha256 is set but %s runs %s, not a script file: remove it", name, mcplaunch.Base(cmd), l.Kind)
+	case l.Kind == mcplaunch.Script && scriptSum == "" && !mcplaunch.AbsolutePath(l.Script):
+		c.add(ptr+"/args", KeywordMCPIdentity, "MCP server %q runs the script %q by a relative path, a file of whichever project it runs in: give its absolute path or pin its content with \"script_sha256\"", name, l.Script)
+	case l.Kind == mcplaunch.Script && scriptSum == "" && s["sha256"] != nil:
+		c.add(ptr, KeywordMCPIdentity, "MCP server %q pins the interpreter's sha256 but not the script %s it runs: add \"script_sha256\" (sha256sum %s)", name, l.Script, l.Script)
 	}
 }
 

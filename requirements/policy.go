@@ -22,11 +22,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/oceancode/oceancode/internal/jsonpos"
+	"github.com/oceancode/oceancode/internal/mcplaunch"
 	"github.com/oceancode/oceancode/policycheck"
 	"github.com/oceancode/oceancode/schema"
 )
@@ -81,12 +83,38 @@ type MCP struct {
 }
 
 // MCPServer is one allowed server: its name and its identity (a command path,
-// optionally with the SHA-256 of the executable, or a URL).
+// optionally with the SHA-256 of the executable, or a URL). Args pins the
+// exact argument vector (required for an interpreter or launcher, whose
+// arguments decide what runs); ScriptSHA256 pins the file an interpreter
+// runs (python3 /opt/mcp/srv.py: srv.py's digest).
 type MCPServer struct {
-	Name    string `json:"name"`
-	Command string `json:"command,omitempty"`
-	SHA256  string `json:"sha256,omitempty"`
-	URL     string `json:"url,omitempty"`
+	Name         string   `json:"name"`
+	Command      string   `json:"command,omitempty"`
+	Args         []string `json:"args,omitempty"`
+	SHA256       string   `json:"sha256,omitempty"`
+	ScriptSHA256 string   `json:"script_sha256,omitempty"`
+	URL          string   `json:"url,omitempty"`
+}
+
+// MCPCandidate is a server about to start, as the agent identified it: the
+// executable's digest and, for an interpreter or launcher (Runner), the
+// script it runs and that file's digest.
+type MCPCandidate struct {
+	Name         string
+	Command      string
+	Args         []string
+	SHA256       string
+	Runner       string
+	Script       string
+	ScriptSHA256 string
+	URL          string
+}
+
+// relativeScript reports whether the entry's pinned arguments run a script
+// named by a relative path: a file of whichever project the server runs in.
+func (s MCPServer) relativeScript() bool {
+	l, err := mcplaunch.Analyze(s.Command, s.Args)
+	return err == nil && l.Kind == mcplaunch.Script && !mcplaunch.AbsolutePath(l.Script)
 }
 
 // Rules are extra rules requirements add; they can only narrow.
@@ -127,32 +155,54 @@ func (p *Policy) ModeAllowed(mode string) (bool, string) {
 	return true, ""
 }
 
-// MCPAllowed says whether an MCP server with this name and identity may
-// start. sha256 is the hex digest of the command's executable ("" when the
-// caller has not hashed it; a pinned digest then refuses).
-func (p *Policy) MCPAllowed(name, command, sha256, url string) (bool, string) {
+// MCPAllowed says whether an MCP server with this identity may start. A
+// digest the caller has not computed is ""; a pinned digest then refuses.
+// An interpreter or launcher (python3, node, npx, uvx, …) is admitted only
+// by an entry that pins its arguments: a pinned python3 does not admit
+// python3 -c ANY.
+func (p *Policy) MCPAllowed(c MCPCandidate) (bool, string) {
 	if p.MCP == nil {
 		return true, ""
 	}
 	for _, s := range p.MCP.AllowedServers {
-		if s.Name != name {
+		if s.Name != c.Name {
 			continue
 		}
 		switch {
-		case s.URL != "" && s.URL == url:
+		case s.URL != "" && s.URL == c.URL:
 			return true, ""
-		case s.Command != "" && s.Command == command:
-			if s.SHA256 != "" && !strings.EqualFold(s.SHA256, sha256) {
-				return false, fmt.Sprintf("MCP server %q: the executable %s does not match the SHA-256 pinned by requirements", name, command)
+		case s.Command != "" && s.Command == c.Command:
+			if why := s.commandMismatch(c); why != "" {
+				return false, fmt.Sprintf("MCP server %q: %s", c.Name, why)
 			}
 			return true, ""
 		}
-		return false, fmt.Sprintf("MCP server %q: its identity does not match the requirements allow-list entry (both name and command/URL must match)", name)
+		return false, fmt.Sprintf("MCP server %q: its identity does not match the requirements allow-list entry (both name and command/URL must match)", c.Name)
 	}
 	if len(p.MCP.AllowedServers) == 0 {
-		return false, fmt.Sprintf("MCP server %q: requirements allow no MCP server", name)
+		return false, fmt.Sprintf("MCP server %q: requirements allow no MCP server", c.Name)
 	}
-	return false, fmt.Sprintf("MCP server %q is not in the requirements MCP allow-list", name)
+	return false, fmt.Sprintf("MCP server %q is not in the requirements MCP allow-list", c.Name)
+}
+
+// commandMismatch says how a local server differs from the entry s whose
+// command it has ("" when it matches): the arguments, the executable's
+// digest, the script's.
+func (s MCPServer) commandMismatch(c MCPCandidate) string {
+	runner := c.Runner != "" || mcplaunch.IsRunner(s.Command)
+	switch {
+	case s.Args == nil && runner:
+		return fmt.Sprintf("%s is an interpreter or launcher and its allow-list entry pins no arguments (\"args\"), so it admits nothing: its arguments decide what runs", s.Command)
+	case s.Args != nil && !slices.Equal(s.Args, c.Args):
+		return fmt.Sprintf("its arguments %q are not the ones the allow-list entry pins (%q)", c.Args, s.Args)
+	case s.SHA256 != "" && !strings.EqualFold(s.SHA256, c.SHA256):
+		return fmt.Sprintf("the executable %s does not match the SHA-256 pinned by requirements", s.Command)
+	case s.ScriptSHA256 != "" && !strings.EqualFold(s.ScriptSHA256, c.ScriptSHA256):
+		return fmt.Sprintf("the script %s does not match the script_sha256 pinned by requirements (sha256 %s)", c.Script, c.ScriptSHA256)
+	case s.ScriptSHA256 == "" && c.Script != "" && (s.SHA256 != "" || s.relativeScript()):
+		return fmt.Sprintf("it runs the script %s, which its allow-list entry does not pin: add \"script_sha256\": %q", c.Script, c.ScriptSHA256)
+	}
+	return ""
 }
 
 // ErrInvalid marks a payload that is not a valid requirements policy.

@@ -68,31 +68,51 @@ func TestParseGood(t *testing.T) {
 }
 
 func TestMCPAllowed(t *testing.T) {
+	ab, cd := strings.Repeat("ab", 32), strings.Repeat("cd", 32)
 	p := &Policy{MCP: &MCP{AllowedServers: []MCPServer{
-		{Name: "github", Command: "/usr/local/bin/github-mcp", SHA256: strings.Repeat("ab", 32)},
+		{Name: "github", Command: "/usr/local/bin/github-mcp", SHA256: ab},
 		{Name: "docs", URL: "https://mcp.example.com/docs"},
+		{Name: "py", Command: "/usr/bin/python3", SHA256: ab, Args: []string{"/opt/mcp/srv.py"}, ScriptSHA256: cd},
+		{Name: "pyloose", Command: "/usr/bin/python3", SHA256: ab},
+		{Name: "pypath", Command: "/usr/bin/python3", Args: []string{"/opt/mcp/srv.py"}},
+		{Name: "pyrel", Command: "/usr/bin/python3", Args: []string{"srv.py"}},
+		{Name: "npx", Command: "/usr/bin/npx", Args: []string{"-y", "pkg@1.2.3"}},
+		{Name: "linked", Command: "/opt/bin/srv", SHA256: ab},
 	}}}
+	py := MCPCandidate{Name: "py", Command: "/usr/bin/python3", SHA256: ab, Runner: "python3", Args: []string{"/opt/mcp/srv.py"}, Script: "/opt/mcp/srv.py", ScriptSHA256: cd}
+	with := func(c MCPCandidate, f func(*MCPCandidate)) MCPCandidate { f(&c); return c }
 	tests := []struct {
-		name, srv, cmd, sum, url string
-		ok                       bool
+		name string
+		c    MCPCandidate
+		ok   bool
 	}{
-		{"listed command with its hash", "github", "/usr/local/bin/github-mcp", strings.Repeat("ab", 32), "", true},
-		{"listed command, other binary", "github", "/usr/local/bin/github-mcp", strings.Repeat("cd", 32), "", false},
-		{"renamed to a listed name", "github", "/tmp/evil", "", "", false},
-		{"listed url", "docs", "", "", "https://mcp.example.com/docs", true},
-		{"listed name, other url", "docs", "", "", "https://evil.example.com/", false},
-		{"not listed", "other", "/bin/x", "", "", false},
+		{"listed command with its hash", MCPCandidate{Name: "github", Command: "/usr/local/bin/github-mcp", SHA256: ab}, true},
+		{"listed command, other binary", MCPCandidate{Name: "github", Command: "/usr/local/bin/github-mcp", SHA256: cd}, false},
+		{"renamed to a listed name", MCPCandidate{Name: "github", Command: "/tmp/evil"}, false},
+		{"listed url", MCPCandidate{Name: "docs", URL: "https://mcp.example.com/docs"}, true},
+		{"listed name, other url", MCPCandidate{Name: "docs", URL: "https://evil.example.com/"}, false},
+		{"not listed", MCPCandidate{Name: "other", Command: "/bin/x"}, false},
+		{"interpreter, pinned args and script", py, true},
+		{"interpreter, script rewritten", with(py, func(c *MCPCandidate) { c.ScriptSHA256 = ab }), false},
+		{"interpreter, -c instead of the script", with(py, func(c *MCPCandidate) { c.Args, c.Script, c.ScriptSHA256 = []string{"-c", "import os"}, "", "" }), false},
+		{"interpreter entry without args admits nothing", MCPCandidate{Name: "pyloose", Command: "/usr/bin/python3", SHA256: ab, Runner: "python3", Args: []string{"-c", "x"}}, false},
+		{"interpreter entry without args, same digest, a script", MCPCandidate{Name: "pyloose", Command: "/usr/bin/python3", SHA256: ab, Runner: "python3", Args: []string{"/opt/srv.py"}, Script: "/opt/srv.py", ScriptSHA256: cd}, false},
+		{"absolute script pinned by path", MCPCandidate{Name: "pypath", Command: "/usr/bin/python3", Runner: "python3", Args: []string{"/opt/mcp/srv.py"}, Script: "/opt/mcp/srv.py", ScriptSHA256: cd}, true},
+		{"relative script without its digest", MCPCandidate{Name: "pyrel", Command: "/usr/bin/python3", Runner: "python3", Args: []string{"srv.py"}, Script: "/home/u/repo/srv.py", ScriptSHA256: cd}, false},
+		{"launcher, pinned version", MCPCandidate{Name: "npx", Command: "/usr/bin/npx", Runner: "npx", Args: []string{"-y", "pkg@1.2.3"}}, true},
+		{"launcher, other version", MCPCandidate{Name: "npx", Command: "/usr/bin/npx", Runner: "npx", Args: []string{"-y", "pkg@1.2.4"}}, false},
+		{"a link to an interpreter (the agent says so)", MCPCandidate{Name: "linked", Command: "/opt/bin/srv", SHA256: ab, Runner: "python3", Args: []string{"-c", "x"}}, false},
 	}
 	for _, tt := range tests {
-		if ok, why := p.MCPAllowed(tt.srv, tt.cmd, tt.sum, tt.url); ok != tt.ok {
+		if ok, why := p.MCPAllowed(tt.c); ok != tt.ok {
 			t.Errorf("%s: allowed = %v (%s), want %v", tt.name, ok, why, tt.ok)
 		}
 	}
 	none := &Policy{MCP: &MCP{}}
-	if ok, _ := none.MCPAllowed("x", "/bin/x", "", ""); ok {
+	if ok, _ := none.MCPAllowed(MCPCandidate{Name: "x", Command: "/bin/x"}); ok {
 		t.Error("an empty allow-list allowed a server")
 	}
-	if ok, _ := (&Policy{}).MCPAllowed("x", "/bin/x", "", ""); !ok {
+	if ok, _ := (&Policy{}).MCPAllowed(MCPCandidate{Name: "x", Command: "/bin/x"}); !ok {
 		t.Error("no mcp section refused a server")
 	}
 }

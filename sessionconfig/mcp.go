@@ -17,6 +17,7 @@ import (
 	"github.com/oceancode/oceancode/agent/permission"
 	"github.com/oceancode/oceancode/internal/secretenv"
 	"github.com/oceancode/oceancode/layers"
+	"github.com/oceancode/oceancode/requirements"
 )
 
 // ProjectMCPFile is the project's MCP server file (Claude Code's format:
@@ -110,7 +111,7 @@ func MCPTrust(getenv func(string) string) *mcp.TrustStore {
 func MCPPolicy(res *layers.Resolved, root string, getenv func(string) string) mcp.Policy {
 	p := mcp.Policy{Trust: MCPTrust(getenv), Project: root}
 	if pol := res.Locks.Policy; pol != nil && pol.MCP != nil {
-		p.Allowed = pol.MCPAllowed
+		p.Allowed = func(c mcp.Candidate) (bool, string) { return pol.MCPAllowed(requirements.MCPCandidate(c)) }
 	}
 	return p
 }

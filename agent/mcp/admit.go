@@ -10,10 +10,9 @@ import (
 // config server and trusts no project server.
 type Policy struct {
 	// Allowed is the requirements' allow-list check (nil: no requirements
-	// in force): name, command, the executable's SHA-256 ("" for a remote
-	// server) and url; false comes with the reason. When an allow-list is
-	// present it is exclusive: only the servers it lists start.
-	Allowed func(name, command, sha256, url string) (bool, string)
+	// in force): false comes with the reason. When an allow-list is present
+	// it is exclusive: only the servers it lists start.
+	Allowed func(Candidate) (bool, string)
 	// Denied, if set, reports whether the permission rules deny every tool
 	// of the server (a "server/*" or "*" deny, e.g. the requirements'
 	// rules.deny, the deny list): such a server is not started at all.
@@ -22,6 +21,28 @@ type Policy struct {
 	Trust *TrustStore
 	// Project is the project root: the trust store's key.
 	Project string
+}
+
+// Candidate is what the allow-list decides on: the server's name, its
+// command and arguments or URL, the executable's SHA-256 and, for an
+// interpreter or launcher, what it runs (the script and its SHA-256).
+type Candidate struct {
+	Name    string
+	Command string
+	Args    []string
+	SHA256  string
+	// Runner is the interpreter or launcher ("" when the executable is
+	// what runs); Script and ScriptSHA256 the file it runs.
+	Runner       string
+	Script       string
+	ScriptSHA256 string
+	URL          string
+}
+
+// candidate is s with its fingerprint, as the allow-list sees it.
+func candidate(s Server, fp Fingerprint) Candidate {
+	return Candidate{Name: s.Name, Command: s.Command, Args: s.Args, SHA256: fp.SHA256, Runner: fp.Runner,
+		Script: fp.Script, ScriptSHA256: fp.ScriptSHA256, URL: s.URL}
 }
 
 // Why a server did not start.
@@ -38,8 +59,9 @@ var (
 // AdmitError says why a server may not start.
 type AdmitError struct {
 	Server string
-	Kind   error  // ErrRefused or ErrUntrusted
+	Kind   error  // ErrRefused, ErrDenied or ErrUntrusted
 	Reason string // the allow-list's reason, or what changed since trust
+	Err    error  // the cause, when there is one (ErrUnpinned)
 }
 
 func (e *AdmitError) Error() string {
@@ -49,7 +71,12 @@ func (e *AdmitError) Error() string {
 	return fmt.Sprintf("start mcp server %s: %v: %s", e.Server, e.Kind, e.Reason)
 }
 
-func (e *AdmitError) Unwrap() error { return e.Kind }
+func (e *AdmitError) Unwrap() []error {
+	if e.Err != nil {
+		return []error{e.Kind, e.Err}
+	}
+	return []error{e.Kind}
+}
 
 // Admit decides whether s may start now and returns its fingerprint; it
 // never starts anything. It is the one check on every start path: session
@@ -67,11 +94,19 @@ func (p Policy) Admit(s Server, dir, path string) (Fingerprint, error) {
 	// The executable is hashed only where something compares the digest:
 	// an allow-list in force, or trust.
 	fp, err := identify(s, dir, path, p.Allowed != nil || NeedsTrust(s.Origin))
+	if errors.Is(err, ErrUnpinned) {
+		// What would run cannot be pinned: neither gate can admit it.
+		kind := ErrUntrusted
+		if p.Allowed != nil {
+			kind = ErrRefused
+		}
+		return fp, &AdmitError{Server: s.Name, Kind: kind, Reason: err.Error(), Err: err}
+	}
 	if err != nil {
 		return fp, err
 	}
 	if p.Allowed != nil {
-		if ok, why := p.Allowed(s.Name, s.Command, fp.SHA256, s.URL); !ok {
+		if ok, why := p.Allowed(candidate(s, fp)); !ok {
 			return fp, &AdmitError{Server: s.Name, Kind: ErrRefused, Reason: why}
 		}
 	}
@@ -106,8 +141,25 @@ func describe(s Server, fp Fingerprint) string {
 	if fp.Executable != "" {
 		out += fmt.Sprintf(", executable %s sha256 %s", fp.Executable, fp.SHA256)
 	}
+	out += fp.RunsSummary()
 	if e := EnvSummary(s); e != "" {
 		out += ", env " + e
+	}
+	return out
+}
+
+// RunsSummary says what an interpreter or launcher runs (", script PATH
+// sha256 HEX", ", packages A@1, B@2", ", inline code"), "" for a program.
+func (f Fingerprint) RunsSummary() string {
+	out := ""
+	if f.Script != "" {
+		out += fmt.Sprintf(", script %s sha256 %s", f.Script, f.ScriptSHA256)
+	}
+	if len(f.Packages) > 0 {
+		out += ", packages " + strings.Join(f.Packages, ", ")
+	}
+	if f.Runs == "inline code" {
+		out += ", inline code in its arguments"
 	}
 	return out
 }

@@ -3,7 +3,11 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -97,5 +101,40 @@ func BenchmarkCall(b *testing.B) {
 		if r := echo.Run(context.Background(), env, in); r.IsError {
 			b.Fatal(r.Content)
 		}
+	}
+}
+
+// BenchmarkIdentify is the admission's identification of one stdio server
+// per start (the hash cache warm, as for every start after the first):
+// a program, against python3 srv.py (the interpreter and the script hashed
+// and cached) and npx pkg@1.2.3 (the version read from the arguments).
+func BenchmarkIdentify(b *testing.B) {
+	f := newFixture(b)
+	py, err := exec.LookPath("/usr/bin/python3")
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(f.root, "srv.py"), []byte(strings.Repeat("# a 20 KB server\n", 1200)), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	bin := b.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "npx"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		s    mcp.Server
+	}{
+		{"program", mcp.Server{Name: "p", Command: f.exe}},
+		{"python3_srv.py", mcp.Server{Name: "p", Command: py, Args: []string{"srv.py"}}},
+		{"npx_pinned", mcp.Server{Name: "p", Command: "npx", Args: []string{"-y", "pkg@1.2.3"}}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := mcp.Identify(c.s, f.root, bin); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

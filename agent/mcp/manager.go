@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"strings"
 	"sync"
 	"time"
 
@@ -275,7 +276,9 @@ func (s *server) status() Status {
 
 func (s *server) set(state, reason string) {
 	s.mu.Lock()
-	s.st.State, s.st.Reason = state, reason
+	// A reason may quote the server (an error it answered with, its
+	// stderr): it reaches the terminal and the model as text only.
+	s.st.State, s.st.Reason = state, neutralize(reason)
 	st := s.st
 	s.mu.Unlock()
 	s.m.mu.Lock()
@@ -320,7 +323,7 @@ func (s *server) connect(ctx context.Context) error {
 		return err
 	}
 	var listed []*Tool
-	var names []string
+	var names, left []string
 	for t, err := range cs.Tools(ctx, nil) { // follows the cursors
 		if err != nil {
 			_ = cs.Close()
@@ -328,8 +331,13 @@ func (s *server) connect(ctx context.Context) error {
 			s.set(StateFailed, err.Error())
 			return err
 		}
-		listed = append(listed, newTool(s, t))
-		names = append(names, t.Name)
+		tl, err := newTool(s, t)
+		if err != nil {
+			left = append(left, err.Error())
+			continue
+		}
+		listed = append(listed, tl)
+		names = append(names, neutralize(t.Name))
 	}
 	s.m.mu.Lock()
 	closedMgr := s.m.closed
@@ -341,7 +349,7 @@ func (s *server) connect(ctx context.Context) error {
 	s.mu.Lock()
 	s.cs, s.tl, s.st.Tools, s.st.Took, s.id = cs, listed, names, time.Since(began), fp.Identity()
 	s.mu.Unlock()
-	s.set(StateConnected, "")
+	s.set(StateConnected, strings.Join(left, "; "))
 	go func() {
 		_ = cs.Wait()
 		s.mu.Lock()

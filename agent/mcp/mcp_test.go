@@ -315,7 +315,7 @@ func TestAllowList(t *testing.T) {
 		{Name: "bad", Command: f.exe, SHA256: strings.Repeat("0", 64)},
 	}}}
 	c := f.config(good, bad, other)
-	c.Policy.Allowed = pol.MCPAllowed
+	c.Policy.Allowed = allowList(pol)
 	m := f.start(c)
 	if st := statusOf(t, m, "good"); st.State != mcp.StateConnected {
 		t.Errorf("matching sha256: %+v", st)
@@ -755,4 +755,10 @@ func TestServerExits(t *testing.T) {
 	if !slices.Contains(states, mcp.StateConnected) {
 		t.Errorf("states after the crash: %v, want a reconnect", states)
 	}
+}
+
+// allowList is the requirements' allow-list as the CLI wires it
+// (sessionconfig.MCPPolicy).
+func allowList(pol *requirements.Policy) func(mcp.Candidate) (bool, string) {
+	return func(c mcp.Candidate) (bool, string) { return pol.MCPAllowed(requirements.MCPCandidate(c)) }
 }

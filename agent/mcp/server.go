@@ -30,6 +30,7 @@ import (
 	"strings"
 
 	"github.com/oceancode/oceancode/agent/permission"
+	"github.com/oceancode/oceancode/internal/mcplaunch"
 )
 
 // Server is one MCP server's definition, as config, a project's .mcp.json or
@@ -116,25 +117,39 @@ func NeedsTrust(o permission.MCPOrigin) bool {
 // file's SHA-256. The readable fields say what changed when the digest
 // differs.
 type Fingerprint struct {
-	Definition string   `json:"definition"`
-	Executable string   `json:"executable,omitempty"`
-	SHA256     string   `json:"sha256,omitempty"`
-	Command    string   `json:"command,omitempty"`
-	Args       []string `json:"args,omitempty"`
-	URL        string   `json:"url,omitempty"`
-	EnvNames   []string `json:"env_names,omitempty"`
-	Headers    []string `json:"header_names,omitempty"`
+	Definition string `json:"definition"`
+	Executable string `json:"executable,omitempty"`
+	SHA256     string `json:"sha256,omitempty"`
+	// Runner is the interpreter or launcher the command is ("python3",
+	// "npx"; "" when the executable itself is what runs), Runs what it runs
+	// (mcplaunch's kind: "script", "inline code", "package").
+	Runner string `json:"runner,omitempty"`
+	Runs   string `json:"runs,omitempty"`
+	// Script and ScriptSHA256 are the file an interpreter runs and its
+	// digest: a rewritten srv.py is a changed server.
+	Script       string `json:"script,omitempty"`
+	ScriptSHA256 string `json:"script_sha256,omitempty"`
+	// Packages are the exact package versions a launcher runs (they are
+	// in the arguments, so the definition digest covers them).
+	Packages []string `json:"packages,omitempty"`
+	Command  string   `json:"command,omitempty"`
+	Args     []string `json:"args,omitempty"`
+	URL      string   `json:"url,omitempty"`
+	EnvNames []string `json:"env_names,omitempty"`
+	Headers  []string `json:"header_names,omitempty"`
 }
 
 // Same reports whether two fingerprints name the same server.
 func (f Fingerprint) Same(g Fingerprint) bool {
-	return f.Definition == g.Definition && f.SHA256 == g.SHA256 && f.Executable == g.Executable
+	return f.Definition == g.Definition && f.SHA256 == g.SHA256 && f.Executable == g.Executable &&
+		f.Script == g.Script && f.ScriptSHA256 == g.ScriptSHA256
 }
 
 // Identity is the digest an "always" answer for the server is bound to:
-// the definition and the executable's SHA-256 (when it was hashed).
+// the definition, the executable's SHA-256 (when it was hashed) and the
+// script's.
 func (f Fingerprint) Identity() string {
-	h := sha256.Sum256([]byte(f.Definition + "\x00" + f.SHA256))
+	h := sha256.Sum256([]byte(f.Definition + "\x00" + f.SHA256 + "\x00" + f.ScriptSHA256))
 	return hex.EncodeToString(h[:8])
 }
 
@@ -151,6 +166,8 @@ func (f Fingerprint) Changes(old Fingerprint) string {
 	diff("url", old.URL, f.URL)
 	diff("executable", old.Executable, f.Executable)
 	diff("executable sha256", old.SHA256, f.SHA256)
+	diff("script", old.Script, f.Script)
+	diff("script sha256", old.ScriptSHA256, f.ScriptSHA256)
 	diff("env", strings.Join(old.EnvNames, ","), strings.Join(f.EnvNames, ","))
 	diff("headers", strings.Join(old.Headers, ","), strings.Join(f.Headers, ","))
 	if len(out) == 0 && old.Definition != f.Definition {
@@ -229,7 +246,54 @@ func identify(s Server, dir, path string, hash bool) (Fingerprint, error) {
 		return fp, fmt.Errorf("hash mcp server %s executable: %w", s.Name, err)
 	}
 	fp.SHA256 = sum
-	return fp, nil
+	return fp, pinRuns(&fp, s, dir)
+}
+
+// ErrUnpinned: an interpreter or launcher runs code no digest or exact
+// version pins (python3 -m NAME, npx pkg without a version, env CMD).
+var ErrUnpinned = mcplaunch.ErrUnpinned
+
+// pinRuns adds what an interpreter or launcher runs to fp: the script's
+// path and SHA-256 (python3 srv.py), the exact packages (npx pkg@1.2.3);
+// code in the arguments (python3 -c) is pinned by the definition digest.
+// A command line whose code cannot be pinned is an error wrapping
+// ErrUnpinned that says how to pin it.
+func pinRuns(fp *Fingerprint, s Server, dir string) error {
+	l, err := mcplaunch.Analyze(s.Command, s.Args)
+	if err == nil && l.Kind == mcplaunch.Program {
+		// A link named otherwise to an interpreter runs as that interpreter.
+		l, err = mcplaunch.Analyze(fp.Executable, s.Args)
+	}
+	if err != nil {
+		return fmt.Errorf("pin mcp server %s: %w", s.Name, err)
+	}
+	if l.Kind == mcplaunch.Program {
+		return nil
+	}
+	fp.Runner, fp.Runs, fp.Packages = l.Runner, l.Kind.String(), l.Packages
+	if l.Kind != mcplaunch.Script {
+		return nil
+	}
+	p := l.Script
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(dir, p)
+	}
+	real, err := filepath.EvalSymlinks(p)
+	if err == nil {
+		var fi os.FileInfo
+		if fi, err = os.Stat(real); err == nil && !fi.Mode().IsRegular() {
+			err = errors.New("not a regular file")
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("pin mcp server %s: %w: %s runs %s, which is not a file it can hash (%v): name the script file to run", s.Name, ErrUnpinned, l.Runner, l.Script, err)
+	}
+	sum, err := cachedSHA256(real)
+	if err != nil {
+		return fmt.Errorf("hash mcp server %s script: %w", s.Name, err)
+	}
+	fp.Script, fp.ScriptSHA256 = real, sum
+	return nil
 }
 
 // resolve finds cmd's executable file.

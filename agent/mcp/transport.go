@@ -68,7 +68,8 @@ func (t *tail) Write(p []byte) (int, error) {
 func (t *tail) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return strings.TrimSpace(string(t.buf))
+	// The server's own text: it reaches the model and the terminal.
+	return neutralize(strings.TrimSpace(string(t.buf)))
 }
 
 // stdioTransport runs the server's resolved, hashed executable (never a

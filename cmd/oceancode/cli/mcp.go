@@ -144,6 +144,10 @@ type mcpListJSON struct {
 	State    string `json:"state"`
 	Reason   string `json:"reason,omitempty"`
 	SHA256   string `json:"sha256,omitempty"`
+	// What an interpreter or launcher runs (docs/mcp.md).
+	Script       string   `json:"script,omitempty"`
+	ScriptSHA256 string   `json:"script_sha256,omitempty"`
+	Packages     []string `json:"packages,omitempty"`
 }
 
 func newMCPListCmd(app *App) *cobra.Command {
@@ -160,7 +164,8 @@ func newMCPListCmd(app *App) *cobra.Command {
 			var rows []mcpListJSON
 			for _, s := range e.servers {
 				state, reason, fp := e.decide(s)
-				rows = append(rows, mcpListJSON{Name: s.Name, Origin: s.Origin.String(), Source: s.Source, Identity: s.Identity(), State: state, Reason: reason, SHA256: fp.SHA256})
+				rows = append(rows, mcpListJSON{Name: s.Name, Origin: s.Origin.String(), Source: s.Source, Identity: s.Identity(), State: state, Reason: reason, SHA256: fp.SHA256,
+					Script: fp.Script, ScriptSHA256: fp.ScriptSHA256, Packages: fp.Packages})
 			}
 			if asJSON {
 				if rows == nil {
@@ -271,6 +276,9 @@ that name must not exist yet ('oceancode mcp remove NAME' first).`,
 				return exitcode.With(exitcode.Usage, fmt.Errorf("mcp add %s: a server of that name is declared in %s", s.Name, old.Source))
 			}
 			fp, err := mcp.Identify(s, e.root, envPathOf(e.cfg.Env))
+			if errors.Is(err, mcp.ErrUnpinned) {
+				return exitcode.With(exitcode.Denied, fmt.Errorf("mcp add %s: %w", s.Name, err))
+			}
 			if err != nil {
 				return err
 			}
@@ -323,7 +331,7 @@ func identityLine(s mcp.Server, fp mcp.Fingerprint) string {
 		return "url " + s.URL
 	}
 	line := strings.Join(append([]string{s.Command}, s.Args...), " ")
-	out := fmt.Sprintf("command %q, executable %s, sha256 %s", line, fp.Executable, fp.SHA256)
+	out := fmt.Sprintf("command %q, executable %s, sha256 %s", line, fp.Executable, fp.SHA256) + fp.RunsSummary()
 	if e := mcp.EnvSummary(s); e != "" {
 		out += ", env " + e
 	}
@@ -352,6 +360,11 @@ later change of its command, arguments, environment, URL or executable
 				return nil
 			}
 			fp, err := mcp.Identify(s, e.root, envPathOf(e.cfg.Env))
+			if errors.Is(err, mcp.ErrUnpinned) {
+				// Nothing pins what it would run: trusting it would trust
+				// whatever it runs tomorrow.
+				return exitcode.With(exitcode.Denied, fmt.Errorf("mcp trust %s: %w", s.Name, err))
+			}
 			if err != nil {
 				return err
 			}
@@ -437,6 +450,9 @@ the server may not start.`,
 			c.Policy.Denied = mcp.DeniedBy(g.Engine().OfferedMCP)
 			s.Enabled = nil // check a disabled server too
 			c.Servers = []mcp.Server{s}
+			if c.StartTimeout <= 0 {
+				c.StartTimeout = mcp.DefaultStartTimeout // the wait below is the start's bound plus a margin
+			}
 			m := mcp.Start(c)
 			defer m.Close()
 			ctx, cancel := context.WithTimeout(cmd.Context(), c.StartTimeout+5*time.Second)
