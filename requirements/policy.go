@@ -65,6 +65,14 @@ type Policy struct {
 	Instructions             string         `json:"instructions,omitempty"`
 	ShellPosture             string         `json:"shell_posture,omitempty"`
 	Scopes                   []Scope        `json:"scopes,omitempty"`
+	// ProjectConfig says how far a project's own config may loosen the
+	// session: "trust" (the default: the user decides per workspace),
+	// "tighten-only" (never) or "signed" (only with a project signature by
+	// a key of RepoSigners). docs/trust.md.
+	ProjectConfig string `json:"project_config,omitempty"`
+	// RepoSigners are the public keys (signing's formats) whose project
+	// signature lets a project's config loosen under "signed".
+	RepoSigners []string `json:"repo_signers,omitempty"`
 
 	// Set by ForMachine: the allowed sets of the policy and of every scope
 	// that applies, each of which a session must satisfy.
