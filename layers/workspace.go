@@ -88,6 +88,13 @@ type Workspace struct {
 // Trusted reports whether the project's loosening keys apply.
 func (w *Workspace) Trusted() bool { return w != nil && w.State == TrustTrusted }
 
+// TrustedRoot reports whether the project's loosening files at root (a
+// project root or working directory, e.g. where .mcp.json is read) may be
+// applied: the workspace is trusted and root is the workspace's.
+func (w *Workspace) TrustedRoot(root string) bool {
+	return w.Trusted() && root != "" && CanonicalRoot(root) == w.Root
+}
+
 // projectDoc is one project config file, checked, waiting for the trust
 // decision before it is merged.
 type projectDoc struct {
@@ -310,12 +317,17 @@ func (m *merger) mergeProject(o Options, docs []projectDoc, policy, stateDir str
 		d.kept, keys = splitDoc(d.root, d.doc, d.path, d.rel)
 		loosening = append(loosening, keys...)
 	}
+	// The workspace is the project root, else the working directory (where
+	// the MCP loader looks for .mcp.json then).
 	root := m.r.ProjectRoot
+	if root == "" && o.Explicit == nil {
+		root = o.Dir
+	}
 	if root != "" {
 		loosening = append(loosening, mcpFileKeys(root)...)
 	}
-	if root == "" && len(docs) == 0 {
-		m.r.Workspace = &Workspace{State: TrustTrusted, Reason: "no project", ProjectConfig: policy}
+	if m.r.ProjectRoot == "" && len(docs) == 0 && len(loosening) == 0 {
+		m.r.Workspace = &Workspace{Root: CanonicalRoot(root), State: TrustTrusted, Reason: "no project config", ProjectConfig: policy}
 		return
 	}
 	m.r.decideTrust(o, root, loosening, policy, stateDir, signers)
