@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -140,4 +141,51 @@ func listTrust(w io.Writer, store *layers.TrustStore) error {
 		fmt.Fprintf(w, "%s\t%s\t%s\n", r.Root, r.TrustedAt.Format(time.RFC3339), r.Digest)
 	}
 	return nil
+}
+
+// askTrust is the pager's question before it opens on a workspace whose
+// project config would loosen the session and that is not trusted: it
+// shows exactly what would loosen, and "y" records the trust (the sessions
+// the pager opens then apply it); anything else keeps this session
+// tighten-only. Nothing is asked when the requirements' project_config
+// leaves the user no choice, or when nothing would loosen.
+func askTrust(app *App, in io.Reader, out io.Writer, ws *layers.Workspace) error {
+	if ws == nil || ws.Trusted() || len(ws.Ignored) == 0 || ws.ProjectConfig != layers.ProjectConfigTrust {
+		return nil
+	}
+	fmt.Fprintf(out, "The project config of %s would loosen this session or run code:\r\n", ws.Root)
+	for _, k := range ws.Ignored {
+		fmt.Fprintf(out, "  %s\r\n", k)
+	}
+	fmt.Fprintf(out, "Trust this workspace and apply them? Answer no to open it with only the keys that tighten. [y/N] ")
+	line, _ := readLine(in)
+	if line != "y" && line != "yes" {
+		fmt.Fprintf(out, "\r\nnot trusted: this session applies only the keys that tighten\r\n")
+		return nil
+	}
+	if err := layers.NewTrustStore(layers.StateDir(app.Getenv)).Trust(ws.Root, ws.Digest, time.Now()); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "\r\ntrusted %s\r\n", ws.Root)
+	return nil
+}
+
+// readLine reads one line byte by byte (no buffering past it: the pager
+// reads the same terminal next), trimmed and lower-cased.
+func readLine(in io.Reader) (string, error) {
+	var b []byte
+	one := make([]byte, 1)
+	for len(b) < 64 {
+		n, err := in.Read(one)
+		if n == 1 {
+			if one[0] == '\n' || one[0] == '\r' {
+				break
+			}
+			b = append(b, one[0])
+		}
+		if err != nil {
+			return strings.ToLower(strings.TrimSpace(string(b))), err
+		}
+	}
+	return strings.ToLower(strings.TrimSpace(string(b))), nil
 }
