@@ -189,3 +189,32 @@ func readLine(in io.Reader) (string, error) {
 	}
 	return strings.ToLower(strings.TrimSpace(string(b))), nil
 }
+
+// keepTrust runs edit, a change to the project's loosening config that the
+// user makes through oceancode itself (mcp add, mcp remove): a workspace
+// whose trust record matched before the edit is recorded again with the
+// config as edited, so the user's own change does not untrust it. An
+// edit by anything else still does.
+func keepTrust(app *App, root string, edit func() error) error {
+	state := layers.StateDir(app.Getenv)
+	resolve := func() *layers.Workspace {
+		return layers.Resolve(layers.Options{Dir: root, Getenv: app.Getenv, StateReadOnly: true}).Workspace
+	}
+	before := resolve()
+	if err := edit(); err != nil {
+		return err
+	}
+	if state == "" || before == nil || before.Digest == "" {
+		return nil
+	}
+	store := layers.NewTrustStore(state)
+	rec, ok, err := store.Lookup(before.Root)
+	if err != nil || !ok || rec.Digest != before.Digest {
+		return nil
+	}
+	after := resolve()
+	if after.Digest == "" {
+		return nil
+	}
+	return store.Trust(after.Root, after.Digest, time.Now())
+}
