@@ -128,6 +128,13 @@ func splitDoc(v map[string]any, doc *jsonpos.Doc, source, rel string) (map[strin
 		return classifyLeaf(path, v, path, doc, source, rel, &out)
 	}
 	kept, _ := walk(nil, v)
+	// In the file's order, as a reader meets them.
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Line != out[j].Line {
+			return out[i].Line < out[j].Line
+		}
+		return out[i].Column < out[j].Column
+	})
 	km, _ := kept.(map[string]any)
 	if km == nil {
 		km = map[string]any{}
