@@ -66,6 +66,9 @@ func workspace(ws *layers.Workspace, o Options) *Workspace {
 	out := &Workspace{Root: o.shorten(ws.Root), State: ws.State, Reason: o.shorten(ws.Reason), ProjectConfig: ws.ProjectConfig, Digest: ws.Digest, Loosening: []ProjectKey{}}
 	ignored := len(ws.Ignored) > 0
 	for _, k := range ws.Loosening {
+		if !matches(k.Key, o.Prefixes) {
+			continue // inspect KEY…: only those keys
+		}
 		v := k.Value
 		if !o.ShowSecrets {
 			v = redactValue(k.Key, v)
@@ -74,6 +77,9 @@ func workspace(ws *layers.Workspace, o Options) *Workspace {
 			}
 		}
 		out.Loosening = append(out.Loosening, ProjectKey{Key: k.Key, Source: o.shorten(k.Source), Line: k.Line, Column: k.Column, Value: v, Why: k.Why, Ignored: ignored})
+	}
+	if len(o.Prefixes) > 0 && len(out.Loosening) == 0 {
+		return nil
 	}
 	return out
 }
