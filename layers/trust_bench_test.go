@@ -50,21 +50,7 @@ func BenchmarkTrustCheck(b *testing.B) {
 	if err := NewTrustStore(state).Trust(CanonicalRoot(root), digest, time.Now()); err != nil {
 		b.Fatal(err)
 	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		r := &Resolved{ProjectRoot: root}
-		var loose []ProjectKey
-		for _, d := range docs {
-			_, k := splitDoc(d.root, d.doc, d.path, d.rel)
-			loose = append(loose, k...)
-		}
-		loose = append(loose, mcpFileKeys(root)...)
-		r.decideTrust(Options{}, root, loose, ProjectConfigTrust, state, nil)
-		if !r.Workspace.Trusted() {
-			b.Fatal(r.Workspace.Reason)
-		}
-	}
+	benchTrust(b, root, docs, ProjectConfigTrust, state, nil)
 }
 
 // BenchmarkTrustCheckSigned is the same under project_config "signed": the
@@ -86,6 +72,11 @@ func BenchmarkTrustCheckSigned(b *testing.B) {
 	data, _ := env.Marshal()
 	os.WriteFile(filepath.Join(root, ProjectSignatureFile), data, 0o644)
 	signers := []string{k.Public().String()}
+	benchTrust(b, root, docs, ProjectConfigSigned, "", signers)
+}
+
+// benchTrust times the trust step of a start: split, .mcp.json, decide.
+func benchTrust(b *testing.B, root string, docs []projectDoc, policy, state string, signers []string) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -96,7 +87,7 @@ func BenchmarkTrustCheckSigned(b *testing.B) {
 			loose = append(loose, k...)
 		}
 		loose = append(loose, mcpFileKeys(root)...)
-		r.decideTrust(Options{}, root, loose, ProjectConfigSigned, "", signers)
+		r.decideTrust(Options{}, root, loose, policy, state, signers)
 		if !r.Workspace.Trusted() {
 			b.Fatal(r.Workspace.Reason)
 		}
