@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -124,6 +125,9 @@ func trustDir(app *App, path string) (string, error) {
 			return "", exitcode.With(exitcode.Error, err)
 		}
 		path = filepath.Join(wd, path)
+	}
+	if fi, err := os.Stat(path); err != nil || !fi.IsDir() {
+		return "", exitcode.With(exitcode.Usage, fmt.Errorf("trust %s: not a directory", path))
 	}
 	return path, nil
 }
