@@ -130,7 +130,7 @@ func TestRunStopsWhenSessionCannotBeRecorded(t *testing.T) {
 	}
 	m.Env["XDG_STATE_HOME"] = state
 	app, _, errb := machineApp(t, m)
-	code := Main(context.Background(), []string{"run", "--auto", "write notes"}, app)
+	code := Main(context.Background(), []string{"run", "--auto", "--trust-project", "write notes"}, app)
 	if code != 1 || !strings.Contains(errb.String(), "open sessions") {
 		t.Fatalf("exit %d, want 1 naming the session store:\n%s", code, errb)
 	}
