@@ -63,6 +63,9 @@ type Config struct {
 	// AdviceContext bounds shadow advice that outlives the turn (the
 	// session's life: cancelled when it closes); nil: the run's ctx.
 	AdviceContext context.Context
+	// Workspace is the workspace's trust, carried by the start event (nil:
+	// not known, left out).
+	Workspace *WorkspaceTrust
 	// Notices are events the caller knew before the run (a mode or sandbox
 	// setting the requirements downgraded): they are emitted right after
 	// start, stamped with the time like every other event.
@@ -220,7 +223,7 @@ func loop(ctx context.Context, c Config, history []message.Message, prompt *stri
 		}
 		add(message.UserText(text))
 	}
-	r.emit(Event{Type: EventStart, Agent: c.Agent, Mode: string(c.Gate.Engine().Mode()), Text: text})
+	r.emit(Event{Type: EventStart, Agent: c.Agent, Mode: string(c.Gate.Engine().Mode()), Text: text, Workspace: c.Workspace})
 	if !c.QuietStart {
 		for _, n := range c.Notices {
 			n.Time = time.Time{} // stamped now, after start

@@ -72,6 +72,27 @@ type Event struct {
 	// Advice is an advice event's (and, in the stored ask, the advice that
 	// came with it).
 	Advice *jev.Advice `json:"advice,omitempty"`
+	// Workspace is the start event's account of the workspace's trust:
+	// whether the project's config loosens the session, and each key it
+	// would have loosened that was ignored (docs/trust.md).
+	Workspace *WorkspaceTrust `json:"workspace,omitempty"`
+}
+
+// WorkspaceTrust is the workspace's trust as a session started with it.
+type WorkspaceTrust struct {
+	Root    string       `json:"root,omitempty"`
+	State   string       `json:"state"` // trusted or untrusted
+	Reason  string       `json:"reason"`
+	Ignored []IgnoredKey `json:"ignored,omitempty"`
+}
+
+// IgnoredKey is one project config key that was not applied because the
+// workspace is not trusted: the key, where it is set (file:line:col) and
+// what it would have done.
+type IgnoredKey struct {
+	Key      string `json:"key"`
+	Location string `json:"location"`
+	Why      string `json:"why"`
 }
 
 // PendingAsk is an ask waiting for a client's answer, as the ask event, the

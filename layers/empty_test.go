@@ -16,6 +16,7 @@ import (
 func TestEmptyObjectSetsNothing(t *testing.T) {
 	m := layerstest.New(t)
 	m.ProjectConfig(`{"sandbox": {"mode": "read-only", "deny": [".git"]}, "mcp": {"servers": {"gh": {"command": "/bin/gh"}}}}`)
+	m.TrustProject()
 	m.UserConfig(`{"sandbox": {}, "mcp": {"servers": {}}, "permission": {}}`)
 	r := m.Resolve()
 	if err := r.Err(); err != nil {

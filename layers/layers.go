@@ -146,6 +146,8 @@ type Options struct {
 	// Machine is what requirements scopes are matched on (nil = this
 	// machine's hostname and the user's groups).
 	Machine *requirements.Machine
+	// Trust holds the workspace trust inputs (--trust-project).
+	Trust TrustOptions
 }
 
 // Rule is one permission rule from configuration, in evaluation order.
@@ -215,6 +217,8 @@ type Resolved struct {
 	// OSManaged names the OS-native managed source in effect ("" none): the
 	// macOS managed-preferences plist or the Windows policy key.
 	OSManaged string
+	// Workspace is the project's trust and the loosening keys it ignored.
+	Workspace *Workspace
 }
 
 // Delim is the koanf key delimiter: a byte no config key contains, so keys
@@ -349,6 +353,9 @@ func Resolve(o Options) *Resolved {
 	var projectFiles, userFiles, managedFiles []string
 	reqPath := ""
 	if o.Explicit != nil {
+		// Simulation names the project files itself: they are the
+		// admin's to judge (the requirements' project_config still holds).
+		o.Trust.All = true
 		projectFiles, userFiles, managedFiles, reqPath = o.Explicit.Project, o.Explicit.User, o.Explicit.Managed, o.Explicit.Requirements
 	} else {
 		r.ProjectRoot = ProjectRoot(o.Dir)
@@ -367,9 +374,29 @@ func Resolve(o Options) *Resolved {
 	if osm != nil {
 		managedFiles, reqPath, reqData = r.osPrecedence(osm, managedDir, managedFiles, reqPath)
 	}
-	for _, f := range projectFiles {
-		m.addFile(provenance.Project, f, schema.Config, o.Explicit != nil)
+	// requirements, verified before the project layer: project_config
+	// decides whether the project's loosening keys can apply at all.
+	stateDir := o.StateDir
+	if stateDir == "" && !o.NoState {
+		stateDir = StateDir(o.Getenv)
 	}
+	if o.NoState {
+		stateDir = ""
+	}
+	res := requirements.Load(requirements.Options{Path: reqPath, Data: reqData, Anchors: anchors, Now: o.Now, StateDir: stateDir, ReadOnly: o.StateReadOnly})
+	var docs []projectDoc
+	for _, f := range projectFiles {
+		doc, _, err := parseFile(f)
+		if root, ok := m.checkDoc(provenance.Project, f, doc, err, schema.Config, o.Explicit != nil); ok {
+			rel, _ := filepath.Rel(r.ProjectRoot, f)
+			if r.ProjectRoot == "" {
+				rel = filepath.Base(f)
+			}
+			docs = append(docs, projectDoc{path: f, rel: rel, root: root, doc: doc, info: len(r.Layers) - 1})
+		}
+	}
+	policy, signers := projectPolicy(res)
+	m.mergeProject(o, docs, policy, stateDir, signers)
 	m.addSettings(provenance.Project, probesOf(o.Probes, provenance.Project))
 	for _, f := range userFiles {
 		m.addFile(provenance.User, f, schema.Config, o.Explicit != nil)
@@ -391,15 +418,7 @@ func Resolve(o Options) *Resolved {
 	}
 	m.addSettings(provenance.Managed, probesOf(o.Probes, provenance.Managed))
 
-	// requirements
-	stateDir := o.StateDir
-	if stateDir == "" && !o.NoState {
-		stateDir = StateDir(o.Getenv)
-	}
-	if o.NoState {
-		stateDir = ""
-	}
-	res := requirements.Load(requirements.Options{Path: reqPath, Data: reqData, Anchors: anchors, Now: o.Now, StateDir: stateDir, ReadOnly: o.StateReadOnly})
+	// requirements (loaded above)
 	r.Requirements = res
 	info := LayerInfo{Layer: provenance.Requirements, Source: reqPath, Status: StatusUsed}
 	switch res.Status {

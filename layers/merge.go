@@ -91,6 +91,19 @@ func (m *merger) addData(layer provenance.Layer, source string, data []byte, kin
 
 // addDoc adds one parsed document (err: why it could not be read or parsed).
 func (m *merger) addDoc(layer provenance.Layer, path string, doc *jsonpos.Doc, err error, kind schema.Kind, required bool) {
+	root, ok := m.checkDoc(layer, path, doc, err, kind, required)
+	if !ok {
+		return
+	}
+	m.cur = map[string]any{}
+	m.walk(provenance.Origin{Layer: layer, Source: path}, nil, root, doc)
+	m.load(layer)
+}
+
+// checkDoc checks one parsed document (err: why it could not be read or
+// parsed) and records its LayerInfo; it returns the document's object
+// without its unknown keys, and ok false when the layer is not applied.
+func (m *merger) checkDoc(layer provenance.Layer, path string, doc *jsonpos.Doc, err error, kind schema.Kind, required bool) (map[string]any, bool) {
 	info := LayerInfo{Layer: layer, Source: path, Status: StatusUsed}
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -100,7 +113,7 @@ func (m *merger) addDoc(layer provenance.Layer, path string, doc *jsonpos.Doc, e
 				info.Status, info.Reason = StatusInvalid, msg
 				m.r.Layers = append(m.r.Layers, info)
 			}
-			return
+			return nil, false
 		}
 		d := Diagnostic{Severity: Error, Layer: layer, Source: path, Message: err.Error()}
 		var se *jsonpos.SyntaxError
@@ -114,7 +127,7 @@ func (m *merger) addDoc(layer provenance.Layer, path string, doc *jsonpos.Doc, e
 		m.diag(d)
 		info.Status, info.Reason = StatusInvalid, d.Message
 		m.r.Layers = append(m.r.Layers, info)
-		return
+		return nil, false
 	}
 	if _, ok := doc.Value.(map[string]any); !ok {
 		pos, _ := doc.Pos("")
@@ -122,7 +135,7 @@ func (m *merger) addDoc(layer provenance.Layer, path string, doc *jsonpos.Doc, e
 		m.diag(Diagnostic{Severity: Error, Layer: layer, Source: path, Line: pos.Line, Column: pos.Column, Message: msg})
 		info.Status, info.Reason = StatusInvalid, msg
 		m.r.Layers = append(m.r.Layers, info)
-		return
+		return nil, false
 	}
 	var errs int
 	var unknown []string
@@ -149,7 +162,7 @@ func (m *merger) addDoc(layer provenance.Layer, path string, doc *jsonpos.Doc, e
 		info.Status = StatusInvalid
 		info.Reason = fmt.Sprintf("%d schema violation(s); the layer is not applied", errs)
 		m.r.Layers = append(m.r.Layers, info)
-		return
+		return nil, false
 	}
 	for _, p := range unknown {
 		deletePointer(doc.Value, p)
@@ -158,11 +171,9 @@ func (m *merger) addDoc(layer provenance.Layer, path string, doc *jsonpos.Doc, e
 		info.Reason = fmt.Sprintf("%d unknown key(s) ignored", len(unknown))
 	}
 	m.r.Layers = append(m.r.Layers, info)
-	m.cur = map[string]any{}
 	root := doc.Value.(map[string]any)
 	delete(root, "$schema")
-	m.walk(provenance.Origin{Layer: layer, Source: path}, nil, root, doc)
-	m.load(layer)
+	return root, true
 }
 
 // addSettings adds settings that come from no file: the session layer's

@@ -83,6 +83,7 @@ func Payload(file string, doc *jsonpos.Doc) []schema.Violation {
 	c.sandbox(root, pins)
 	c.mcp(root, pins)
 	c.kinds(root, pins)
+	c.projectConfig(root)
 	sortViolations(c.out)
 	return c.out
 }

@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -31,6 +32,7 @@ import (
 	"github.com/oceancode/oceancode/internal/mcplaunch"
 	"github.com/oceancode/oceancode/policycheck"
 	"github.com/oceancode/oceancode/schema"
+	"github.com/oceancode/oceancode/signing"
 )
 
 // PayloadType is the DSSE payload type of a requirements envelope. A
@@ -67,6 +69,14 @@ type Policy struct {
 	Instructions             string         `json:"instructions,omitempty"`
 	ShellPosture             string         `json:"shell_posture,omitempty"`
 	Scopes                   []Scope        `json:"scopes,omitempty"`
+	// ProjectConfig says how far a project's own config may loosen the
+	// session: "trust" (the default: the user decides per workspace),
+	// "tighten-only" (never) or "signed" (only with a project signature by
+	// a key of RepoSigners). docs/trust.md.
+	ProjectConfig string `json:"project_config,omitempty"`
+	// RepoSigners are the public keys (signing's formats) whose project
+	// signature lets a project's config loosen under "signed".
+	RepoSigners []string `json:"repo_signers,omitempty"`
 
 	// Set by ForMachine: the allowed sets of the policy and of every scope
 	// that applies, each of which a session must satisfy.
@@ -278,6 +288,7 @@ func Parse(data []byte, o ParseOptions) (*Policy, error) {
 		if o.Signed {
 			viol = append(viol, signedFieldViolations(file, doc, &p)...)
 		}
+		viol = append(viol, repoSignerViolations(file, doc, &p)...)
 	}
 	if len(viol) > 0 {
 		sort.SliceStable(viol, func(i, j int) bool {
@@ -341,5 +352,20 @@ func numberViolations(file string, doc *jsonpos.Doc) []schema.Violation {
 		}
 	}
 	walk("", doc.Value)
+	return out
+}
+
+// repoSignerViolations refuses a repo_signers entry that is not a public
+// key in one of the trusted_keys formats (docs/trust.md).
+func repoSignerViolations(file string, doc *jsonpos.Doc, p *Policy) []schema.Violation {
+	var out []schema.Violation
+	for i, k := range p.RepoSigners {
+		if _, err := signing.ParsePublicKey(k); err != nil {
+			ptr := jsonpos.Pointer("repo_signers", strconv.Itoa(i))
+			pos, _ := doc.Pos(ptr)
+			out = append(out, schema.Violation{File: file, Pointer: ptr, Line: pos.Line, Column: pos.Column, Keyword: "repo_signers",
+				Message: fmt.Sprintf("repo_signers[%d] is not a public key: %v; give a key line as in trusted_keys (ed25519:BASE64, ssh-ed25519 …, or a minisign key)", i, err)})
+		}
+	}
 	return out
 }

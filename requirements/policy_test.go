@@ -116,3 +116,17 @@ func TestMCPAllowed(t *testing.T) {
 		t.Error("no mcp section refused a server")
 	}
 }
+
+// TestRepoSignersMustBeKeys: a repo_signers entry that is not a public key
+// is refused with its pointer; a good key and project_config parse.
+func TestRepoSignersMustBeKeys(t *testing.T) {
+	_, err := Parse([]byte(`{"schema_version": 1, "project_config": "signed", "repo_signers": ["nope"]}`), ParseOptions{File: "p.json"})
+	if err == nil || !strings.Contains(err.Error(), "repo_signers[0] is not a public key") {
+		t.Fatalf("a bad signer: %v", err)
+	}
+	key := "ed25519:" + strings.Repeat("A", 43) + "="
+	p, err := Parse([]byte(`{"schema_version": 1, "project_config": "signed", "repo_signers": ["`+key+`"]}`), ParseOptions{File: "p.json"})
+	if err != nil || p.ProjectConfig != "signed" || len(p.RepoSigners) != 1 {
+		t.Fatalf("a good policy: %+v, %v", p, err)
+	}
+}

@@ -76,6 +76,8 @@ cat > "$demo/project/.oceancode/oceancode.json" <<'JSON'
 JSON
 cd "$demo/project"
 git init -q . 2>/dev/null || true
+# The project's allow rules and network loosen: they apply once the workspace is trusted (docs/trust.md).
+run "$oc" trust
 
 step "5. oceancode inspect: who won and why"
 run "$oc" inspect

@@ -41,6 +41,7 @@ func TestJevFleetControl(t *testing.T) {
 			m.UserConfig(c.user)
 			if c.project != "" {
 				m.ProjectConfig(c.project)
+				m.TrustProject()
 			}
 			if c.pins != nil {
 				m.Anchor()

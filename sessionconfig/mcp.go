@@ -25,10 +25,12 @@ import (
 const ProjectMCPFile = ".mcp.json"
 
 // MCPServersOf lists the session's MCP servers with their origins:
-//   - config (runs without asking, not trust-gated): mcp.servers of every
-//     config layer, and Claude Code's ~/.claude.json (the user tier's
-//     "mcpServers" and the project-local tier's projects[ROOT].mcpServers);
-//   - the project's .mcp.json (asks; starts only once trusted).
+//   - config (runs without asking): mcp.servers of every config layer —
+//     the project's only in a trusted workspace (docs/trust.md) — and
+//     Claude Code's ~/.claude.json (the user tier's "mcpServers" and the
+//     project-local tier's projects[ROOT].mcpServers);
+//   - the project's .mcp.json (only in a trusted workspace; asks; starts
+//     only once the server is trusted).
 //
 // A name declared in several places takes the first of: oceancode config,
 // ~/.claude.json project-local, ~/.claude.json user, .mcp.json — the
@@ -63,7 +65,9 @@ func MCPServersOf(res *layers.Resolved, root, home string) ([]mcp.Server, error)
 		add(cj.Projects[root].MCPServers, permission.MCPConfig, p+" (project-local)")
 		add(cj.MCPServers, permission.MCPConfig, p)
 	}
-	if root != "" {
+	// The project's .mcp.json runs code: only in a trusted workspace (the
+	// loader named its servers as ignored otherwise).
+	if res != nil && res.Workspace.TrustedRoot(root) {
 		p := filepath.Join(root, ProjectMCPFile)
 		var pj struct {
 			MCPServers map[string]mcp.Server `json:"mcpServers"`

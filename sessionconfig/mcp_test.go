@@ -49,6 +49,10 @@ func TestMCPServersOf(t *testing.T) {
 	write(filepath.Join(m.Home, ".claude.json"), fmt.Sprintf(`{"mcpServers": {"cl": {"command": "/bin/cl"}},
 	  "projects": {%q: {"mcpServers": {"local": {"type": "http", "url": "http://127.0.0.1:1/mcp"}}}}}`, m.Project))
 	write(filepath.Join(m.Project, ".mcp.json"), `{"mcpServers": {"proj": {"command": "./srv"}, "both": {"command": "/bin/theirs"}}}`)
+	if got, err := sessionconfig.MCPServersOf(layers.Resolve(m.Options()), m.Project, m.Home); err != nil || len(got) != 4 {
+		t.Fatalf("untrusted workspace: %d servers (%v), want the 4 that are not the project's .mcp.json", len(got), err)
+	}
+	m.TrustProject()
 	res := layers.Resolve(m.Options())
 	got, err := sessionconfig.MCPServersOf(res, m.Project, m.Home)
 	if err != nil {
@@ -74,6 +78,7 @@ func TestSessionMCP(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(m.Project, ".mcp.json"), []byte(fmt.Sprintf(`{"mcpServers": {"proj": %s}}`, serverJSON(t, filepath.Join(markers, "proj")))), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	m.TrustProject()
 	s, _, err := build(t, m, sessionconfig.Request{}, nil)
 	if err != nil {
 		t.Fatal(err)

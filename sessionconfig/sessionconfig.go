@@ -321,9 +321,10 @@ func Build(ctx context.Context, res *layers.Resolved, req Request, h Host) (*Ses
 		Tools:    tools.Builtins(),
 		Auto:     req.Auto,
 		MaxTurns: maxTurns, Timeout: timeout, MaxTokens: maxTokens,
-		Redact:  secretenv.Redact,
-		Notices: notices,
-		Extra:   s.MCP.Extra,
+		Redact:    secretenv.Redact,
+		Notices:   notices,
+		Extra:     s.MCP.Extra,
+		Workspace: WorkspaceTrustOf(res),
 	}
 	s.Reconfigure = reconfigurer(ab, req.Via, h, s.MCP)
 	s.Sandbox, s.Policy = SandboxStatus(pol), PolicyStatus(res)

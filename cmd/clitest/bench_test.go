@@ -246,6 +246,7 @@ func benchRunTurn(b *testing.B, telemetry bool) {
 		extra = `, "telemetry": {"enabled": true}`
 	}
 	m.ProjectConfig(`{"provider": {"mock": {"type": "openai", "base_url": "` + srv.OpenAIURL() + `"}}, "model": "mock/m"` + extra + `}`)
+	m.TrustProject()
 	env := []string{"HOME=" + m.Home, "XDG_CONFIG_HOME=" + m.Env["XDG_CONFIG_HOME"], "XDG_STATE_HOME=" + m.Env["XDG_STATE_HOME"],
 		"OPENAI_API_KEY=k", "PATH=" + os.Getenv("PATH"), noManagedDir(b)}
 	if rcv != nil {

@@ -133,6 +133,7 @@ func BenchmarkServeSSELatencyProcess(b *testing.B) {
 	url := mockModelProcess(b, `{"loop": true, "turns": [{"text": "`+strings.TrimSpace(strings.Repeat("w ", 400))+`"}]}`)
 	m := layerstest.New(b)
 	m.ProjectConfig(`{"provider": {"mock": {"type": "openai", "base_url": "` + url + `/v1"}}, "model": "mock/m"}`)
+	m.TrustProject()
 	s := startServeBin(b, filepath.Join(built(b), "oceancode"), m)
 	id := s.create(nil)
 	req, _ := http.NewRequest("GET", s.URL+"/api/session/"+id+"/events", nil)

@@ -19,6 +19,7 @@ func TestServeSwitches(t *testing.T) {
 	model := providertest.New(t, providertest.Text("first"), providertest.Text("second"))
 	m := layerstest.New(t)
 	m.ProjectConfig(`{"model": "mock/m", "provider": {"mock": {"type": "openai", "base_url": "` + model.OpenAIURL() + `"}, "other": {"type": "openai", "base_url": "` + model.OpenAIURL() + `"}}}`)
+	m.TrustProject()
 	m.Anchor()
 	m.Requirements(1, map[string]any{"disable_bypass_permissions": true, "allowed_models": []any{"mock/*"}})
 	s := startServe(t, m)

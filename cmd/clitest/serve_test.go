@@ -34,6 +34,7 @@ func serveMachine(t testing.TB, model *providertest.Server, extra string) *layer
 	t.Helper()
 	m := layerstest.New(t)
 	m.ProjectConfig(`{"provider": {"mock": {"type": "openai", "base_url": "` + model.OpenAIURL() + `"}}, "model": "mock/m"` + extra + `}`)
+	m.TrustProject()
 	return m
 }
 

@@ -79,6 +79,21 @@ func (m *Machine) ProjectLocal(s string) string {
 	return m.write(filepath.Join(m.Project, ".oceancode", "oceancode.local.json"), s)
 }
 
+// TrustProject records the project as trusted with its loosening config
+// as it is now (as 'oceancode trust' does); write the project's config
+// first.
+func (m *Machine) TrustProject() {
+	m.t.Helper()
+	_, digest, err := layers.ProjectLoosening(m.Project)
+	if err != nil {
+		m.t.Fatal(err)
+	}
+	state := layers.StateDir(m.Getenv)
+	if err := layers.NewTrustStore(state).Trust(layers.CanonicalRoot(m.Project), digest, Now); err != nil {
+		m.t.Fatal(err)
+	}
+}
+
 // UserConfig writes the user's oceancode.json.
 func (m *Machine) UserConfig(s string) string {
 	return m.write(filepath.Join(m.Home, ".config", "oceancode", "oceancode.json"), s)
@@ -206,5 +221,6 @@ func Full(t testing.TB) *Machine {
 		"pins":                       map[string]any{"sandbox.mode": "workspace-write"},
 		"rules":                      map[string]any{"deny": []any{"Bash(curl:*)"}},
 	})
+	m.TrustProject()
 	return m
 }

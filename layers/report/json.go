@@ -214,7 +214,36 @@ func (w *jsonWriter) report(r *Report) {
 		w.stringsOmit("warnings", s.Warnings)
 		w.close('}', p)
 	}
+	if ws := r.Workspace; ws != nil {
+		w.field("workspace")
+		w.workspace(ws)
+	}
 	w.close('}', prev)
+}
+
+func (w *jsonWriter) workspace(ws *Workspace) {
+	p := w.open('{')
+	w.str("root", ws.Root)
+	w.str("state", ws.State)
+	w.str("reason", ws.Reason)
+	w.str("project_config", ws.ProjectConfig)
+	w.strOmit("digest", ws.Digest)
+	w.field("loosening")
+	lp := w.open('[')
+	for _, k := range ws.Loosening {
+		w.elem()
+		kp := w.open('{')
+		w.str("key", k.Key)
+		w.str("source", k.Source)
+		w.int("line", int64(k.Line))
+		w.int("column", int64(k.Column))
+		w.value("value", k.Value)
+		w.str("why", k.Why)
+		w.bool("ignored", k.Ignored)
+		w.close('}', kp)
+	}
+	w.close(']', lp)
+	w.close('}', p)
 }
 
 func (w *jsonWriter) requirements(q *Requirements) {

@@ -30,7 +30,58 @@ type Report struct {
 	// Sandbox is what the runtime says about the configured sandbox on this
 	// machine; the CLI fills it (the report itself knows only config).
 	Sandbox *Sandbox `json:"sandbox,omitempty"`
-	order   []string
+	// Workspace is the project's trust and every key it ignored.
+	Workspace *Workspace `json:"workspace,omitempty"`
+	order     []string
+}
+
+// Workspace is the workspace trust block (docs/trust.md).
+type Workspace struct {
+	Root          string `json:"root"`
+	State         string `json:"state"`
+	Reason        string `json:"reason"`
+	ProjectConfig string `json:"project_config"`
+	Digest        string `json:"digest,omitempty"`
+	// Loosening lists what the project's config loosens, each key with
+	// Ignored set when it was not applied.
+	Loosening []ProjectKey `json:"loosening"`
+}
+
+// ProjectKey is one loosening key of the project's config.
+type ProjectKey struct {
+	Key     string `json:"key"`
+	Source  string `json:"source"`
+	Line    int    `json:"line"`
+	Column  int    `json:"column"`
+	Value   any    `json:"value"`
+	Why     string `json:"why"`
+	Ignored bool   `json:"ignored"`
+}
+
+// workspace builds the trust block, values redacted as the keys' are.
+func workspace(ws *layers.Workspace, o Options) *Workspace {
+	if ws == nil {
+		return nil
+	}
+	out := &Workspace{Root: o.shorten(ws.Root), State: ws.State, Reason: o.shorten(ws.Reason), ProjectConfig: ws.ProjectConfig, Digest: ws.Digest, Loosening: []ProjectKey{}}
+	ignored := len(ws.Ignored) > 0
+	for _, k := range ws.Loosening {
+		if !matches(k.Key, o.Prefixes) {
+			continue // inspect KEY…: only those keys
+		}
+		v := k.Value
+		if !o.ShowSecrets {
+			v = redactValue(k.Key, v)
+			if IsSecretKey(k.Key) {
+				v = Redacted
+			}
+		}
+		out.Loosening = append(out.Loosening, ProjectKey{Key: k.Key, Source: o.shorten(k.Source), Line: k.Line, Column: k.Column, Value: v, Why: k.Why, Ignored: ignored})
+	}
+	if len(o.Prefixes) > 0 && len(out.Loosening) == 0 {
+		return nil
+	}
+	return out
 }
 
 // Attestation is what a fleet compares across machines to find drift
@@ -220,6 +271,7 @@ func Build(r *layers.Resolved, o Options) *Report {
 		}
 	}
 	rep.Attestation = attestation(r, sh)
+	rep.Workspace = workspace(r.Workspace, o)
 	if l := r.Locks; l.Policy != nil {
 		rep.Locks = &Locks{DisallowedModes: l.DisallowedModes, Pinned: l.Pinned, MCPRefused: l.MCPRefused, MinSandboxMode: l.MinSandboxMode}
 		newKinds(rep.Locks, l)

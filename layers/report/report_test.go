@@ -129,6 +129,7 @@ func TestRedactsSecretShapedValues(t *testing.T) {
   },
   "mcp": {"servers": {"gh": {"command": "srv", "args": ["--token", "plainsecretvalue", "--api-key=other-plain-value", "--port", "8080"]}}}
 }`)
+	m.TrustProject()
 	// Not a variable name: the schema refuses the layer and quotes the value.
 	m.UserConfig(`{"provider": {"q": {"type": "openai", "api_key_env": "sk-ant-api03-notavariablename"}}}`)
 	r := m.Resolve()

@@ -61,6 +61,8 @@ func (r *Report) Text(w io.Writer, detail bool) error {
 		fmt.Fprintf(&b, "\nSessions are refused:\n  %s\n", strings.ReplaceAll(r.Blocking, "\n", "\n  "))
 	}
 
+	workspaceText(&b, r.Workspace)
+
 	if sb := r.Sandbox; sb != nil {
 		fmt.Fprintf(&b, "\nSandbox: %s\n", sb.Configured)
 		if sb.Problem != "" {
@@ -223,5 +225,21 @@ func newKindsText(b *bytes.Buffer, l *Locks) {
 		for _, line := range strings.Split(l.Instructions, "\n") {
 			fmt.Fprintf(b, "    | %s\n", line)
 		}
+	}
+}
+
+// workspaceText is the workspace trust block: the state, why, and each key
+// the project's config loosens, marked when it was ignored.
+func workspaceText(b *bytes.Buffer, ws *Workspace) {
+	if ws == nil || (ws.Root == "" && len(ws.Loosening) == 0) {
+		return
+	}
+	fmt.Fprintf(b, "\nWorkspace: %s (%s; project_config %s)\n  why  %s\n", ws.Root, ws.State, ws.ProjectConfig, oneLine(ws.Reason))
+	for _, k := range ws.Loosening {
+		mark := "applied"
+		if k.Ignored {
+			mark = "ignored"
+		}
+		fmt.Fprintf(b, "  %s  %s at %s = %s (%s)\n", mark, k.Key, loc(k.Source, k.Line), oneLine(render(k.Value)), k.Why)
 	}
 }

@@ -79,6 +79,7 @@ sessions), 4 signature or requirements refused.`,
 		newFingerprintCmd(app),
 		newPackageCmd(app),
 		newImportCmd(app),
+		newSignProjectCmd(app),
 	)
 	return root
 }

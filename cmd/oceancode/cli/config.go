@@ -2,6 +2,7 @@ package cli
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/oceancode/oceancode/internal/exitcode"
@@ -12,11 +13,21 @@ import (
 // session-layer flags a command collected, and reports what the loader
 // noticed on stderr (reportConfig).
 func loadConfig(a *App, flags []layers.Setting) (*layers.Resolved, error) {
+	return loadConfigTrust(a, flags, false)
+}
+
+// loadConfigTrust is loadConfig for a command with --trust-project: with
+// trustProject the workspace is trusted for this process, unless the
+// requirements forbid it, which refuses the command (exit 5).
+func loadConfigTrust(a *App, flags []layers.Setting, trustProject bool) (*layers.Resolved, error) {
 	dir, err := a.WorkDir()
 	if err != nil {
 		return nil, exitcode.With(exitcode.Error, err)
 	}
-	r := layers.Resolve(layers.Options{Dir: dir, Getenv: a.Getenv, Flags: flags})
+	r := layers.Resolve(layers.Options{Dir: dir, Getenv: a.Getenv, Flags: flags, Trust: layers.TrustOptions{Project: trustProject}})
+	if r.Workspace != nil && r.Workspace.FlagRefused != "" {
+		return nil, exitcode.With(exitcode.Denied, fmt.Errorf("trust workspace %s: %s", r.Workspace.Root, r.Workspace.FlagRefused))
+	}
 	reportConfig(a.Stderr, r)
 	return r, nil
 }

@@ -29,4 +29,22 @@ func reportConfig(w io.Writer, r *layers.Resolved) {
 			fmt.Fprintf(w, "oceancode: %s\n", d)
 		}
 	}
+	reportWorkspace(w, r.Workspace)
+}
+
+// reportWorkspace names every project config key that was ignored because
+// the workspace is not trusted, with its file:line and what it would have
+// done, and says how to apply them (docs/trust.md).
+func reportWorkspace(w io.Writer, ws *layers.Workspace) {
+	if ws == nil || len(ws.Ignored) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "oceancode: workspace %s is not trusted: %s\n", ws.Root, ws.Reason)
+	fmt.Fprintf(w, "oceancode: ignored %d project config key(s) that loosen the session or run code:\n", len(ws.Ignored))
+	for _, k := range ws.Ignored {
+		fmt.Fprintf(w, "oceancode:   %s\n", k)
+	}
+	if ws.ProjectConfig == layers.ProjectConfigTrust {
+		fmt.Fprintf(w, "oceancode: review them ('oceancode inspect'), then 'oceancode trust' applies them (or --trust-project for one run)\n")
+	}
 }

@@ -291,7 +291,7 @@ that name must not exist yet ('oceancode mcp remove NAME' first).`,
 				return err
 			}
 			pf.srv[s.Name] = b
-			if err := pf.write(); err != nil {
+			if err := keepTrust(app, filepath.Dir(pf.path), pf.write); err != nil {
 				return err
 			}
 			if err := e.cfg.Policy.Trust.Trust(e.root, s.Name, fp); err != nil {
@@ -405,7 +405,7 @@ func newMCPRemoveCmd(app *App) *cobra.Command {
 				return exitcode.With(exitcode.Usage, fmt.Errorf("mcp remove %s: no such server in %s", name, pf.path))
 			}
 			delete(pf.srv, name)
-			if err := pf.write(); err != nil {
+			if err := keepTrust(app, filepath.Dir(pf.path), pf.write); err != nil {
 				return err
 			}
 			if err := e.cfg.Policy.Trust.Forget(e.root, name); err != nil {

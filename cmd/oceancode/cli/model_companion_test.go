@@ -38,6 +38,7 @@ func TestModelCompanionBinaries(t *testing.T) {
 	srv := providertest.NewScript(t, providertest.Script{Loop: true, Turns: []providertest.Turn{providertest.Text("hello from the model")}})
 	m := layerstest.New(t)
 	m.ProjectConfig(`{"provider": {"mock": {"type": "openai", "base_url": "` + srv.OpenAIURL() + `"}}, "model": "mock/m"}`)
+	m.TrustProject()
 	run := func(extra ...string) (string, error) {
 		return runArgs([]string{"run", "say hello"}, extra...)
 	}

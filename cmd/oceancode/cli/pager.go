@@ -30,10 +30,11 @@ var errNoTerminal = errors.New("no terminal on stdin/stdout: use `oceancode run 
 
 // pagerOptions are the root command's flags: the pager's session.
 type pagerOptions struct {
-	session string
-	cont    bool
-	model   string
-	agent   string
+	session      string
+	cont         bool
+	model        string
+	agent        string
+	trustProject bool
 }
 
 // pagerRoot makes the root command open the pager when it is given no
@@ -54,6 +55,7 @@ func pagerRoot(root *cobra.Command, app *App) {
 	f.BoolVar(&o.cont, "continue", false, "open the pager on the most recent session of this directory")
 	f.StringVar(&o.model, "model", "", "PROVIDER/MODEL (default: the config's model)")
 	f.StringVar(&o.agent, "agent", "", "build, plan or a custom agent (default: build)")
+	f.BoolVar(&o.trustProject, "trust-project", false, "trust this workspace's project config for this session (refused when the requirements' project_config forbids it; docs/trust.md)")
 }
 
 // terminals returns stdin and stdout as terminals, or errNoTerminal.
@@ -131,11 +133,14 @@ func runPager(ctx context.Context, app *App, o pagerOptions) error {
 	if RunPager == nil {
 		return execPager()
 	}
-	res, err := loadConfig(app, nil)
+	res, err := loadConfigTrust(app, nil, o.trustProject)
 	if err != nil {
 		return err
 	}
 	if err := sessionGate(res); err != nil {
+		return err
+	}
+	if err := askTrust(app, in, out, res.Workspace); err != nil {
 		return err
 	}
 	cwd, err := app.WorkDir()
@@ -153,7 +158,7 @@ func runPager(ctx context.Context, app *App, o pagerOptions) error {
 			return err
 		}
 	}
-	f := &sessionFactory{app: app, store: store, via: "pager"}
+	f := &sessionFactory{app: app, store: store, via: "pager", trustProject: o.trustProject}
 	defer f.close()
 	open := func(ctx context.Context, id string) (*runner.Session, error) {
 		sess, err := f.newSession(ctx, server.CreateRequest{Agent: o.agent, Model: o.model, Resume: id})

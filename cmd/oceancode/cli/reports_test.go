@@ -41,6 +41,7 @@ func lockedMachine(t *testing.T, fields map[string]any) *layerstest.Machine {
 func mockModel(t *testing.T, m *layerstest.Machine, extra string, turns ...providertest.Turn) *providertest.Server {
 	srv := providertest.New(t, turns...)
 	m.ProjectConfig(`{"provider": {"mock": {"type": "openai", "base_url": "` + srv.OpenAIURL() + `"}}, "model": "mock/m"` + extra + `}`)
+	m.TrustProject()
 	m.Env["OPENAI_API_KEY"] = "sk-test"
 	return srv
 }

@@ -29,16 +29,17 @@ import (
 func init() { extraCommands = append(extraCommands, newRunCmd) }
 
 type runOptions struct {
-	auto       bool
-	agent      string
-	mode       string
-	sandbox    string
-	format     string
-	model      string
-	session    string
-	failOnDeny bool
-	maxTurns   int
-	timeout    time.Duration
+	trustProject bool
+	auto         bool
+	agent        string
+	mode         string
+	sandbox      string
+	format       string
+	model        string
+	session      string
+	failOnDeny   bool
+	maxTurns     int
+	timeout      time.Duration
 }
 
 func newRunCmd(app *App) *cobra.Command {
@@ -78,6 +79,7 @@ was given, 130 interrupted.`,
 	f.StringVar(&o.session, "session", "", "continue this session")
 	f.BoolVar(&o.failOnDeny, "fail-on-deny", false, "exit 5 when the policy denied a tool call")
 	f.IntVar(&o.maxTurns, "max-turns", 0, "stop after this many model calls (default: the config's limits.max_turns, else 50)")
+	f.BoolVar(&o.trustProject, "trust-project", false, "trust this workspace's project config for this run (refused when the requirements' project_config forbids it; docs/trust.md)")
 	f.DurationVar(&o.timeout, "timeout", 0, "stop after this long (default: the config's limits.timeout_s, else none)")
 	return cmd
 }
@@ -107,7 +109,7 @@ func runRun(ctx context.Context, app *App, o runOptions, prompt string) error {
 	if o.session != "" {
 		store = openStoreAsync(ctx, app)
 	}
-	res, err := loadConfig(app, flags)
+	res, err := loadConfigTrust(app, flags, o.trustProject)
 	if err != nil {
 		store.discard()
 		return err

@@ -44,6 +44,7 @@ func runGolden(t *testing.T, format, golden string) *providertest.Server {
 	m := layerstest.New(t)
 	srv := providertest.New(t, scripted()...)
 	m.ProjectConfig(`{"provider": {"mock": {"type": "openai", "base_url": "` + srv.OpenAIURL() + `"}}, "model": "mock/test-model"}`)
+	m.TrustProject()
 	os.WriteFile(filepath.Join(m.Project, ".env"), []byte("API_KEY=s3cret\n"), 0o644)
 	m.Env["OPENAI_API_KEY"] = "sk-test"
 	app, out, errb := machineApp(t, m)
@@ -121,6 +122,7 @@ func TestRunStopsWhenSessionCannotBeRecorded(t *testing.T) {
 		providertest.Turn{ToolCalls: []providertest.ToolCall{{ID: "call_1", Name: "write", Input: []byte(`{"path":"notes.txt","content":"hi\n"}`)}}},
 		providertest.Text("done"))
 	m.ProjectConfig(`{"provider": {"mock": {"type": "openai", "base_url": "` + srv.OpenAIURL() + `"}}, "model": "mock/test-model"}`)
+	m.TrustProject()
 	m.Env["OPENAI_API_KEY"] = "sk-test"
 	state := filepath.Join(m.Root, "state-is-a-file")
 	if err := os.WriteFile(state, []byte("x"), 0o644); err != nil {
@@ -128,7 +130,7 @@ func TestRunStopsWhenSessionCannotBeRecorded(t *testing.T) {
 	}
 	m.Env["XDG_STATE_HOME"] = state
 	app, _, errb := machineApp(t, m)
-	code := Main(context.Background(), []string{"run", "--auto", "write notes"}, app)
+	code := Main(context.Background(), []string{"run", "--auto", "--trust-project", "write notes"}, app)
 	if code != 1 || !strings.Contains(errb.String(), "open sessions") {
 		t.Fatalf("exit %d, want 1 naming the session store:\n%s", code, errb)
 	}
@@ -146,6 +148,7 @@ func TestRunStoresTheStream(t *testing.T) {
 		providertest.Turn{ToolCalls: []providertest.ToolCall{{ID: "call_1", Name: "write", Input: []byte(`{"path":"notes.txt","content":"<hi>\n"}`)}}},
 		providertest.Text("wrote the notes & more"))
 	m.ProjectConfig(`{"provider": {"mock": {"type": "openai", "base_url": "` + srv.OpenAIURL() + `"}}, "model": "mock/test-model"}`)
+	m.TrustProject()
 	m.Env["OPENAI_API_KEY"] = "sk-test"
 	app, out, errb := machineApp(t, m)
 	if code := Main(context.Background(), []string{"run", "--auto", "--format", "stream-json", "write notes"}, app); code != 0 {

@@ -68,7 +68,7 @@ func TestSecretsStayOutOfTheModel(t *testing.T) {
 			os.WriteFile(filepath.Join(project, ".oceancode", "oceancode.json"), []byte(`{"provider": {"mock": {"type": "openai", "base_url": "`+
 				srv.OpenAIURL()+`", "api_key_env": "MODEL_CRED"}}, "model": "mock/m"}`), 0o644)
 			filepath.Walk(filepath.Join(base, user.Name), func(p string, _ os.FileInfo, _ error) error { return user.Chown(p) })
-			c := exec.Command(filepath.Join(bin, "oceancode"), "run", "--auto", "--format", "json", "probe")
+			c := exec.Command(filepath.Join(bin, "oceancode"), "run", "--auto", "--trust-project", "--format", "json", "probe")
 			c.Dir = project
 			c.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
 				"XDG_STATE_HOME=" + filepath.Join(home, ".state"), hermetictest.EnvManagedDir + "=" + filepath.Join(base, user.Name, "etc"), "OUTDIR=" + outDir,
@@ -159,8 +159,11 @@ func TestSandboxHelperKeepsItsEnvironment(t *testing.T) {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
 	ws := filepath.Join(dir, "ws")
-	os.MkdirAll(filepath.Join(ws, ".oceancode"), 0o755)
-	os.WriteFile(filepath.Join(ws, ".oceancode", "oceancode.json"), []byte(`{"child_env": {"keep": ["GITHUB_TOKEN"]}}`), 0o644)
+	// The user's config (a project's child_env.keep applies only in a
+	// trusted workspace, docs/trust.md).
+	os.MkdirAll(filepath.Join(dir, ".config", "oceancode"), 0o755)
+	os.MkdirAll(ws, 0o755)
+	os.WriteFile(filepath.Join(dir, ".config", "oceancode", "oceancode.json"), []byte(`{"child_env": {"keep": ["GITHUB_TOKEN"]}}`), 0o644)
 	for _, mode := range []string{"workspace-write", "danger-full-access"} {
 		c := exec.Command(bin, "sandbox", "--mode", mode, "--", "sh", "-c", `echo "token=$GITHUB_TOKEN other=$OTHER_TOKEN"`)
 		c.Dir = ws

@@ -35,9 +35,10 @@ func init() { extraCommands = append(extraCommands, newServeCmd) }
 const DefaultServeAddr = "127.0.0.1:4096"
 
 type serveOptions struct {
-	addr        string
-	allowRemote bool
-	maxSessions int
+	addr         string
+	allowRemote  bool
+	maxSessions  int
+	trustProject bool
 }
 
 func newServeCmd(app *App) *cobra.Command {
@@ -67,6 +68,7 @@ next start), 1 error, 2 usage, 3 invalid configuration, 4 requirements refused.`
 	f := cmd.Flags()
 	f.StringVar(&o.addr, "addr", DefaultServeAddr, "HOST:PORT to listen on (port 0: any free port)")
 	f.BoolVar(&o.allowRemote, "allow-remote", false, "allow a non-loopback address: anyone who can reach it and holds the token can run commands as you")
+	f.BoolVar(&o.trustProject, "trust-project", false, "trust this workspace's project config while serving (refused when the requirements' project_config forbids it; docs/trust.md)")
 	f.IntVar(&o.maxSessions, "max-sessions", server.DefaultMaxSessions, "sessions open at once; more are refused 429")
 	return cmd
 }
@@ -91,7 +93,7 @@ func runServe(ctx context.Context, app *App, o serveOptions) error {
 	if !loopback(host) && !o.allowRemote {
 		return exitcode.With(exitcode.Usage, fmt.Errorf("--addr %s is not a loopback address: anyone who reaches it with the token could run commands as you; pass --allow-remote to accept that, or use 127.0.0.1", o.addr))
 	}
-	res, err := loadConfig(app, nil)
+	res, err := loadConfigTrust(app, nil, o.trustProject)
 	if err != nil {
 		return err
 	}
@@ -120,7 +122,7 @@ func runServe(ctx context.Context, app *App, o serveOptions) error {
 		hosts = interfaceHosts(ln.Addr())
 		fmt.Fprintf(app.Stderr, "oceancode: warning: serving on %s beyond this machine (--allow-remote): whoever reaches it and holds the token can run commands, read and write files as you; the connection is not encrypted\n", addr)
 	}
-	f := &sessionFactory{app: app, store: store}
+	f := &sessionFactory{app: app, store: store, trustProject: o.trustProject}
 	defer f.close()
 	srv, err := server.New(server.Config{
 		Token: token, TokenHint: tokenPath, Addr: addr, Hosts: hosts,
@@ -286,8 +288,11 @@ func createToken(path string) error {
 // layers resolved with the request as session-layer settings, the same
 // session gate and locks, the engine config from sessionconfig.
 type sessionFactory struct {
-	app   *App
-	store *session.Store
+	app *App
+	// trustProject is serve's --trust-project (the pager's yes), for every
+	// session it builds.
+	trustProject bool
+	store        *session.Store
 	// via names the front end in the settings' origins ("" is "api").
 	via string
 	mu  sync.Mutex
@@ -347,7 +352,7 @@ func (f *sessionFactory) newSession(ctx context.Context, r server.CreateRequest)
 	if req.Agent == "" {
 		req.Agent = "build"
 	}
-	res, err := loadConfig(f.app, req.Settings())
+	res, err := loadConfigTrust(f.app, req.Settings(), f.trustProject)
 	if err != nil {
 		return nil, err
 	}
