@@ -295,9 +295,20 @@ func Command(ctx context.Context, p Policy, argv []string, env []string) (*Cmd, 
 		return nil, err
 	}
 	execHelper := execHelperPath()
-	pl, err := buildPlan(p, Env{Helper: helper, ExecHelper: execHelper, HelperMounts: helperBinds(sup.Bwrap, execHelper), LandlockABI: sup.LandlockABI, Getenv: envLookup(env)})
+	penv := Env{Helper: helper, ExecHelper: execHelper, HelperMounts: helperBinds(sup.Bwrap, execHelper), LandlockABI: sup.LandlockABI, Getenv: envLookup(env)}
+	pl, err := buildPlan(p, penv)
 	if err != nil {
 		return nil, err
+	}
+	// The history as of now goes where the command can only read it (a
+	// pack, packed-refs); a packed-refs made just now needs a new plan to
+	// be bound read-only.
+	if created, err := keepGitDirs(pl.heads); err != nil {
+		return nil, err
+	} else if created {
+		if pl, err = buildPlan(p, penv); err != nil {
+			return nil, err
+		}
 	}
 	hs := pl.helper
 	helperEnv := env
@@ -385,6 +396,10 @@ func Command(ctx context.Context, p Policy, argv []string, env []string) (*Cmd, 
 	}
 	cmd.release = func() {
 		restoreHeads(pl.heads)
+		// What the command committed is kept at once, and a ref it broke
+		// shows its packed value again (the next command would do both
+		// before it starts; git outside sees them now).
+		_, _ = keepGitDirs(pl.heads)
 		releasePlaceholders(held)
 		closeFiles(info, infoW, blockR, blockW, seccompR)
 	}
