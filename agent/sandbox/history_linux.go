@@ -44,42 +44,45 @@ import (
 // without objects/ (a linked worktree's private dir) has nothing to keep.
 // It fails when the history cannot be put out of reach; the caller then
 // does not run the command.
-func keepHistory(gitDir string) (created bool, err error) {
+func keepHistory(gitDir string) (symrefs []gitHead, created bool, err error) {
 	if realPath(gitDir) != gitDir {
-		return false, nil // reached through a link: not a git dir the plan found
+		return nil, false, nil // reached through a link: not a git dir the plan found
 	}
 	if fi, err := os.Lstat(gitDir + "/refs"); err == nil && !fi.IsDir() {
-		return false, nil // a link or a file: git does not take it for a repository
+		return nil, false, nil // a link or a file: git does not take it for a repository
 	}
 	objects, err := openDirNoFollow(gitDir + "/objects")
 	if err != nil {
 		if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ELOOP) {
-			return false, nil
+			return nil, false, nil
 		}
-		return false, fmt.Errorf("sandbox: keep git history %s: %w", gitDir, err)
+		return nil, false, fmt.Errorf("sandbox: keep git history %s: %w", gitDir, err)
 	}
 	f := os.NewFile(uintptr(objects), gitDir+"/objects")
 	defer f.Close()
 	if err := keepObjects(gitDir, f); err != nil {
-		return false, fmt.Errorf("sandbox: keep git history %s: %w", gitDir, err)
+		return nil, false, fmt.Errorf("sandbox: keep git history %s: %w", gitDir, err)
 	}
-	created, err = keepRefs(gitDir)
+	symrefs, created, err = keepRefs(gitDir)
 	if err != nil {
-		return false, fmt.Errorf("sandbox: keep git history %s: %w", gitDir, err)
+		return nil, false, fmt.Errorf("sandbox: keep git history %s: %w", gitDir, err)
 	}
-	return created, nil
+	return symrefs, created, nil
 }
 
-// keepGitDirs runs keepHistory on each git dir (the plan's heads' dirs).
-func keepGitDirs(heads []gitHead) (created bool, err error) {
+// keepGitDirs runs keepHistory on each git dir (the plan's heads' dirs);
+// it returns the symbolic refs it found, which restoreHeads puts back
+// after the command.
+func keepGitDirs(heads []gitHead) (symrefs []gitHead, created bool, err error) {
 	for _, h := range heads {
-		c, err := keepHistory(filepath.Dir(h.path))
+		s, c, err := keepHistory(filepath.Dir(h.path))
 		if err != nil {
-			return false, err
+			return nil, false, err
 		}
+		symrefs = append(symrefs, s...)
 		created = created || c
 	}
-	return created, nil
+	return symrefs, created, nil
 }
 
 func openDirNoFollow(path string) (int, error) {
@@ -113,8 +116,13 @@ func listLoose(objects *os.File) ([]looseName, error) {
 			continue
 		}
 		fd, err := unix.Openat(int(objects.Fd()), d, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR) {
+			// A link or a file where git keeps objects: git would read
+			// through it; no history is in it.
+			_ = unix.Unlinkat(int(objects.Fd()), d, 0)
+		}
 		if err != nil {
-			continue // not a directory (or a link): git does not read it either
+			continue
 		}
 		sub := os.NewFile(uintptr(fd), d)
 		files, err := sub.Readdirnames(-1)

@@ -34,11 +34,18 @@ type looseRef struct {
 // file, not a name of an object the repository has) that hides a packed
 // one, so the packed value shows again. Symbolic refs stay loose. It
 // reports whether it created packed-refs.
-func keepRefs(gitDir string) (bool, error) {
-	loose, err := listLooseRefs(gitDir)
+func keepRefs(gitDir string) (symrefs []gitHead, created bool, err error) {
+	loose, symrefs, err := listLooseRefs(gitDir)
 	if err != nil || len(loose) == 0 {
-		return false, err
+		return symrefs, false, err
 	}
+	created, err = packRefs(gitDir, loose)
+	return symrefs, created, err
+}
+
+// packRefs packs the valid ones of loose and removes them, and the
+// broken ones that hide a packed ref (see keepRefs).
+func packRefs(gitDir string, loose []looseRef) (bool, error) {
 	path := gitDir + "/packed-refs"
 	lock := path + ".lock"
 	fd, err := unix.Open(lock, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
@@ -132,10 +139,9 @@ func readLooseRef(p string) ([]byte, bool) {
 	return b[:n], true
 }
 
-// listLooseRefs lists the loose refs under keptRefs; symbolic refs and
-// lock files are left out.
-func listLooseRefs(gitDir string) ([]looseRef, error) {
-	var out []looseRef
+// listLooseRefs lists the loose refs under keptRefs, and apart the
+// symbolic ones; lock files are left out.
+func listLooseRefs(gitDir string) (out []looseRef, symrefs []gitHead, err error) {
 	for _, ns := range keptRefs {
 		err := filepath.WalkDir(gitDir+"/"+ns, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
@@ -149,6 +155,9 @@ func listLooseRefs(gitDir string) ([]looseRef, error) {
 			}
 			data, regular := readLooseRef(p)
 			if bytes.HasPrefix(data, []byte("ref:")) {
+				if validRefContent(data) {
+					symrefs = append(symrefs, gitHead{p, data})
+				}
 				return nil
 			}
 			name := strings.TrimPrefix(p, gitDir+"/")
@@ -157,10 +166,10 @@ func listLooseRefs(gitDir string) ([]looseRef, error) {
 			return nil
 		})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return out, nil
+	return out, symrefs, nil
 }
 
 // packedRef is one packed-refs entry: the value and its peeled line.
