@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/oceancode/oceancode/internal/hermetictest"
 )
 
 // historyRepos is gitRepos with history that is not packed yet in each
@@ -33,6 +35,23 @@ func historyRepos(t *testing.T) (fixture, []string, func(dir string, args ...str
 		g(d, "checkout", "-q", "-")
 	}
 	return f, repos, g
+}
+
+// copyFixture copies a fixture made by historyRepos to a new scratch
+// directory (making one is most of a case's time) and points the linked
+// worktree's absolute links at the copy.
+func copyFixture(t *testing.T, src fixture) fixture {
+	t.Helper()
+	base := hermetictest.Scratch(t)
+	if out, err := exec.Command("cp", "-a", src.base+"/.", base).CombinedOutput(); err != nil {
+		t.Fatalf("copy the fixture: %v\n%s", err, out)
+	}
+	f := fixture{base: base, ws: base + "/ws", out: base + "/out", home: base + "/home", attack: src.attack}
+	for _, p := range []string{f.ws + "/wt2/.git", f.ws + "/.git/worktrees/wt2/gitdir"} {
+		write(t, p, strings.ReplaceAll(read(p), src.base, base))
+	}
+	t.Setenv("HOME", f.home)
+	return f
 }
 
 // history is what a repository's history is on the host: every ref with
@@ -136,9 +155,16 @@ func TestHistorySurvivesDestructiveCommands(t *testing.T) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	if os.Getenv(envGoHelperOnly) != "" {
+		// The Go helper's run (TestGoHelperFallback): there bubblewrap
+		// makes the read-only binds; one attack of each kind.
+		names = []string{"rm-rf-git", "truncate-objects", "garbage-refs", "delete-refs", "orphan-force-move"}
+	}
+	template, _, _ := historyRepos(t)
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
-			f, repos, _ := historyRepos(t)
+			f := copyFixture(t, template)
+			repos := []string{f.ws, f.ws + "/vendor/lib", f.ws + "/sub", f.ws + "/wt2"}
 			before := map[string]history{}
 			for _, d := range repos {
 				before[d] = recordHistory(t, d)

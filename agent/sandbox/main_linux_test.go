@@ -94,7 +94,7 @@ func TestGoHelperFallback(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := "^(TestAttack(WritesOutsideWorkspace|ProtectedPathsInsideWorkspace|CredentialReads|NetworkEgress|ProcSysWrites|VsockAndIoUring|NamespacesAndCapabilities|HelperInWorkspace|DenyRootOverProtectedPath)|TestOnlyStdioReachesCommand|TestProcessLimitBounds|TestModesWorkAsAdvertised|TestGitDirsProtected)$"
+	run := "^(TestAttack(WritesOutsideWorkspace|ProtectedPathsInsideWorkspace|CredentialReads|NetworkEgress|ProcSysWrites|VsockAndIoUring|NamespacesAndCapabilities|HelperInWorkspace|DenyRootOverProtectedPath)|TestOnlyStdioReachesCommand|TestProcessLimitBounds|TestModesWorkAsAdvertised|TestGitDirsProtected|TestHistorySurvivesDestructiveCommands|TestGitHistoryWorkflowInside)$"
 	cmd := exec.Command(exe, "-test.run", run, "-test.v", "-test.count=1")
 	cmd.Env = append(os.Environ(), envGoHelperOnly+"=1")
 	out, err := cmd.CombinedOutput()
