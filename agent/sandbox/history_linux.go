@@ -38,6 +38,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// GitHistoryKept is how Support.GitHistory describes the protection.
+const GitHistoryKept = "kept: loose objects and refs are packed (read-only inside) before and after each command; deleting refs and repacking fail inside"
+
 // keepHistory moves the loose objects and refs of the git dir gitDir into
 // its pack directory and packed-refs. It reports whether it created
 // packed-refs (a plan made before it did not bind it read-only). A git dir

@@ -101,7 +101,7 @@ func TestGoHelperFallback(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the suite with the Go helper: %v\n%s", err, out)
 	}
-	for _, name := range []string{"TestAttackWritesOutsideWorkspace", "TestAttackVsockAndIoUring", "TestAttackNamespacesAndCapabilities", "TestOnlyStdioReachesCommand", "TestGitDirsProtected"} {
+	for _, name := range []string{"TestAttackWritesOutsideWorkspace", "TestAttackVsockAndIoUring", "TestAttackNamespacesAndCapabilities", "TestOnlyStdioReachesCommand", "TestGitDirsProtected", "TestHistorySurvivesDestructiveCommands", "TestGitHistoryWorkflowInside"} {
 		if !strings.Contains(string(out), "--- PASS: "+name) {
 			t.Errorf("the fallback run did not pass %s:\n%s", name, out)
 		}
