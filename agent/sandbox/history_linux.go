@@ -34,6 +34,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -77,6 +78,13 @@ func keepHistory(gitDir string) (symrefs []gitHead, created bool, err error) {
 // it returns the symbolic refs it found, which restoreHeads puts back
 // after the command.
 func keepGitDirs(heads []gitHead) (symrefs []gitHead, created bool, err error) {
+	if len(heads) == 0 {
+		return nil, false, nil
+	}
+	// One at a time in this process: commands started together in one
+	// workspace would otherwise race for the same locks.
+	keepMu.Lock()
+	defer keepMu.Unlock()
 	for _, h := range heads {
 		s, c, err := keepHistory(filepath.Dir(h.path))
 		if err != nil {
@@ -87,6 +95,8 @@ func keepGitDirs(heads []gitHead) (symrefs []gitHead, created bool, err error) {
 	}
 	return symrefs, created, nil
 }
+
+var keepMu sync.Mutex
 
 func openDirNoFollow(path string) (int, error) {
 	return unix.Open(path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)

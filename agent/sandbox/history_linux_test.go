@@ -3,6 +3,10 @@
 package sandbox
 
 import (
+	"bytes"
+	"compress/zlib"
+	"crypto/sha1"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -235,5 +239,69 @@ func TestGitHistoryWorkflowInside(t *testing.T) {
 	run(t, f.policy(ModeWorkspaceWrite), forEachRepo(f, historyAttacks["rm-rf-git"]), f.env()...)
 	for _, d := range repos {
 		checkHistory(t, d, before[d])
+	}
+}
+
+// writeLoose writes content as a loose blob into gitDir, as git does.
+func writeLoose(b testing.TB, gitDir string, content []byte) {
+	b.Helper()
+	raw := append([]byte(fmt.Sprintf("blob %d\x00", len(content))), content...)
+	sum := sha1.Sum(raw)
+	name := hex.EncodeToString(sum[:])
+	var z bytes.Buffer
+	zw := zlib.NewWriter(&z)
+	zw.Write(raw)
+	zw.Close()
+	dir := gitDir + "/objects/" + name[:2]
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(dir+"/"+name[2:], z.Bytes(), 0o444); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// BenchmarkKeepHistory: the runner's pass over a repository before (and
+// after) each command. steady: everything is packed already (a clone, or
+// any command after the first): what every command pays. loose-100: 100
+// new loose objects (a large commit) to pack, and a loose ref.
+func BenchmarkKeepHistory(b *testing.B) {
+	ws := hermetictest.Scratch(b)
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"commit", "-q", "--allow-empty", "-m", "first"}, {"branch", "feature"}, {"tag", "v1"}, {"gc", "-q"}} {
+		c := exec.Command("git", append([]string{"-C", ws}, args...)...)
+		c.Env = append(os.Environ(), gitTestEnv...)
+		if out, err := c.CombinedOutput(); err != nil {
+			b.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	heads := []gitHead{{path: ws + "/.git/HEAD"}}
+	b.Run("steady", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if _, _, err := keepGitDirs(heads); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	mainRef, err := gitOut(ws, "rev-parse", "main")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("loose-100", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			b.StopTimer()
+			for j := 0; j < 100; j++ {
+				writeLoose(b, ws+"/.git", []byte(fmt.Sprintf("object %d of round %d\n%s", j, i, strings.Repeat("x", 2000))))
+			}
+			if err := os.WriteFile(ws+"/.git/refs/heads/feature", []byte(mainRef), 0o644); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+			if _, _, err := keepGitDirs(heads); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	if out, err := gitOut(ws, "fsck", "--no-progress"); err != nil {
+		b.Fatalf("git fsck after the benchmark: %v\n%s", err, out)
 	}
 }

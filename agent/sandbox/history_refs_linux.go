@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -48,11 +49,8 @@ func keepRefs(gitDir string) (symrefs []gitHead, created bool, err error) {
 func packRefs(gitDir string, loose []looseRef) (bool, error) {
 	path := gitDir + "/packed-refs"
 	lock := path + ".lock"
-	fd, err := unix.Open(lock, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
+	fd, err := lockFile(lock)
 	if err != nil {
-		if errors.Is(err, unix.EEXIST) {
-			return false, fmt.Errorf("%s exists: another git is updating the refs; if none is running, remove it", lock)
-		}
 		return false, err
 	}
 	lf := os.NewFile(uintptr(fd), lock)
@@ -96,6 +94,26 @@ func packRefs(gitDir string, loose []looseRef) (bool, error) {
 		removeLooseRef(gitDir, r)
 	}
 	return len(pack) > 0 && !existed, nil
+}
+
+// lockTimeout is how long lockFile waits for another git's lock, as git
+// waits for packed-refs.lock (core.packedRefsTimeout's default).
+const lockTimeout = time.Second
+
+// lockFile creates the lock file path, waiting up to lockTimeout while
+// another process holds it.
+func lockFile(path string) (int, error) {
+	deadline := time.Now().Add(lockTimeout)
+	for wait := time.Millisecond; ; wait *= 2 {
+		fd, err := unix.Open(path, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
+		if !errors.Is(err, unix.EEXIST) {
+			return fd, err
+		}
+		if time.Now().After(deadline) {
+			return -1, fmt.Errorf("%s exists: another git is updating the refs; if none is running, remove it", path)
+		}
+		time.Sleep(wait)
+	}
 }
 
 // removeLooseRef removes the loose ref r under its own lock, if it still
