@@ -198,11 +198,12 @@ func keepObjects(gitDir string, objects *os.File) error {
 	if _, err := w.w.Write(make([]byte, 12)); err != nil { // the header, written last
 		return err
 	}
+	zw, _ := zlib.NewWriterLevel(io.Discard, zlib.BestSpeed) // one compressor for all: each is ~1 MB
 	for _, l := range loose {
 		if (len(l.file)+2)/2 != hashLen {
 			continue
 		}
-		o, ok, err := packLoose(objects, l, w, newHash)
+		o, ok, err := packLoose(objects, l, w, zw, newHash)
 		if err != nil {
 			return err
 		}
@@ -273,7 +274,7 @@ const maxLooseHeader = 32
 
 // packLoose appends the loose object l to the pack as one entry; ok is
 // false (and nothing is appended) when l is not a valid object.
-func packLoose(objects *os.File, l looseName, w *countWriter, newHash func() hash.Hash) (o packedObject, ok bool, err error) {
+func packLoose(objects *os.File, l looseName, w *countWriter, zw *zlib.Writer, newHash func() hash.Hash) (o packedObject, ok bool, err error) {
 	fd, err := unix.Openat(int(objects.Fd()), l.dir+"/"+l.file, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
 	if err != nil {
 		return o, false, nil
@@ -321,7 +322,7 @@ func packLoose(objects *os.File, l looseName, w *countWriter, newHash func() has
 	if _, err := cw.Write(entryHeader(packTypes[typ], size)); err != nil {
 		return o, false, err
 	}
-	zw, _ := zlib.NewWriterLevel(cw, zlib.BestSpeed)
+	zw.Reset(cw)
 	if n, err := io.Copy(zw, br); err != nil || uint64(n) != size {
 		return o, false, fmt.Errorf("loose object %s%s changed while packed", l.dir, l.file)
 	}
