@@ -30,7 +30,7 @@ const installHint = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewr
 func Detect() Support { return detect(true) }
 
 func detect(withVersion bool) Support {
-	s := Support{OS: runtime.GOOS, Seccomp: helper.SeccompAvailable()}
+	s := Support{OS: runtime.GOOS, Seccomp: helper.SeccompAvailable(), GitHistory: GitHistoryKept}
 	if abi, err := llsyscall.LandlockGetABIVersion(); err == nil && abi > 0 {
 		s.LandlockABI = abi
 	} else {

@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -295,9 +296,22 @@ func Command(ctx context.Context, p Policy, argv []string, env []string) (*Cmd, 
 		return nil, err
 	}
 	execHelper := execHelperPath()
-	pl, err := buildPlan(p, Env{Helper: helper, ExecHelper: execHelper, HelperMounts: helperBinds(sup.Bwrap, execHelper), LandlockABI: sup.LandlockABI, Getenv: envLookup(env)})
+	penv := Env{Helper: helper, ExecHelper: execHelper, HelperMounts: helperBinds(sup.Bwrap, execHelper), LandlockABI: sup.LandlockABI, Getenv: envLookup(env)}
+	pl, err := buildPlan(p, penv)
 	if err != nil {
 		return nil, err
+	}
+	// The history as of now goes where the command can only read it (a
+	// pack, packed-refs); a packed-refs made just now needs a new plan to
+	// be bound read-only.
+	symrefs, created, err := keepGitDirs(pl.heads)
+	if err != nil {
+		return nil, err
+	}
+	if created {
+		if pl, err = buildPlan(p, penv); err != nil {
+			return nil, err
+		}
 	}
 	hs := pl.helper
 	helperEnv := env
@@ -385,6 +399,11 @@ func Command(ctx context.Context, p Policy, argv []string, env []string) (*Cmd, 
 	}
 	cmd.release = func() {
 		restoreHeads(pl.heads)
+		restoreRefFiles(symrefs, true)
+		// What the command committed is kept at once, and a ref it broke
+		// shows its packed value again (the next command would do both
+		// before it starts; git outside sees them now).
+		_, _, _ = keepGitDirs(pl.heads)
 		releasePlaceholders(held)
 		closeFiles(info, infoW, blockR, blockW, seccompR)
 	}
@@ -557,24 +576,55 @@ func acquirePlaceholder(ph placeholder) (heldPlaceholder, error) {
 	return heldPlaceholder{}, fmt.Errorf("sandbox: placeholder %s keeps changing", ph.Path)
 }
 
-// restoreHeads puts back the HEAD and the refs directory of a git dir that
-// the command removed (rm -rf .git removes what it can, those among it, and
-// git then no longer takes the directory for a repository; the protected
-// packs and packed refs still hold the history). Only missing ones are
-// made, never through a link.
+// restoreHeads puts back the HEAD of a git dir, and its refs directory,
+// that the command removed, emptied or filled with something git cannot
+// read (rm -rf .git removes what it can, those among it, and git then no
+// longer takes the directory for a repository; the protected packs and
+// packed refs still hold the history); a refs that is not a directory (a
+// link) is replaced by one. The same goes for the symbolic refs the
+// runner saw before the command (refs/remotes/origin/HEAD). Files are
+// replaced, never written through a link.
 func restoreHeads(heads []gitHead) {
 	for _, h := range heads {
-		_ = unix.Mkdir(filepath.Join(filepath.Dir(h.path), "refs"), 0o755)
-		if _, err := os.Lstat(h.path); !errors.Is(err, os.ErrNotExist) {
+		refs := filepath.Join(filepath.Dir(h.path), "refs")
+		if fi, err := os.Lstat(refs); err == nil && !fi.IsDir() {
+			_ = os.Remove(refs)
+		}
+		_ = unix.Mkdir(refs, 0o755)
+	}
+	restoreRefFiles(heads, false)
+}
+
+// restoreRefFiles puts back each file that is missing or does not hold a
+// ref git can read (symbolic: a symbolic ref), by a rename over it (never
+// through a link).
+func restoreRefFiles(files []gitHead, symbolic bool) {
+	for _, h := range files {
+		if now, ok := readLooseRef(h.path); ok && validRefContent(now) && (!symbolic || bytes.HasPrefix(now, []byte("ref: "))) {
 			continue
 		}
-		fd, err := unix.Open(h.path, unix.O_CREAT|unix.O_EXCL|unix.O_WRONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
+		_ = os.MkdirAll(filepath.Dir(h.path), 0o755)
+		tmp := h.path + ".oceancode-restore"
+		fd, err := unix.Open(tmp, unix.O_CREAT|unix.O_EXCL|unix.O_WRONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
 		if err != nil {
 			continue
 		}
-		_, _ = unix.Write(fd, h.data)
+		_, werr := unix.Write(fd, h.data)
 		unix.Close(fd)
+		if werr != nil || os.Rename(tmp, h.path) != nil {
+			_ = os.Remove(tmp)
+		}
 	}
+}
+
+// validRefContent reports what git reads as a ref: "ref: refs/…" or an
+// object name.
+func validRefContent(b []byte) bool {
+	s := strings.TrimSpace(string(b))
+	if t, ok := strings.CutPrefix(s, "ref: "); ok {
+		return strings.HasPrefix(t, "refs/") && !strings.ContainsAny(t, " \n")
+	}
+	return (len(s) == 40 || len(s) == 64) && isHex(s)
 }
 
 func releasePlaceholders(held []heldPlaceholder) {

@@ -36,6 +36,9 @@ type Support struct {
 	// protected paths' binds itself here (a root agent, Linux 5.12, and a
 	// real probe run); otherwise bubblewrap makes them.
 	HelperBinds bool `json:"helper_binds,omitempty"`
+	// GitHistory says how workspace-write keeps git history out of a
+	// command's reach ("" = it does not; see docs/sandbox.md).
+	GitHistory string `json:"git_history,omitempty"`
 	// ProcessLimit says how the process-count limit is enforced.
 	ProcessLimit string `json:"process_limit,omitempty"`
 	// SandboxExec is the path of macOS sandbox-exec ("" = not found).

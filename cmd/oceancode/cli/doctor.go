@@ -229,6 +229,9 @@ func printDoctor(w io.Writer, rep doctorReport, policy bool, res *layers.Resolve
 		} else if h.Go != "" {
 			fmt.Fprintf(w, "               helper %s: the exec helper (%s) is not installed beside oceancode, so each sandboxed command starts a Go program (about 1.3 ms more)\n", h.Go, sandbox.ExecHelperBinary)
 		}
+		if s.GitHistory != "" {
+			fmt.Fprintf(w, "               git history %s\n", s.GitHistory)
+		}
 	}
 	if rep.Sessions != nil {
 		rep.Sessions.print(w)
