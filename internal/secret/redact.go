@@ -2,7 +2,6 @@ package secret
 
 import (
 	"regexp"
-	"slices"
 	"strings"
 	"sync"
 )
@@ -189,22 +188,39 @@ func Scrub(s string) string {
 // Redact does. The zero value and nil redact shapes only. It is safe for
 // concurrent use once built.
 type Redactor struct {
-	values []string // longest first, so a value containing another goes first
+	m *matcher
+	n int // values kept
 }
 
-// NewRedactor returns a Redactor for values. Values shorter than MinValue
-// and absolute paths (a secret-named variable holding a key file's path)
-// are not secrets worth redacting and are dropped, as are duplicates.
+// NewRedactor returns a Redactor for unnamed values: each is replaced with
+// Mark. Values Candidate refuses (short, common words, paths, numbers,
+// repetitive) are dropped.
 func NewRedactor(values ...string) *Redactor {
-	r := &Redactor{}
-	for _, v := range values {
-		if len(v) < MinValue || strings.HasPrefix(v, "/") || slices.Contains(r.values, v) {
-			continue
-		}
-		r.values = append(r.values, v)
+	known := make([]Known, len(values))
+	for i, v := range values {
+		known[i] = Known{Value: v}
 	}
-	slices.SortFunc(r.values, func(a, b string) int { return len(b) - len(a) })
-	return r
+	return NewKnownRedactor(known...)
+}
+
+// NewKnownRedactor returns a Redactor for known values, each replaced with
+// its Known.Mark wherever it occurs in one of the forms a command prints
+// it in: as is, each line of a multi-line value, JSON-escaped, hex (lower
+// and upper case, and decoded from hex dumps: see redactDumps), base64
+// (standard and URL-safe, at any alignment). Values Candidate refuses are
+// dropped; a value known under several names keeps the first.
+func NewKnownRedactor(known ...Known) *Redactor {
+	keep := make([]Known, 0, len(known))
+	seen := make(map[string]bool, len(known))
+	for _, k := range known {
+		k.Value = strings.TrimSpace(k.Value)
+		if Candidate(k.Value) && !seen[k.Value] {
+			seen[k.Value] = true
+			keep = append(keep, k)
+		}
+	}
+	m := newMatcher(keep)
+	return &Redactor{m: m, n: len(m.marks)}
 }
 
 // Len is how many values r redacts.
@@ -212,11 +228,11 @@ func (r *Redactor) Len() int {
 	if r == nil {
 		return 0
 	}
-	return len(r.values)
+	return r.n
 }
 
 // Redact replaces every known value in s, then every credential shape
-// (see the package function Redact), with Mark.
+// (see the package function Redact).
 func (r *Redactor) Redact(s string) string {
 	return Redact(r.known(s))
 }
@@ -228,15 +244,11 @@ func (r *Redactor) Scrub(s string) string {
 }
 
 func (r *Redactor) known(s string) string {
-	if r == nil {
+	if r == nil || r.m == nil || len(r.m.pats) == 0 {
 		return s
 	}
-	for _, v := range r.values {
-		if strings.Contains(s, v) {
-			s = strings.ReplaceAll(s, v, Mark)
-		}
-	}
-	return s
+	s = r.m.replace(s, r.m.find(s))
+	return r.m.redactDumps(s)
 }
 
 // Args redacts a command line (an MCP server's args, a command shown in
