@@ -17,11 +17,15 @@
 //     file Config.Files names.
 //
 // The files are read when the Redactor is made and read again when one
-// changes: each pass compares the files' and the walked directories'
-// stat (size, modification time, inode) with what it last read, so a
-// write tool changing .env, or a command creating one, is caught by the
-// next result. Values too short or too common to be secrets are not
-// redacted (internal/secret.Candidate).
+// changes: each pass of a text of MinValue bytes or more compares the
+// stat (size, modification time, inode) of the files, of the workspace
+// directory and of each directory holding a secrets file with what it last
+// read, so a write tool changing .env, or a command creating one beside
+// another or at the top, is caught by the next result. A text naming a
+// secrets file the Redactor has not read (a new config/dev.env that a
+// write tool reports or grep -r prints) makes it walk the workspace again
+// first, once per name. Values too short or too common to be secrets are
+// not redacted (internal/secret.Candidate).
 package redact
 
 import (
@@ -42,12 +46,6 @@ import (
 // MaxDirs bounds the directories of the workspace the Redactor walks for
 // secrets files (.git and node_modules are not walked).
 const MaxDirs = 5000
-
-// WatchDepth is how deep below the workspace a directory is watched for a
-// new secrets file: the workspace, its children and grandchildren, and
-// every directory that holds one. A secrets file created deeper, in a
-// directory that held none, is read when a watched one changes.
-const WatchDepth = 2
 
 // MaxFileSize bounds a secrets file the Redactor reads: a larger one is
 // not a list of variables.
@@ -78,6 +76,7 @@ type Redactor struct {
 	stats   map[string]stamp // every watched file and directory
 	envVer  uint64
 	current *secret.Redactor
+	names   map[string]bool // secrets file names read, or looked for by a walk
 }
 
 // stamp is what a stat says about a file, to tell a change.
@@ -105,7 +104,7 @@ func New(cfg Config) *Redactor {
 	if cfg.Env == nil {
 		cfg.Env = secretenv.Known
 	}
-	r := &Redactor{cfg: cfg}
+	r := &Redactor{cfg: cfg, names: map[string]bool{}}
 	r.mu.Lock()
 	r.load()
 	r.mu.Unlock()
@@ -115,18 +114,58 @@ func New(cfg Config) *Redactor {
 // Redact is the pass: the session's secret values, then credential
 // shapes.
 func (r *Redactor) Redact(s string) string {
-	return r.Current().Redact(s)
+	if len(s) < secret.MinValue {
+		return s // too short to hold a value or a credential shape
+	}
+	return r.Current(s).Redact(s)
 }
 
 // Current returns the redactor for the secrets as they are now, reading
-// the files again if one changed.
-func (r *Redactor) Current() *secret.Redactor {
+// the files again if one changed or text names one not read yet.
+func (r *Redactor) Current(text string) *secret.Redactor {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.stale() {
+	if r.stale() || r.namesNew(text) {
 		r.load()
 	}
 	return r.current
+}
+
+// namesNew reports whether text names a secrets file that no walk has
+// seen: a word holding ".env" that secret.FileName accepts, as a path
+// relative to the workspace or absolute. Each such name is remembered, so
+// it makes one walk at most.
+func (r *Redactor) namesNew(text string) bool {
+	if r.cfg.Root == "" || !strings.Contains(text, ".env") {
+		return false
+	}
+	found := false
+	for i := 0; ; {
+		j := strings.Index(text[i:], ".env")
+		if j < 0 {
+			break
+		}
+		j += i
+		start, end := j, j+4
+		for start > 0 && nameByte(text[start-1]) {
+			start--
+		}
+		for end < len(text) && nameByte(text[end]) {
+			end++
+		}
+		name := strings.TrimPrefix(text[start:end], "./")
+		if !r.names[name] && secret.FileName(name) {
+			r.names[name] = true
+			found = true
+		}
+		i = end
+	}
+	return found
+}
+
+// nameByte: a byte of a file name as commands print it.
+func nameByte(c byte) bool {
+	return c == '.' || c == '_' || c == '-' || c == '/' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
 // stale reports whether a watched file or directory or the environment's
@@ -188,12 +227,14 @@ func (r *Redactor) walk() []string {
 			if dirs++; dirs > MaxDirs {
 				return filepath.SkipDir
 			}
-			if rel, _ := filepath.Rel(r.cfg.Root, p); rel == "." || strings.Count(rel, string(filepath.Separator)) < WatchDepth {
+			if p == r.cfg.Root {
 				r.stats[p] = stampOf(p)
 			}
 			return nil
 		}
 		if secret.FileName(d.Name()) {
+			rel, _ := filepath.Rel(r.cfg.Root, p)
+			r.names[p], r.names[filepath.ToSlash(rel)] = true, true
 			files = append(files, p)
 			r.stats[p] = stampOf(p)
 			r.stats[filepath.Dir(p)] = stampOf(filepath.Dir(p))

@@ -12,14 +12,40 @@ import "strings"
 // a byte of one with the value's mark. Dumps of words in another byte
 // order (od -x, hexdump's default, xxd -e) are not decoded.
 
-// mayHoldDump is the cheap test for a dump: an offset column ("0000"), a C
-// array (xxd -i), or a first line of only hex digits (xxd -p).
+// mayHoldDump is the cheap test for a dump: a line that starts with an
+// offset column (six or more hex digits, then ':' or a space, then a hex
+// group), a C array (xxd -i), or a first line of only hex digits (xxd -p).
 func mayHoldDump(s string) bool {
-	if strings.Contains(s, "0000") || strings.Contains(s, ", 0x") {
+	if strings.Contains(s, ", 0x") {
 		return true
 	}
 	first, _, _ := strings.Cut(s, "\n")
-	return len(first) >= 2*MinValue && hexOnly(first)
+	if len(first) >= 2*MinValue && hexOnly(first) {
+		return true
+	}
+	for len(s) > 0 {
+		line, rest, _ := strings.Cut(s, "\n")
+		if offsetLine(line) {
+			return true
+		}
+		s = rest
+	}
+	return false
+}
+
+// offsetLine reports whether a line starts like a dump's: an offset of six
+// or more hex digits, ':' or a space, and a hex digit after spaces.
+func offsetLine(l string) bool {
+	l = strings.TrimLeft(l, " ")
+	i := 0
+	for i < len(l) && unhex(l[i]) >= 0 {
+		i++
+	}
+	if i < 6 || i >= len(l) || l[i] != ':' && l[i] != ' ' {
+		return false
+	}
+	rest := strings.TrimLeft(l[i+1:], " ")
+	return rest != "" && unhex(rest[0]) >= 0
 }
 
 func hexOnly(s string) bool {
