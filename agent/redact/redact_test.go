@@ -109,3 +109,24 @@ func TestRedactorEnvironment(t *testing.T) {
 		t.Errorf("credential shapes are not redacted")
 	}
 }
+
+// BenchmarkNew is what a session pays at start: walking this repository
+// (about 200 directories) for secrets files.
+func BenchmarkNew(b *testing.B) {
+	root, _ := filepath.Abs("../..")
+	for b.Loop() {
+		New(Config{Root: root, Env: noEnv})
+	}
+}
+
+// BenchmarkRedactDelta is what each event text pays: the stat check of
+// the workspace, its secrets files and their directories, then the pass
+// over a short text.
+func BenchmarkRedactDelta(b *testing.B) {
+	root := b.TempDir()
+	os.WriteFile(filepath.Join(root, ".env"), []byte("API_KEY=first-value-0001\n"), 0o600)
+	r := New(Config{Root: root, Env: noEnv})
+	for b.Loop() {
+		r.Redact("the model's answer, one word at a time")
+	}
+}
