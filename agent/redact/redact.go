@@ -99,15 +99,19 @@ func stampOf(p string) stamp {
 	return s
 }
 
-// New returns a Redactor for cfg, having read its files.
+// New returns a Redactor for cfg. It reads the files in the background
+// (the walk of a large workspace takes milliseconds a session's start
+// need not wait for); the first Redact waits for them.
 func New(cfg Config) *Redactor {
 	if cfg.Env == nil {
 		cfg.Env = secretenv.Known
 	}
 	r := &Redactor{cfg: cfg, names: map[string]bool{}}
 	r.mu.Lock()
-	r.load()
-	r.mu.Unlock()
+	go func() {
+		defer r.mu.Unlock()
+		r.load()
+	}()
 	return r
 }
 
