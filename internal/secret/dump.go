@@ -14,11 +14,9 @@ import "strings"
 
 // mayHoldDump is the cheap test for a dump: a line that starts with an
 // offset column (six or more hex digits, then ':' or a space, then a hex
-// group), a C array (xxd -i), or a first line of only hex digits (xxd -p).
+// group) or with a C array's "0xHH," (xxd -i), or a first line of only
+// hex digits (xxd -p).
 func mayHoldDump(s string) bool {
-	if strings.Contains(s, ", 0x") {
-		return true
-	}
 	first, _, _ := strings.Cut(s, "\n")
 	if len(first) >= 2*MinValue && hexOnly(first) {
 		return true
@@ -37,6 +35,9 @@ func mayHoldDump(s string) bool {
 // or more hex digits, ':' or a space, and a hex digit after spaces.
 func offsetLine(l string) bool {
 	l = strings.TrimLeft(l, " ")
+	if len(l) >= 5 && l[0] == '0' && l[1] == 'x' && unhex(l[2]) >= 0 && unhex(l[3]) >= 0 && l[4] == ',' {
+		return true // xxd -i: "  0x41, 0x50, …"
+	}
 	i := 0
 	for i < len(l) && unhex(l[i]) >= 0 {
 		i++
