@@ -31,8 +31,10 @@ package redact
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -212,7 +214,60 @@ func (r *Redactor) load() {
 			}
 		}
 	}
+	if r.cfg.Root != "" {
+		known = append(known, gitHistory(r.cfg.Root)...)
+	}
 	r.current = secret.NewKnownRedactor(known...)
+}
+
+// GitTimeout bounds the read of the secrets files' git history.
+const GitTimeout = 3 * time.Second
+
+// gitHistory returns the assignments every committed version of the
+// workspace's secrets files held (git log -p of them on every ref): a
+// value since changed or removed from the file still shows in git diff,
+// git log -p and git show. The command runs without external diff
+// drivers, textconv filters, a pager or fsmonitor (a repository's own
+// config must not run code here), and is stopped after GitTimeout.
+func gitHistory(root string) []secret.Known {
+	if _, err := os.Stat(filepath.Join(root, ".git")); err != nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), GitTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "git", "-C", root, "-c", "core.fsmonitor=false", "-c", "diff.external=",
+		"--no-pager", "log", "-p", "--all", "--no-ext-diff", "--no-textconv", "--no-color", "--format=", "--",
+		":(glob,icase)**/.env", ":(glob,icase)**/*.env", ":(glob,icase)**/*.env.*")
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_TERMINAL_PROMPT=0")
+	out, _ := cmd.Output() // what was read before a timeout still counts
+	var known []secret.Known
+	file := ""
+	var body bytes.Buffer
+	flush := func() {
+		if file != "" && secret.FileName(file) {
+			for _, v := range Parse(body.Bytes()) {
+				known = append(known, secret.Known{Name: v.Name, Source: file, Value: v.Value})
+			}
+		}
+		body.Reset()
+	}
+	for _, l := range strings.Split(string(out), "\n") {
+		switch {
+		case strings.HasPrefix(l, "diff --git "):
+			flush()
+			file = ""
+		case strings.HasPrefix(l, "+++ b/"):
+			file = strings.TrimPrefix(l, "+++ b/")
+		case strings.HasPrefix(l, "--- a/") && file == "":
+			file = strings.TrimPrefix(l, "--- a/")
+		case strings.HasPrefix(l, "+++ ") || strings.HasPrefix(l, "--- "):
+		case strings.HasPrefix(l, "+") || strings.HasPrefix(l, "-"):
+			body.WriteString(l[1:])
+			body.WriteByte('\n')
+		}
+	}
+	flush()
+	return known
 }
 
 // walk finds the workspace's secrets files (templates excepted), and

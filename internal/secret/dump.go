@@ -1,6 +1,9 @@
 package secret
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // Hex dumps print a value's bytes as hex split into groups and lines, with
 // offsets and a character column in between, so no fixed form of the
@@ -70,12 +73,17 @@ func unhex(c byte) int {
 	return -1
 }
 
-// dumpLine returns the bytes a dump line shows (nil when it is not one).
-func dumpLine(l string) []byte {
+// dumpLine returns the bytes a dump line shows (nil when it is not one),
+// and its offset column's value (-1 when it has none).
+func dumpLine(l string) ([]byte, int64) {
 	l = strings.TrimRight(l, "\r")
 	rest := strings.TrimLeft(l, " \t")
+	off := int64(-1)
 	// An offset: hex digits then ':' or white space, followed by a group.
 	if i := strings.IndexAny(rest, ": \t"); i >= 4 && hexOnly(rest[:i]) && (rest[i] == ':' || i >= 6) {
+		if v, err := strconv.ParseInt(rest[:i], 16, 64); err == nil {
+			off = v
+		}
 		rest = strings.TrimLeft(rest[i+1:], " \t")
 	}
 	var out []byte
@@ -92,10 +100,11 @@ func dumpLine(l string) []byte {
 			break
 		}
 		// Two or more spaces may separate groups (hexdump -C's middle) or
-		// start the character column: a group must follow.
+		// start the character column: a group must follow, and the next
+		// line's offset cuts what the column added (redactDumps).
 		rest = strings.TrimLeft(more, " ")
 	}
-	return out
+	return out, off
 }
 
 // redactDumps replaces the dump lines of s that show a byte of a known
@@ -120,18 +129,37 @@ func (m *matcher) redactDumps(s string) string {
 		}
 		buf, from = buf[:0], from[:0]
 	}
+	type dl struct {
+		line int
+		b    []byte
+		off  int64
+	}
+	var run []dl
+	add := func() {
+		for k, d := range run {
+			b := d.b
+			// The offsets say how many bytes a line holds: a character
+			// column that looked like hex groups is cut off.
+			if k+1 < len(run) && d.off >= 0 && run[k+1].off > d.off && run[k+1].off-d.off < int64(len(b)) {
+				b = b[:run[k+1].off-d.off]
+			}
+			buf = append(buf, b...)
+			for range b {
+				from = append(from, d.line)
+			}
+		}
+		run = run[:0]
+		flush()
+	}
 	for i, l := range lines {
-		b := dumpLine(strings.TrimSuffix(l, "\n"))
-		if b == nil {
-			flush()
+		b, off := dumpLine(strings.TrimSuffix(l, "\n"))
+		if len(b) == 0 {
+			add()
 			continue
 		}
-		buf = append(buf, b...)
-		for range b {
-			from = append(from, i)
-		}
+		run = append(run, dl{i, b, off})
 	}
-	flush()
+	add()
 	if len(marks) == 0 {
 		return s
 	}

@@ -11,21 +11,20 @@ import (
 	"testing"
 
 	"github.com/oceancode/oceancode/agent/provider/providertest"
-	"github.com/oceancode/oceancode/agent/provider/remote"
 	"github.com/oceancode/oceancode/internal/hermetictest"
 )
 
-// TestRedactEndToEnd builds the real oceancode and oceancode-model once
-// for its two attacks: secrets through commands, escape sequences on a
-// terminal.
+// TestRedactEndToEnd runs oceancode as a separate process — this test
+// binary started as the CLI (TestMain, envRunAsCLI), with its real model
+// client and real tools — for two attacks: secrets through commands, and
+// escape sequences on a terminal.
 func TestRedactEndToEnd(t *testing.T) {
-	dir := t.TempDir()
-	for pkg, name := range map[string]string{"./../../oceancode": "oceancode", "./../../oceancode-model": remote.Binary} {
-		hermetictest.GoBuild(t, filepath.Join(dir, name), pkg)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
 	}
-	bin := filepath.Join(dir, "oceancode")
-	t.Run("secrets through commands", func(t *testing.T) { secretsThroughCommands(t, bin) })
-	t.Run("run text on a terminal", func(t *testing.T) { runTextOnATerminal(t, bin) })
+	t.Run("secrets through commands", func(t *testing.T) { secretsThroughCommands(t, self) })
+	t.Run("run text on a terminal", func(t *testing.T) { runTextOnATerminal(t, self) })
 }
 
 func randValue(prefix string) string {
@@ -93,7 +92,7 @@ func secretsThroughCommands(t *testing.T, bin string) {
 	userConfig(t, home, `{"provider": {"mock": {"type": "openai", "base_url": "`+srv.OpenAIURL()+
 		`", "api_key_env": "MOCK_KEY"}}, "model": "mock/m", "sandbox": {"enabled": false}}`)
 	c := exec.Command(bin, "run", "--auto", "--format", "stream-json", "read the config")
-	c.Dir, c.Env = project, append(env, "MOCK_KEY=mock-model-key-123456")
+	c.Dir, c.Env = project, append(env, "MOCK_KEY=mock-model-key-123456", envRunAsCLI+"=1")
 	var stdout, stderr bytes.Buffer
 	c.Stdout, c.Stderr = &stdout, &stderr
 	if err := c.Run(); err != nil {
@@ -125,7 +124,8 @@ func secretsThroughCommands(t *testing.T, bin string) {
 			// shows it 16 bytes at a time.
 			for i := 0; i+8 <= len(v); i++ {
 				if strings.Contains(text, v[i:i+8]) {
-					t.Errorf("%s holds %q of %s's value %q", place, v[i:i+8], name, v)
+					j := strings.Index(text, v[i:i+8])
+					t.Errorf("%s holds %q of %s's value %q: …%q…", place, v[i:i+8], name, v, text[max(0, j-150):min(len(text), j+60)])
 					break
 				}
 			}
@@ -168,7 +168,7 @@ func runTextOnATerminal(t *testing.T, bin string) {
 	c.Dir = project
 	c.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
 		"XDG_STATE_HOME=" + filepath.Join(home, ".state"), hermetictest.EnvManagedDir + "=" + filepath.Join(base, "etc"),
-		"MOCK_KEY=mock-model-key-123456", "TERM=xterm-256color"}
+		"MOCK_KEY=mock-model-key-123456", "TERM=xterm-256color", envRunAsCLI + "=1"}
 	c.Stdin = strings.NewReader("")
 	if out, err := c.CombinedOutput(); err != nil {
 		t.Fatalf("script: %v\n%q", err, out)
@@ -182,7 +182,7 @@ func runTextOnATerminal(t *testing.T, bin string) {
 			t.Errorf("the terminal received %s:\n%q", name, tty)
 		}
 	}
-	for _, want := range []string{"answer", "linktext end", "output"} {
+	for _, want := range []string{"answer", "link", "text end", "output"} {
 		if !bytes.Contains(tty, []byte(want)) {
 			t.Errorf("the terminal did not show %q:\n%q", want, tty)
 		}
