@@ -60,6 +60,11 @@ func homeDir(getenv func(string) string) string {
 	return getenv("HOME")
 }
 
+// UserConfigDir returns the user's config dir for oceancode
+// ($XDG_CONFIG_HOME/oceancode, ~/.config/oceancode, or the OS's
+// equivalent); "" when the environment names no home.
+func UserConfigDir(getenv func(string) string) string { return userConfigDir(getenv) }
+
 func userConfigDir(getenv func(string) string) string {
 	switch runtime.GOOS {
 	case "windows":

@@ -21,6 +21,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -33,6 +34,7 @@ import (
 	"github.com/oceancode/oceancode/agent/mcp"
 	"github.com/oceancode/oceancode/agent/permission"
 	"github.com/oceancode/oceancode/agent/provider"
+	"github.com/oceancode/oceancode/agent/redact"
 	"github.com/oceancode/oceancode/agent/sandbox"
 	"github.com/oceancode/oceancode/agent/sandbox/egress"
 	"github.com/oceancode/oceancode/agent/tools"
@@ -207,6 +209,10 @@ func Build(ctx context.Context, res *layers.Resolved, req Request, h Host) (*Ses
 		closers = nil
 	}
 	home := h.Getenv("HOME")
+	// The state and config directories are secrets paths for the read and
+	// grep tools and the shell guard, as .env is.
+	stateDir := layers.StateDir(h.Getenv)
+	fsguard.SetSecretDirs(stateDir, layers.UserConfigDir(h.Getenv))
 	gc, err := GateConfig(res, name, home)
 	if err != nil {
 		return nil, invalid(err)
@@ -321,7 +327,7 @@ func Build(ctx context.Context, res *layers.Resolved, req Request, h Host) (*Ses
 		Tools:    tools.Builtins(),
 		Auto:     req.Auto,
 		MaxTurns: maxTurns, Timeout: timeout, MaxTokens: maxTokens,
-		Redact:    secretenv.Redact,
+		Redact:    sessionRedactor(root, stateDir).Redact,
 		Notices:   notices,
 		Extra:     s.MCP.Extra,
 		Workspace: WorkspaceTrustOf(res),
@@ -351,6 +357,17 @@ func Build(ctx context.Context, res *layers.Resolved, req Request, h Host) (*Ses
 		return sub, nil
 	}
 	return s, nil
+}
+
+// sessionRedactor is the pass every tool result takes (agent/redact): the
+// workspace's secrets files, the environment's secrets and provider keys,
+// and the server token serve keeps in the state dir.
+func sessionRedactor(root, stateDir string) *redact.Redactor {
+	var files []redact.File
+	if stateDir != "" {
+		files = append(files, redact.File{Path: filepath.Join(stateDir, "server.token"), Name: "server token"})
+	}
+	return redact.New(redact.Config{Root: root, Files: files})
 }
 
 // providerFor picks the provider and model name from "PROVIDER/MODEL" and

@@ -45,6 +45,9 @@ func New(c Config) (*Gate, error) {
 	if err != nil {
 		return nil, err
 	}
+	// oceancode's state and config directories are secrets paths for the
+	// shell as for the read and grep tools (agent/fsguard).
+	c.Shell.SecretDirs = append(fsguard.SecretDirs(), c.Shell.SecretDirs...)
 	s, err := shellguard.New(c.Shell)
 	if err != nil {
 		return nil, err

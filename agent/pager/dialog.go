@@ -14,6 +14,7 @@ import (
 	"github.com/oceancode/oceancode/agent"
 	"github.com/oceancode/oceancode/agent/jev"
 	"github.com/oceancode/oceancode/agent/runner"
+	"github.com/oceancode/oceancode/internal/termtext"
 )
 
 // DiffLines is how many lines of a diff the dialog shows at once (fewer
@@ -582,23 +583,6 @@ func wrap(s string, width int) string {
 func clean(s string) string { return sanitize(s, false) }
 
 // sanitize drops escape sequences and control characters but newlines
-// (and tabs when keepTabs; otherwise they become spaces).
-func sanitize(s string, keepTabs bool) string {
-	if !strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 && r != '\n' || r == 0x7f || r >= 0x80 && r < 0xa0 }) {
-		return s
-	}
-	s = ansi.Strip(s)
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r == '\n':
-			return r
-		case r == '\t' && keepTabs:
-			return r
-		case r == '\t':
-			return ' '
-		case r < 0x20, r == 0x7f, r >= 0x80 && r < 0xa0:
-			return -1
-		}
-		return r
-	}, s)
-}
+// (and tabs when keepTabs; otherwise they become spaces): the one
+// sanitiser the CLI's text output shares (internal/termtext).
+func sanitize(s string, keepTabs bool) string { return termtext.Sanitize(s, keepTabs) }

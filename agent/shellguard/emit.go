@@ -53,7 +53,7 @@ func (w *walker) emit(argv []word, x ctx, in segIn, p peeled) {
 			seg.Verdict, seg.Shape, seg.Reason = Floor, shape, "floor: "+quote(lt.get())+" "+why+wrappedIn(x.wrappers, p.wrappers)
 		}
 	}
-	w.secretArgs(&seg, argv, in, &lt) // secretfiles.go
+	w.secretArgs(&seg, argv, in, &lt, cwd) // secretfiles.go
 	// Ask, allow and deny reasons are written by w.reason (see lazyReason).
 	var lr lazyReason
 	if seg.Verdict != Floor {

@@ -108,9 +108,20 @@ func NamesOnly(argv []string) bool {
 }
 
 // secretArgs marks seg as the secret-file floor when one of argv's words
-// names a secrets file.
-func (w *walker) secretArgs(seg *Segment, argv []word, in segIn, lt *lazyText) {
-	if seg.Verdict == Floor || len(argv) == 0 || in.expr || plainWords(argv) || namesOnly(argv) {
+// names a secrets file, or a path in a secrets directory (see
+// secretDirArg).
+func (w *walker) secretArgs(seg *Segment, argv []word, in segIn, lt *lazyText, cwd string) {
+	if seg.Verdict == Floor || len(argv) == 0 || in.expr || namesOnly(argv) {
+		return
+	}
+	if len(w.c.dirs) > 0 {
+		if p, dir := w.secretDirArg(argv, cwd); p != "" {
+			seg.Verdict, seg.Shape = Floor, ShapeSecretFile
+			seg.Reason = "floor: " + quote(lt.get()) + " reads " + p + secretDirWhy(p, dir) + ": " + secret.FileRefusal
+			return
+		}
+	}
+	if plainWords(argv) {
 		return
 	}
 	name0 := strings.TrimRight(cmdName(argv[0]), "0123456789.")
@@ -196,6 +207,79 @@ func secretToken(a word, quoted bool) string {
 	return ""
 }
 
+// secretDirArg returns the first word of argv (resolved against cwd) that
+// is in one of the classifier's secrets directories, or that is a
+// directory above one which the command walks (recursiveReader), with the
+// secrets directory; "" when none. A word after "=" (--file=…, if=…)
+// counts as a path too.
+func (w *walker) secretDirArg(argv []word, cwd string) (string, string) {
+	rec := recursiveReader(argv)
+	for _, a := range argv[1:] {
+		if !a.known || a.val == "" {
+			continue
+		}
+		for _, v := range [2]string{a.val, afterEq(a.val)} {
+			if v == "" || v[0] != '/' && !strings.Contains(v, "/") && v != "." && v != ".." {
+				continue
+			}
+			p := resolveIn(v, cwd)
+			if p == "" {
+				continue
+			}
+			for _, d := range w.c.dirs {
+				if secret.UnderDir(p, d) || rec && secret.UnderDir(d, p) {
+					return p, d
+				}
+			}
+		}
+	}
+	return "", ""
+}
+
+// afterEq is what follows a word's first '=' ("" when none).
+func afterEq(v string) string {
+	if _, after, ok := strings.Cut(v, "="); ok {
+		return after
+	}
+	return ""
+}
+
+// secretDirWhy says how a path meets a secrets directory.
+func secretDirWhy(p, dir string) string {
+	if secret.UnderDir(p, dir) {
+		return " (in oceancode's state or config directory " + dir + ")"
+	}
+	return " (it walks oceancode's state or config directory " + dir + ")"
+}
+
+// recursiveReader reports whether a command (not names-only) reads the
+// files below a directory it is given: find (running something on them),
+// grep -r and its kin, rg, ag, ack, tar, zip -r, cp -r/-a, scp -r,
+// rsync, cpio, pax, 7z.
+func recursiveReader(argv []word) bool {
+	switch name := cmdName(argv[0]); name {
+	case "find", "rg", "ag", "ack", "tar", "bsdtar", "rsync", "zip", "7z", "cpio", "pax":
+		return true
+	case "grep", "egrep", "fgrep", "zgrep", "cp", "scp":
+		for _, a := range argv[1:] {
+			v := a.val
+			if !a.known {
+				return true
+			}
+			if strings.HasPrefix(v, "--") {
+				if v == "--recursive" || v == "--dereference-recursive" || v == "--archive" || v == "--directories=recurse" {
+					return true
+				}
+				continue
+			}
+			if len(v) > 1 && v[0] == '-' && strings.ContainsAny(v[1:], "rRa") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // secretRedirect adds a secret-file floor segment for an input redirection
 // (<, <>, <&) whose target names a secrets file.
 func (w *walker) secretRedirect(rd *syntax.Redirect, target word) {
@@ -208,6 +292,15 @@ func (w *walker) secretRedirect(rd *syntax.Redirect, target word) {
 		return
 	}
 	name := secretWord(target)
+	if name == "" && target.known && target.val != "" {
+		if p := resolveIn(target.val, w.cwd); p != "" {
+			for _, d := range w.c.dirs {
+				if secret.UnderDir(p, d) {
+					name = p
+				}
+			}
+		}
+	}
 	if name == "" {
 		return
 	}

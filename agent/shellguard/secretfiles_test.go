@@ -111,3 +111,37 @@ func TestSecretFileReason(t *testing.T) {
 		}
 	}
 }
+
+// TestSecretDirs: with oceancode's state and config directories as
+// SecretDirs, a command reading a file in one, or walking a directory
+// above one, is the secret-file floor; listing names is not, nor is
+// reading beside them.
+func TestSecretDirs(t *testing.T) {
+	c := newTest(t, Config{ProjectRoot: "/home/u/proj", Home: "/home/u",
+		SecretDirs: []string{"/home/u/.local/state/oceancode", "/home/u/.config/oceancode"}})
+	for _, cmd := range []string{
+		"cat ~/.local/state/oceancode/server.token", "cat $HOME/.local/state/oceancode/server.token",
+		"cat /home/u/.local/state/oceancode/server.token", "head -c 64 ~/.config/oceancode/oceancode.json",
+		"cp ~/.local/state/oceancode/server.token /tmp/t", "cat ../.local/state/oceancode/trust.json",
+		"cd ~/.local/state/oceancode && cat server.token", "sqlite3 ~/.local/state/oceancode/sessions.db .dump",
+		"cat < ~/.local/state/oceancode/server.token", "base64 ~/.local/state/oceancode/server.token",
+		`find ~/.local/state -exec cat {} \;`, `find ~ -name server.token -exec cat {} +`, "find / -type f -execdir cat {} ;",
+		"grep -r TOKEN ~", "grep -R x ~/.local", "grep --recursive x /home", "rg token ~", "ag x ~/.config",
+		"tar czf - ~/.local/state", "cp -r ~/.local /tmp/x", "rsync -a ~/.config/ /tmp/c/", "zip -r /tmp/z.zip ~",
+		"bash -c 'cat ~/.local/state/oceancode/server.token'", "env cat ~/.local/state/oceancode/server.token",
+		"dd if=/home/u/.local/state/oceancode/server.token",
+	} {
+		if r := c.Classify(cmd, ""); r.Verdict != Floor || !hasShape(r, ShapeSecretFile) {
+			t.Errorf("%q: %s (%s), want the %s floor", cmd, r.Verdict, r.Reason, ShapeSecretFile)
+		}
+	}
+	for _, cmd := range []string{
+		"ls ~/.local/state/oceancode", "stat ~/.local/state/oceancode/server.token", "find ~/.local/state -name x",
+		"cat ~/.local/other.txt", "grep -r x .", "grep x ~/notes.txt", "cat ~/.config/git/config", "cd ~ && ls",
+		"cp ~/a.txt .", "rm ~/.local/state/oceancode/crashes/x.json",
+	} {
+		if r := c.Classify(cmd, ""); hasShape(r, ShapeSecretFile) {
+			t.Errorf("%q: %s, want no secret-file floor", cmd, r.Reason)
+		}
+	}
+}

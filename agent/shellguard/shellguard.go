@@ -90,6 +90,12 @@ type Config struct {
 	// Home is the user's home directory, used for ~ and $HOME. Empty: ~ and
 	// $HOME are still recognised as "home" (for the floor) but not resolved.
 	Home string
+	// SecretDirs are directories whose every file is a secret, as .env is
+	// (oceancode's state and config directories: agent/fsguard's
+	// SecretDirs). A command that reads a path in one, or walks a directory
+	// holding one (find -exec, grep -r, rg, tar, cp -r, rsync), is the
+	// secret-file floor.
+	SecretDirs []string
 }
 
 // Segment is one simple command of the input after wrappers are peeled.
@@ -145,7 +151,8 @@ type Classifier struct {
 	allow []pattern
 	deny  []pattern
 	root  string
-	home  string // cleaned home, or homeSentinel
+	home  string   // cleaned home, or homeSentinel
+	dirs  []string // cleaned SecretDirs
 }
 
 // homeSentinel stands for the home directory when Config.Home is empty.
@@ -174,6 +181,11 @@ func loadTables() {
 func New(c Config) (*Classifier, error) {
 	loadTables()
 	cl := &Classifier{root: cleanAbs(c.ProjectRoot), home: cleanAbs(c.Home)}
+	for _, d := range c.SecretDirs {
+		if d = cleanAbs(d); d != "" {
+			cl.dirs = append(cl.dirs, d)
+		}
+	}
 	if cl.home == "" {
 		cl.home = homeSentinel
 	}

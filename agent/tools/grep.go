@@ -150,6 +150,9 @@ func (GrepTool) Run(ctx context.Context, env *Env, input json.RawMessage) Result
 		}
 		search(root, fi.Size())
 	} else {
+		if err := fsguard.CheckDir(root); err != nil {
+			return errResult("grep: %v", err)
+		}
 		err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return nil // unreadable: skip
@@ -158,8 +161,8 @@ func (GrepTool) Run(ctx context.Context, env *Env, input json.RawMessage) Result
 				return cerr
 			}
 			if d.IsDir() {
-				if p != root && skipDir(d.Name()) {
-					return fs.SkipDir
+				if p != root && skipDir(d.Name()) || fsguard.InSecretDir(p) != "" {
+					return fs.SkipDir // a secrets directory (the state dir) is skipped whole
 				}
 				return nil
 			}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/oceancode/oceancode/agent/fsguard"
 )
 
 func searchTree(t *testing.T) *Env {
@@ -141,4 +143,21 @@ func TestList(t *testing.T) {
 	if r := mustOK(t, run(t, ListTool{}, env, obj{"path": "pkg"})); !strings.Contains(r.Content, "    x_test.go") {
 		t.Errorf("list pkg = %q", r.Content)
 	}
+}
+
+// TestGrepSkipsSecretDirs: a secrets directory (oceancode's state dir)
+// below the searched tree is skipped whole, and a search rooted in one is
+// refused.
+func TestGrepSkipsSecretDirs(t *testing.T) {
+	env := testEnv(t)
+	state := filepath.Join(env.Cwd, "home", ".local", "state", "oceancode")
+	writeFile(t, filepath.Join(state, "server.token"), "TOKEN-abcdef\n")
+	writeFile(t, filepath.Join(env.Cwd, "home", "notes.txt"), "TOKEN-notes\n")
+	fsguard.SetSecretDirs(state)
+	r := mustOK(t, run(t, GrepTool{}, env, obj{"pattern": "TOKEN"}))
+	if r.Content != "home/notes.txt:1: TOKEN-notes" {
+		t.Errorf("grep over the tree = %q, want only the notes", r.Content)
+	}
+	mustErr(t, run(t, GrepTool{}, env, obj{"pattern": "TOKEN", "path": "home/.local/state/oceancode"}))
+	mustErr(t, run(t, GrepTool{}, env, obj{"pattern": "TOKEN", "path": "home/.local/state/oceancode/server.token"}))
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/oceancode/oceancode/internal/exitcode"
 	"github.com/oceancode/oceancode/internal/secretenv"
+	"github.com/oceancode/oceancode/internal/termtext"
 )
 
 // App carries the process's surroundings so commands can run in tests
@@ -110,7 +111,9 @@ func ExitCode(err error, app *App, name string, classify func(error) int) int {
 		if app.Redact != nil {
 			msg = app.Redact(msg)
 		}
-		fmt.Fprintf(app.Stderr, "%s: %s\n", name, msg)
+		// An error may quote a tool, a server or a file: text, never
+		// terminal control.
+		fmt.Fprintf(app.Stderr, "%s: %s\n", name, termtext.Text(msg))
 	}
 	return code
 }

@@ -173,3 +173,11 @@ func LooksLikeKey(s string) bool {
 // FileRefusal is why a secrets file is refused, in the read tool's words,
 // wherever it is refused (the read tool, a shell command naming one).
 const FileRefusal = "secrets files are never read into the model"
+
+// UnderDir reports whether the cleaned absolute path p is dir or inside it.
+func UnderDir(p, dir string) bool {
+	if dir == "/" {
+		return strings.HasPrefix(p, "/")
+	}
+	return p == dir || len(p) > len(dir) && p[len(dir)] == '/' && strings.HasPrefix(p, dir)
+}

@@ -2,7 +2,6 @@ package secret
 
 import (
 	"regexp"
-	"slices"
 	"strings"
 	"sync"
 )
@@ -72,15 +71,125 @@ func Redact(s string) string {
 	if s == "" {
 		return s
 	}
-	sh := compiled()
-	for i := range sh.tokens {
-		s = sh.tokens[i].replace(s)
+	tokens, bearer := scanRuns(s)
+	if tokens {
+		sh := compiled()
+		for i := range sh.tokens {
+			s = sh.tokens[i].replace(s)
+		}
 	}
 	s = redactUserinfo(s)
-	if containsAnyFold(s, "bearer", "basic") {
-		s = sh.bearer.ReplaceAllString(s, "${1}"+Mark)
+	if bearer {
+		s = compiled().bearer.ReplaceAllString(s, "${1}"+Mark)
 	}
 	return s
+}
+
+// minRun is the shortest run of runByte characters a credential shape
+// needs: a JWT's "eyJ" and eight more; every other token shape is longer
+// (sk- and 16, xoxb- and 10, AKIA and 16, …), and so is the credential
+// after "Bearer " (16).
+const minRun = 11
+
+// runBytes are the characters of a credential token or of a bearer
+// credential ([A-Za-z0-9_.~+/=-]).
+var runBytes = func() (t [256]bool) {
+	for c := 0; c < 256; c++ {
+		t[c] = wordByte(byte(c)) || strings.IndexByte("-.~+/=", byte(c)) >= 0
+	}
+	return t
+}()
+
+// scanRuns is Redact's first pass: it finds the runs of runBytes at least
+// minRun long (skipping minRun bytes at a time where there is none) and
+// reports whether one of them may start a token shape — at its start or
+// after one of its non-word characters, one of the shapes' first letters
+// (tokenStart) — or one follows "bearer" or "basic" and white space, and
+// whether the text holds a private key block. Only then do the regular
+// expressions run: most tool output has neither, and a 30 KB text costs
+// about 10 µs.
+func scanRuns(s string) (tokens, bearer bool) {
+	tokens = strings.Contains(s, "PRIVATE KEY-----") // a private key block: "-----BEGIN … PRIVATE KEY-----"
+	n := len(s)
+	for i := minRun - 1; i < n; {
+		if !runBytes[s[i]] {
+			i += minRun
+			continue
+		}
+		st, en := i, i+1
+		for st > 0 && runBytes[s[st-1]] {
+			st--
+		}
+		for en < n && runBytes[s[en]] {
+			en++
+		}
+		if en-st >= minRun {
+			if !tokens && runMayStartToken(s[st:en]) {
+				tokens = true
+			}
+			if !bearer && afterAuthWord(s[:st]) {
+				bearer = true
+			}
+			if tokens && bearer {
+				return
+			}
+		}
+		i = en + minRun
+	}
+	return
+}
+
+// runMayStartToken reports whether a run holds, at its start or after a
+// non-word character, the marker a token shape starts with.
+func runMayStartToken(r string) bool {
+	for i := 0; i < len(r); i++ {
+		if i > 0 && wordByte(r[i-1]) {
+			continue
+		}
+		if markerAt(r[i:]) {
+			return true
+		}
+	}
+	return false
+}
+
+// markerAt reports whether t starts with one of the token shapes' markers.
+func markerAt(t string) bool {
+	if len(t) < 3 {
+		return false
+	}
+	switch t[0] {
+	case 's':
+		return strings.HasPrefix(t, "sk-") || strings.HasPrefix(t, "sk_")
+	case 'r':
+		return strings.HasPrefix(t, "rk_")
+	case 'g':
+		return t[1] == 'h' && strings.IndexByte("pousr", t[2]) >= 0 || strings.HasPrefix(t, "github_pat_") || strings.HasPrefix(t, "glpat-")
+	case 'x':
+		return strings.HasPrefix(t, "xox") || strings.HasPrefix(t, "xapp-")
+	case 'A':
+		return strings.HasPrefix(t, "AKIA") || strings.HasPrefix(t, "ASIA") || strings.HasPrefix(t, "ABIA") ||
+			strings.HasPrefix(t, "ACCA") || strings.HasPrefix(t, "AIza")
+	case 'n':
+		return strings.HasPrefix(t, "npm_")
+	case 'h':
+		return strings.HasPrefix(t, "hf_")
+	case 'd':
+		return strings.HasPrefix(t, "dop_v1_")
+	case 'e':
+		return strings.HasPrefix(t, "eyJ")
+	}
+	return false
+}
+
+// afterAuthWord reports whether before (the text up to a run) ends with
+// "bearer" or "basic" (any case) and white space.
+func afterAuthWord(before string) bool {
+	t := strings.TrimRight(before, " \t\r\n")
+	if len(t) == len(before) {
+		return false
+	}
+	return hasSuffixFold(t, "bearer") || hasSuffixFold(t, "basic")
 }
 
 func (t *shape) replace(s string) string {
@@ -189,22 +298,39 @@ func Scrub(s string) string {
 // Redact does. The zero value and nil redact shapes only. It is safe for
 // concurrent use once built.
 type Redactor struct {
-	values []string // longest first, so a value containing another goes first
+	m *matcher
+	n int // values kept
 }
 
-// NewRedactor returns a Redactor for values. Values shorter than MinValue
-// and absolute paths (a secret-named variable holding a key file's path)
-// are not secrets worth redacting and are dropped, as are duplicates.
+// NewRedactor returns a Redactor for unnamed values: each is replaced with
+// Mark. Values Candidate refuses (short, common words, paths, numbers,
+// repetitive) are dropped.
 func NewRedactor(values ...string) *Redactor {
-	r := &Redactor{}
-	for _, v := range values {
-		if len(v) < MinValue || strings.HasPrefix(v, "/") || slices.Contains(r.values, v) {
-			continue
-		}
-		r.values = append(r.values, v)
+	known := make([]Known, len(values))
+	for i, v := range values {
+		known[i] = Known{Value: v}
 	}
-	slices.SortFunc(r.values, func(a, b string) int { return len(b) - len(a) })
-	return r
+	return NewKnownRedactor(known...)
+}
+
+// NewKnownRedactor returns a Redactor for known values, each replaced with
+// its Known.Mark wherever it occurs in one of the forms a command prints
+// it in: as is, each line of a multi-line value, JSON-escaped, hex (lower
+// and upper case, and decoded from hex dumps: see redactDumps), base64
+// (standard and URL-safe, at any alignment). Values Candidate refuses are
+// dropped; a value known under several names keeps the first.
+func NewKnownRedactor(known ...Known) *Redactor {
+	keep := make([]Known, 0, len(known))
+	seen := make(map[string]bool, len(known))
+	for _, k := range known {
+		k.Value = strings.TrimSpace(k.Value)
+		if Candidate(k.Value) && !seen[k.Value] {
+			seen[k.Value] = true
+			keep = append(keep, k)
+		}
+	}
+	m := newMatcher(keep)
+	return &Redactor{m: m, n: len(m.marks)}
 }
 
 // Len is how many values r redacts.
@@ -212,11 +338,11 @@ func (r *Redactor) Len() int {
 	if r == nil {
 		return 0
 	}
-	return len(r.values)
+	return r.n
 }
 
 // Redact replaces every known value in s, then every credential shape
-// (see the package function Redact), with Mark.
+// (see the package function Redact).
 func (r *Redactor) Redact(s string) string {
 	return Redact(r.known(s))
 }
@@ -228,15 +354,11 @@ func (r *Redactor) Scrub(s string) string {
 }
 
 func (r *Redactor) known(s string) string {
-	if r == nil {
+	if r == nil || r.m == nil || len(r.m.pats) == 0 {
 		return s
 	}
-	for _, v := range r.values {
-		if strings.Contains(s, v) {
-			s = strings.ReplaceAll(s, v, Mark)
-		}
-	}
-	return s
+	s = r.m.replace(s, r.m.find(s))
+	return r.m.redactDumps(s)
 }
 
 // Args redacts a command line (an MCP server's args, a command shown in

@@ -43,6 +43,7 @@ var (
 	extra    []string              // values remembered (Remember)
 	problem  error                 // why the environment block could not be rewritten
 	redactor *secret.Redactor      // nil until asked for, reset by Hide
+	version  uint64                // counts the changes to what Known returns
 )
 
 func init() { protect() }
@@ -145,6 +146,7 @@ func Hide(names ...string) {
 		os.Unsetenv(k)
 	}
 	redactor = nil
+	version++
 }
 
 // Remember adds values to those Redactor redacts (a key read from
@@ -154,25 +156,43 @@ func Remember(values ...string) {
 	defer mu.Unlock()
 	extra = append(extra, values...)
 	redactor = nil
+	version++
 }
 
 // Redactor redacts the values of every captured and hidden variable, and
-// credential shapes (see internal/secret).
+// credential shapes (see internal/secret): each value is replaced with
+// "[redacted: NAME from environment]".
 func Redactor() *secret.Redactor {
 	mu.Lock()
 	defer mu.Unlock()
 	if redactor == nil {
-		var vals []string
-		for _, v := range captured {
-			vals = append(vals, v)
-		}
-		for _, v := range hidden {
-			vals = append(vals, v)
-		}
-		vals = append(vals, extra...)
-		redactor = secret.NewRedactor(vals...)
+		redactor = secret.NewKnownRedactor(knownLocked()...)
 	}
 	return redactor
+}
+
+// Known returns the values Redactor redacts, named: every captured and
+// hidden variable by its name from "environment", then each remembered
+// value as "provider key" from "config". version changes whenever the
+// list does (Hide, Remember), so a caller can cache what it builds from
+// it.
+func Known() (known []secret.Known, version uint64) {
+	mu.Lock()
+	defer mu.Unlock()
+	return knownLocked(), version
+}
+
+func knownLocked() []secret.Known {
+	var out []secret.Known
+	for _, vars := range []map[string]string{captured, hidden} {
+		for _, k := range slices.Sorted(maps.Keys(vars)) {
+			out = append(out, secret.Known{Name: k, Source: "environment", Value: vars[k]})
+		}
+	}
+	for _, v := range extra {
+		out = append(out, secret.Known{Name: "provider key", Source: "config", Value: v})
+	}
+	return out
 }
 
 // Redact is Redactor().Redact(s).

@@ -123,11 +123,11 @@ func TestHideAndEnviron(t *testing.T) {
 			t.Fatalf("Environ still holds %s", kv)
 		}
 	}
-	if got := Redact("x " + v + " y"); got != "x [REDACTED] y" {
+	if got := Redact("x " + v + " y"); got != "x [redacted: OC_ENVTEST_CRED from environment] y" {
 		t.Fatalf("Redact = %q", got)
 	}
 	Remember("remembered-value-" + v[:8])
-	if got := Redact("remembered-value-" + v[:8]); got != "[REDACTED]" {
+	if got := Redact("remembered-value-" + v[:8]); got != "[redacted: provider key from config]" {
 		t.Fatalf("Redact of a remembered value = %q", got)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/oceancode/oceancode/agent"
+	"github.com/oceancode/oceancode/agent/fsguard"
 	"github.com/oceancode/oceancode/internal/cliapp"
 	"github.com/oceancode/oceancode/internal/exitcode"
 	"github.com/oceancode/oceancode/internal/secretenv"
@@ -77,6 +78,9 @@ directory). Without a terminal, use "oceancode run PROMPT".`,
 		Version: version.String(),
 	}
 	cliapp.Setup(root, app)
+	// The state and config directories are secrets paths (read, grep, the
+	// shell guard) for every command that decides a tool call.
+	fsguard.SetSecretDirs(layers.StateDir(app.Getenv), layers.UserConfigDir(app.Getenv))
 	pagerRoot(root, app)
 	root.SetVersionTemplate("oceancode {{.Version}}\n")
 	root.AddCommand(newVersionCmd(app), newInspectCmd(app))

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/oceancode/oceancode/agent/provider/official"
 	"github.com/oceancode/oceancode/agent/provider/remote"
+	"github.com/oceancode/oceancode/agent/sandbox"
 	"github.com/oceancode/oceancode/layers"
 )
 
@@ -29,5 +31,18 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	remote.HelperPath = self
+	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperArg && os.Getenv(envRunAsCLI) == "" {
+		// The sandbox's helper, re-executed by a CLI run of this binary.
+		os.Exit(Main(context.Background(), os.Args[1:], StdIO()))
+	}
+	if os.Getenv(envRunAsCLI) == "1" {
+		sandbox.HelperPath = self
+		// A test started this binary as oceancode itself (redact_e2e_test.go):
+		// a separate process on its own terminal, without building one.
+		os.Exit(Main(context.Background(), os.Args[1:], StdIO()))
+	}
 	os.Exit(m.Run())
 }
+
+// envRunAsCLI makes the test binary run as oceancode (see TestMain).
+const envRunAsCLI = "OC_TEST_RUN_AS_CLI"

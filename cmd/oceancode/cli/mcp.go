@@ -20,6 +20,7 @@ import (
 	"github.com/oceancode/oceancode/agent/permission"
 	"github.com/oceancode/oceancode/internal/atomicfile"
 	"github.com/oceancode/oceancode/internal/exitcode"
+	"github.com/oceancode/oceancode/internal/termtext"
 	"github.com/oceancode/oceancode/layers"
 	"github.com/oceancode/oceancode/layers/report"
 	"github.com/oceancode/oceancode/sessionconfig"
@@ -180,12 +181,12 @@ func newMCPListCmd(app *App) *cobra.Command {
 			tw := tabwriter.NewWriter(app.Stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "NAME\tORIGIN\tSTATE\tCOMMAND/URL")
 			for _, r := range rows {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Name, r.Origin, r.State, r.Identity)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", termtext.Line(r.Name), r.Origin, r.State, termtext.Line(r.Identity))
 			}
 			tw.Flush()
 			for _, r := range rows {
 				if r.Reason != "" {
-					fmt.Fprintf(app.Stdout, "%s: %s\n", r.Name, r.Reason)
+					fmt.Fprintf(app.Stdout, "%s: %s\n", termtext.Line(r.Name), termtext.Line(r.Reason))
 				}
 			}
 			return nil
@@ -461,7 +462,7 @@ the server may not start.`,
 			st := m.Statuses()[0]
 			fmt.Fprintf(app.Stdout, "%s (%s, %s): %s\n", s.Name, s.Origin, s.Source, st.State)
 			if st.State != mcp.StateConnected {
-				fmt.Fprintf(app.Stdout, "  %s\n", st.Reason)
+				fmt.Fprintf(app.Stdout, "  %s\n", termtext.Line(st.Reason))
 				return &exitcode.Err{Code: exitcode.Denied, Err: fmt.Errorf("mcp check %s: %s", s.Name, st.State), Silent: true}
 			}
 			names := append([]string(nil), st.Tools...)
@@ -475,7 +476,7 @@ the server may not start.`,
 				if !g.Engine().OfferedMCP(s.Name, t) {
 					decision = "hidden"
 				}
-				fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", pat, mcp.ToolName(s.Name, t), decision, r.Decider())
+				fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", termtext.Line(pat), termtext.Line(mcp.ToolName(s.Name, t)), decision, termtext.Line(r.Decider()))
 			}
 			tw.Flush()
 			return nil

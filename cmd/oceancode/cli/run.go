@@ -21,6 +21,7 @@ import (
 	"github.com/oceancode/oceancode/agent/runner"
 	"github.com/oceancode/oceancode/agent/session"
 	"github.com/oceancode/oceancode/internal/exitcode"
+	"github.com/oceancode/oceancode/internal/termtext"
 	"github.com/oceancode/oceancode/internal/version"
 	"github.com/oceancode/oceancode/layers"
 	"github.com/oceancode/oceancode/sessionconfig"
@@ -292,46 +293,51 @@ func (r *renderer) event(e agent.Event) {
 	}
 }
 
+// textEvent writes an event in the text format. Everything it writes —
+// the model's answer, tool calls and results, reasons, MCP and error texts
+// — passes internal/termtext, as the pager's text does: no escape sequence
+// or control character of the model, a tool or an MCP server reaches the
+// terminal (the json formats encode them instead).
 func (r *renderer) textEvent(e agent.Event) {
 	w, errw := r.app.Stdout, r.app.Stderr
+	line := func(format string, a ...any) { io.WriteString(errw, termtext.Text(fmt.Sprintf(format, a...))) }
 	switch e.Type {
 	case agent.EventText:
+		e.Text = termtext.Text(e.Text)
 		io.WriteString(w, r.answer(e))
 	case agent.EventToolCall:
-		fmt.Fprintf(errw, "\n→ %s %s\n", e.ToolCall.Name, compact(e.ToolCall.Input))
+		line("\n→ %s %s\n", termtext.Line(e.ToolCall.Name), termtext.Line(compact(e.ToolCall.Input)))
 	case agent.EventPermission:
 		d := e.Decision
-		line := fmt.Sprintf("  %s by %s", d.Action, d.Rule)
+		s := fmt.Sprintf("  %s by %s", d.Action, d.Rule)
 		if d.Source != "" && !d.Floor {
-			line += " (" + d.Layer + " " + d.Source
+			s += " (" + d.Layer + " " + d.Source
 			if d.Line > 0 {
-				line += fmt.Sprintf(":%d", d.Line)
+				s += fmt.Sprintf(":%d", d.Line)
 			}
-			line += ")"
+			s += ")"
 		}
 		if d.Answer != "" {
-			line += " → " + d.Answer
+			s += " → " + d.Answer
 		}
 		if d.Action != "allow" && d.Reason != "" {
-			line += ": " + d.Reason
+			s += ": " + d.Reason
 		}
-		fmt.Fprintln(errw, line)
+		line("%s\n", termtext.Line(s))
 	case agent.EventToolResult:
+		mark := "✓"
 		if e.Result.IsError {
-			fmt.Fprintf(errw, "  ✗ %s\n", firstLine(e.Result.Content))
-		} else {
-			fmt.Fprintf(errw, "  ✓ %s\n", firstLine(e.Result.Content))
+			mark = "✗"
 		}
+		line("  %s %s\n", mark, termtext.Line(firstLine(e.Result.Content)))
 	case agent.EventModeChange:
 		// already on stderr when it came from the configuration
 	case agent.EventAdvice:
-		fmt.Fprintln(errw, adviceLine(e))
+		line("%s\n", termtext.Line(adviceLine(e)))
 	case agent.EventRetry:
-		fmt.Fprintf(errw, "  (retrying: %s)\n", e.Text)
-	case agent.EventMCP:
-		fmt.Fprintf(errw, "oceancode: %s\n", e.Text)
-	case agent.EventError:
-		fmt.Fprintf(errw, "oceancode: %s\n", e.Text)
+		line("  (retrying: %s)\n", termtext.Line(e.Text))
+	case agent.EventMCP, agent.EventError:
+		line("oceancode: %s\n", termtext.Line(e.Text))
 	}
 }
 

@@ -108,7 +108,7 @@ func TestSecretsStayOutOfTheModel(t *testing.T) {
 					t.Errorf("the model was sent %q", s)
 				}
 			}
-			for _, want := range []string{`key=[REDACTED]`, `token [REDACTED]`, `secrets files are never read into the model`} {
+			for _, want := range []string{`key=[redacted: MODEL_CRED from environment]`, `token [REDACTED]`, `secrets files are never read into the model`} {
 				if !strings.Contains(conv.String(), want) {
 					t.Errorf("the model was not sent %q:\n%s", want, conv.String())
 				}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/oceancode/oceancode/agent/session"
 	"github.com/oceancode/oceancode/internal/exitcode"
+	"github.com/oceancode/oceancode/internal/termtext"
 )
 
 func init() { extraCommands = append(extraCommands, newSessionCmd) }
@@ -58,16 +59,16 @@ func newSessionCmd(app *App) *cobra.Command {
 					return err
 				}
 				fmt.Fprintf(app.Stdout, "session %s  %s  agent %s  model %s  mode %s\n  directory %s\n  tokens in %d, out %d\n\n",
-					s.ID, s.Status, s.Agent, s.Model, s.Mode, s.Cwd, s.Usage.InputTokens, s.Usage.OutputTokens)
+					s.ID, s.Status, termtext.Line(s.Agent), termtext.Line(s.Model), s.Mode, termtext.Line(s.Cwd), s.Usage.InputTokens, s.Usage.OutputTokens)
 				for _, m := range msgs {
 					for _, p := range m.Parts {
 						switch {
 						case p.Text != "":
-							fmt.Fprintf(app.Stdout, "%s: %s\n", m.Role, p.Text)
+							fmt.Fprintf(app.Stdout, "%s: %s\n", m.Role, termtext.Text(p.Text))
 						case p.ToolCall != nil:
-							fmt.Fprintf(app.Stdout, "%s → %s %s\n", m.Role, p.ToolCall.Name, compact(p.ToolCall.Input))
+							fmt.Fprintf(app.Stdout, "%s → %s %s\n", m.Role, termtext.Line(p.ToolCall.Name), termtext.Line(compact(p.ToolCall.Input)))
 						case p.ToolResult != nil:
-							fmt.Fprintf(app.Stdout, "  ← %s\n", firstLine(p.ToolResult.Content))
+							fmt.Fprintf(app.Stdout, "  ← %s\n", termtext.Line(firstLine(p.ToolResult.Content)))
 						}
 					}
 				}

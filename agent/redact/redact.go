@@ -1,0 +1,409 @@
+// Package redact is the one pass every tool result takes before the model,
+// the event stream and the session store see it (agent.Config.Redact): it
+// replaces the values of the secrets a session knows with
+// "[redacted: NAME from SOURCE]", whatever command printed them, then
+// every credential-shaped string with "[REDACTED]" (internal/secret).
+//
+// The secrets it knows:
+//
+//   - the values of the workspace's secrets files (.env, *.env, *.env.*
+//     other than the .example, .sample and .template templates:
+//     internal/secret.FileName), each as "NAME from FILE" with FILE
+//     relative to the workspace (".env", "config/prod.env");
+//   - the secret-named variables oceancode took out of the child
+//     environment and the provider keys (internal/secretenv), as
+//     "NAME from environment";
+//   - the server token, as "server token from server.token", and any other
+//     file Config.Files names.
+//
+// The files are read when the Redactor is made and read again when one
+// changes: each pass of a text of MinValue bytes or more compares the
+// stat (size, modification time, inode) of the files, of the workspace
+// directory and of each directory holding a secrets file with what it last
+// read, so a write tool changing .env, or a command creating one beside
+// another or at the top, is caught by the next result. A text naming a
+// secrets file the Redactor has not read (a new config/dev.env that a
+// write tool reports or grep -r prints) makes it walk the workspace again
+// first, once per name. Values too short or too common to be secrets are
+// not redacted (internal/secret.Candidate).
+package redact
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/oceancode/oceancode/internal/secret"
+	"github.com/oceancode/oceancode/internal/secretenv"
+)
+
+// MaxDirs bounds the directories of the workspace the Redactor walks for
+// secrets files (.git and node_modules are not walked).
+const MaxDirs = 5000
+
+// MaxFileSize bounds a secrets file the Redactor reads: a larger one is
+// not a list of variables.
+const MaxFileSize = 1 << 20
+
+// File is a file whose whole content (trimmed) is one secret.
+type File struct {
+	Path string // absolute
+	Name string // what the mark calls it ("server token")
+}
+
+// Config says where a session's secrets are.
+type Config struct {
+	// Root is the workspace: its secrets files are read ("": none).
+	Root string
+	// Files are single-secret files (the server token).
+	Files []File
+	// Env returns the environment's secrets and a version that changes
+	// when they do (nil: internal/secretenv.Known).
+	Env func() ([]secret.Known, uint64)
+}
+
+// Redactor redacts a session's secrets. It is safe for concurrent use.
+type Redactor struct {
+	cfg Config
+
+	mu      sync.Mutex
+	stats   map[string]stamp // every watched file and directory
+	envVer  uint64
+	current *secret.Redactor
+	names   map[string]bool // secrets file names read, or looked for by a walk
+}
+
+// stamp is what a stat says about a file, to tell a change.
+type stamp struct {
+	size  int64
+	mtime time.Time
+	ino   uint64
+	ok    bool
+}
+
+func stampOf(p string) stamp {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return stamp{}
+	}
+	s := stamp{size: fi.Size(), mtime: fi.ModTime(), ok: true}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		s.ino = uint64(st.Ino)
+	}
+	return s
+}
+
+// New returns a Redactor for cfg. It reads the files in the background
+// (the walk of a large workspace takes milliseconds a session's start
+// need not wait for); the first Redact waits for them.
+func New(cfg Config) *Redactor {
+	if cfg.Env == nil {
+		cfg.Env = secretenv.Known
+	}
+	r := &Redactor{cfg: cfg, names: map[string]bool{}}
+	r.mu.Lock()
+	go func() {
+		defer r.mu.Unlock()
+		r.load()
+	}()
+	return r
+}
+
+// Redact is the pass: the session's secret values, then credential
+// shapes.
+func (r *Redactor) Redact(s string) string {
+	if len(s) < secret.MinValue {
+		return s // too short to hold a value or a credential shape
+	}
+	return r.Current(s).Redact(s)
+}
+
+// Current returns the redactor for the secrets as they are now, reading
+// the files again if one changed or text names one not read yet.
+func (r *Redactor) Current(text string) *secret.Redactor {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.stale() || r.namesNew(text) {
+		r.load()
+	}
+	return r.current
+}
+
+// namesNew reports whether text names a secrets file that no walk has
+// seen: a word holding ".env" that secret.FileName accepts, as a path
+// relative to the workspace or absolute. Each such name is remembered, so
+// it makes one walk at most.
+func (r *Redactor) namesNew(text string) bool {
+	if r.cfg.Root == "" || !strings.Contains(text, ".env") {
+		return false
+	}
+	found := false
+	for i := 0; ; {
+		j := strings.Index(text[i:], ".env")
+		if j < 0 {
+			break
+		}
+		j += i
+		start, end := j, j+4
+		for start > 0 && nameByte(text[start-1]) {
+			start--
+		}
+		for end < len(text) && nameByte(text[end]) {
+			end++
+		}
+		name := strings.TrimPrefix(text[start:end], "./")
+		if !r.names[name] && secret.FileName(name) {
+			r.names[name] = true
+			found = true
+		}
+		i = end
+	}
+	return found
+}
+
+// nameByte: a byte of a file name as commands print it.
+func nameByte(c byte) bool {
+	return c == '.' || c == '_' || c == '-' || c == '/' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// stale reports whether a watched file or directory or the environment's
+// secrets changed since load.
+func (r *Redactor) stale() bool {
+	if _, v := r.cfg.Env(); v != r.envVer {
+		return true
+	}
+	for p, st := range r.stats {
+		if stampOf(p) != st {
+			return true
+		}
+	}
+	return false
+}
+
+// load reads every source and builds the redactor.
+func (r *Redactor) load() {
+	known, ver := r.cfg.Env()
+	r.envVer = ver
+	r.stats = map[string]stamp{}
+	for _, f := range r.cfg.Files {
+		r.stats[f.Path] = stampOf(f.Path)
+		if b, err := readSmall(f.Path); err == nil {
+			known = append(known, secret.Known{Name: f.Name, Source: filepath.Base(f.Path), Value: strings.TrimSpace(string(b))})
+		}
+	}
+	if r.cfg.Root != "" {
+		for _, p := range r.walk() {
+			b, err := readSmall(p)
+			if err != nil {
+				continue
+			}
+			rel, err := filepath.Rel(r.cfg.Root, p)
+			if err != nil {
+				rel = p
+			}
+			for _, v := range Parse(b) {
+				known = append(known, secret.Known{Name: v.Name, Source: filepath.ToSlash(rel), Value: v.Value})
+			}
+		}
+	}
+	if r.cfg.Root != "" {
+		known = append(known, gitHistory(r.cfg.Root)...)
+	}
+	r.current = secret.NewKnownRedactor(known...)
+}
+
+// GitTimeout bounds the read of the secrets files' git history.
+const GitTimeout = 3 * time.Second
+
+// gitHistory returns the assignments every committed version of the
+// workspace's secrets files held (git log -p of them on every ref): a
+// value since changed or removed from the file still shows in git diff,
+// git log -p and git show. The command runs without external diff
+// drivers, textconv filters, a pager or fsmonitor (a repository's own
+// config must not run code here), and is stopped after GitTimeout.
+func gitHistory(root string) []secret.Known {
+	if _, err := os.Stat(filepath.Join(root, ".git")); err != nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), GitTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "git", "-C", root, "-c", "core.fsmonitor=false", "-c", "diff.external=",
+		"--no-pager", "log", "-p", "--all", "--no-ext-diff", "--no-textconv", "--no-color", "--format=", "--",
+		":(glob,icase)**/.env", ":(glob,icase)**/*.env", ":(glob,icase)**/*.env.*")
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_TERMINAL_PROMPT=0")
+	out, _ := cmd.Output() // what was read before a timeout still counts
+	var known []secret.Known
+	file := ""
+	var body bytes.Buffer
+	flush := func() {
+		if file != "" && secret.FileName(file) {
+			for _, v := range Parse(body.Bytes()) {
+				known = append(known, secret.Known{Name: v.Name, Source: file, Value: v.Value})
+			}
+		}
+		body.Reset()
+	}
+	for _, l := range strings.Split(string(out), "\n") {
+		switch {
+		case strings.HasPrefix(l, "diff --git "):
+			flush()
+			file = ""
+		case strings.HasPrefix(l, "+++ b/"):
+			file = strings.TrimPrefix(l, "+++ b/")
+		case strings.HasPrefix(l, "--- a/") && file == "":
+			file = strings.TrimPrefix(l, "--- a/")
+		case strings.HasPrefix(l, "+++ ") || strings.HasPrefix(l, "--- "):
+		case strings.HasPrefix(l, "+") || strings.HasPrefix(l, "-"):
+			body.WriteString(l[1:])
+			body.WriteByte('\n')
+		}
+	}
+	flush()
+	return known
+}
+
+// walk finds the workspace's secrets files (templates excepted), and
+// stamps them and every directory walked.
+func (r *Redactor) walk() []string {
+	var files []string
+	dirs := 0
+	filepath.WalkDir(r.cfg.Root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() {
+			if p != r.cfg.Root && (d.Name() == ".git" || d.Name() == "node_modules") {
+				return filepath.SkipDir
+			}
+			if dirs++; dirs > MaxDirs {
+				return filepath.SkipDir
+			}
+			if p == r.cfg.Root {
+				r.stats[p] = stampOf(p)
+			}
+			return nil
+		}
+		if secret.FileName(d.Name()) {
+			rel, _ := filepath.Rel(r.cfg.Root, p)
+			r.names[p], r.names[filepath.ToSlash(rel)] = true, true
+			files = append(files, p)
+			r.stats[p] = stampOf(p)
+			r.stats[filepath.Dir(p)] = stampOf(filepath.Dir(p))
+		}
+		return nil
+	})
+	return files
+}
+
+// readSmall reads a regular file of at most MaxFileSize bytes.
+func readSmall(p string) ([]byte, error) {
+	if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
+		return nil, fs.ErrInvalid // a FIFO would block the open
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() || fi.Size() > MaxFileSize {
+		return nil, fs.ErrInvalid
+	}
+	var b bytes.Buffer
+	_, err = b.ReadFrom(f)
+	return b.Bytes(), err
+}
+
+// Var is one assignment of a secrets file.
+type Var struct {
+	Name, Value string
+}
+
+// Parse reads the assignments of a .env file: NAME=VALUE or NAME: VALUE
+// lines, optionally after "export ", with # comments; a value may be
+// single-quoted (literal), double-quoted (with \n, \t, \" and \\ escapes,
+// and across lines) or bare (up to a " #" comment). A double-quoted value
+// with escapes yields both its text as written and its decoded value, as
+// either may be printed. Lines that are not assignments are skipped.
+func Parse(b []byte) []Var {
+	var out []Var
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 64<<10), MaxFileSize)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		line = strings.TrimPrefix(line, "export ")
+		i := strings.IndexAny(line, "=:")
+		if i <= 0 {
+			continue
+		}
+		name, val := strings.TrimSpace(line[:i]), strings.TrimSpace(line[i+1:])
+		if !secret.VarName(name) {
+			continue
+		}
+		switch {
+		case strings.HasPrefix(val, "'"):
+			val = quoted(sc, val[1:], '\'')
+		case strings.HasPrefix(val, `"`):
+			raw := quoted(sc, val[1:], '"')
+			if dec := unescape(raw); dec != raw {
+				out = append(out, Var{name, dec})
+			}
+			val = raw
+		default:
+			if j := strings.Index(val, " #"); j >= 0 {
+				val = strings.TrimSpace(val[:j])
+			}
+		}
+		out = append(out, Var{name, val})
+	}
+	return out
+}
+
+// quoted returns a quoted value's text up to its closing quote, reading
+// more lines while it is open.
+func quoted(sc *bufio.Scanner, v string, q byte) string {
+	var b strings.Builder
+	for {
+		if j := closing(v, q); j >= 0 {
+			b.WriteString(v[:j])
+			return b.String()
+		}
+		b.WriteString(v)
+		if !sc.Scan() {
+			return b.String()
+		}
+		b.WriteByte('\n')
+		v = sc.Text()
+	}
+}
+
+// closing is the index of v's unescaped closing quote q, or -1.
+func closing(v string, q byte) int {
+	for i := 0; i < len(v); i++ {
+		switch {
+		case v[i] == '\\' && q == '"':
+			i++
+		case v[i] == q:
+			return i
+		}
+	}
+	return -1
+}
+
+var unescaper = strings.NewReplacer(`\n`, "\n", `\t`, "\t", `\"`, `"`, `\\`, `\`, `\r`, "\r")
+
+func unescape(s string) string { return unescaper.Replace(s) }
