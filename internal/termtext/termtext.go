@@ -6,12 +6,15 @@
 // APC, …: charmbracelet/x/ansi's Strip), then every remaining C0 and C1
 // control character but newline (and tab, when kept) and the bidirectional
 // embedding, override and isolate controls (U+202A–U+202E, U+2066–U+2069,
-// U+200E, U+200F, U+061C), which reorder what a terminal shows. What is
+// U+200E, U+200F, U+061C), which reorder what a terminal shows, and the Unicode
+// tag characters and interlinear annotations, invisible text a model still
+// reads; invalid UTF-8 becomes U+FFFD. What is
 // left is text: no byte of it makes a terminal do anything but print.
 package termtext
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 )
@@ -25,12 +28,13 @@ func Text(s string) string { return Sanitize(s, true) }
 func Line(s string) string { return Sanitize(s, false) }
 
 // Sanitize removes escape sequences and control characters from s, keeping
-// newlines, and tabs when keepTabs (otherwise each becomes a space).
+// newlines, and tabs when keepTabs (otherwise each becomes a space). Invalid
+// UTF-8 becomes U+FFFD, so a raw 8-bit C1 byte never reaches a terminal.
 func Sanitize(s string, keepTabs bool) string {
-	if !strings.ContainsFunc(s, unsafe) {
+	if utf8.ValidString(s) && !strings.ContainsFunc(s, unsafe) {
 		return s
 	}
-	s = ansi.Strip(s)
+	s = strings.ToValidUTF8(ansi.Strip(s), "\uFFFD")
 	return strings.Map(func(r rune) rune {
 		switch {
 		case r == '\n':
@@ -54,6 +58,8 @@ func unsafe(r rune) bool {
 		return true
 	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f, r == 0x061c:
 		return true
+	case r >= 0xe0000 && r <= 0xe007f, r >= 0xfff9 && r <= 0xfffb:
+		return true // tag characters and interlinear annotations: invisible text a model still reads
 	}
 	return false
 }
