@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"github.com/oceancode/oceancode/internal/exechelper"
 	"os"
 	"path/filepath"
 	"testing"
@@ -41,7 +42,11 @@ func TestMain(m *testing.M) {
 		// a separate process on its own terminal, without building one.
 		os.Exit(Main(context.Background(), os.Args[1:], StdIO()))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	// Built once for the process and shared by every sandbox test here:
+	// removed only after the last one ran.
+	exechelper.Cleanup()
+	os.Exit(code)
 }
 
 // envRunAsCLI makes the test binary run as oceancode (see TestMain).

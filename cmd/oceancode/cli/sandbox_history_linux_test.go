@@ -28,7 +28,6 @@ func TestSandboxKeepsGitHistory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(exechelper.Cleanup)
 	data, err := os.ReadFile(built)
 	if err != nil {
 		t.Fatal(err)

@@ -30,7 +30,6 @@ func TestSandboxLeanHelper(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(exechelper.Cleanup)
 	execHelper := filepath.Join(dir, sandbox.ExecHelperBinary)
 	data, err := os.ReadFile(built)
 	if err != nil {
