@@ -38,7 +38,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/oceancode/oceancode/internal/secret"
@@ -94,11 +93,7 @@ func stampOf(p string) stamp {
 	if err != nil {
 		return stamp{}
 	}
-	s := stamp{size: fi.Size(), mtime: fi.ModTime(), ok: true}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		s.ino = uint64(st.Ino)
-	}
-	return s
+	return stamp{size: fi.Size(), mtime: fi.ModTime(), ino: inode(fi), ok: true}
 }
 
 // New returns a Redactor for cfg. It reads the files in the background
