@@ -43,9 +43,7 @@ func startPager(t testing.TB, m *layerstest.Machine, width, height int, args ...
 // startPagerBin is startPager with the binary bin.
 func startPagerBin(t testing.TB, bin string, m *layerstest.Machine, width, height int, args ...string) *term {
 	t.Helper()
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Fatal("tmux is not installed: apt-get install -y tmux (the pager's end-to-end tests need a real terminal)")
-	}
+	tmuxBin(t)
 	tm := &term{t: t, socket: filepath.Join(t.TempDir(), "tmux.sock"), name: "pager"}
 	env := serveEnv(m)
 	env = append(env, "TERM=xterm-256color", "HOME="+m.Env["HOME"])
@@ -64,12 +62,27 @@ func startPagerBin(t testing.TB, bin string, m *layerstest.Machine, width, heigh
 	// records of a dead pane (#{pane_dead_status}) was seen missing under
 	// load.
 	cmd.WriteString(`; echo "[pager exited $?]"`)
+	// …and signals a tmux channel, which waitExit waits on: an event, not a
+	// poll with a deadline (tmux keeps a signal sent before anyone waits).
+	cmd.WriteString("; " + shellQuote(tmuxBin(t)) + " -S " + shellQuote(tm.socket) + " wait-for -S " + exitChannel)
 	// remain-on-exit keeps the pane (and its last screen) after the
 	// pager exits, so a test can read what it printed last.
 	tm.tmux("-f", "/dev/null", "new-session", "-d", "-s", tm.name, "-x", fmt.Sprint(width), "-y", fmt.Sprint(height), "-c", m.Project, cmd.String())
 	tm.tmux("set-option", "-t", tm.name, "remain-on-exit", "on")
 	t.Cleanup(func() { exec.Command("tmux", "-S", tm.socket, "kill-server").Run() })
 	return tm
+}
+
+// exitChannel is the tmux channel the pane signals when the pager ended.
+const exitChannel = "pager-exited"
+
+func tmuxBin(t testing.TB) string {
+	t.Helper()
+	bin, err := exec.LookPath("tmux")
+	if err != nil {
+		t.Fatal("tmux is not installed: apt-get install -y tmux (the pager's end-to-end tests need a real terminal)")
+	}
+	return bin
 }
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
@@ -112,6 +125,18 @@ func (tm *term) waitFor(s string) string {
 	}
 	tm.t.Fatalf("the screen never showed %q; it shows:\n%s", s, last)
 	return ""
+}
+
+// waitExit waits until the pager has ended (the pane's shell signals
+// exitChannel after it) and returns its exit status.
+func (tm *term) waitExit() string {
+	tm.t.Helper()
+	tm.tmux("wait-for", exitChannel)
+	dead, status := tm.exited()
+	if !dead {
+		tm.t.Fatalf("the pane signalled the pager's end but does not show it:\n%s", tm.screen())
+	}
+	return status
 }
 
 // exited reports whether the pager ended, and its exit status, from the
@@ -220,16 +245,8 @@ func TestPagerTmux(t *testing.T) {
 
 	tm.typeText("/exit")
 	tm.keys("Enter")
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if dead, status := tm.exited(); dead {
-			if status != "0" {
-				t.Errorf("/exit ended the pager with status %s", status)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("/exit did not end the pager:\n%s", tm.screen())
-		}
+	if status := tm.waitExit(); status != "0" {
+		t.Errorf("/exit ended the pager with status %s", status)
 	}
 }
 
@@ -248,14 +265,7 @@ func TestPagerTmuxResume(t *testing.T) {
 	tm.waitFor("first answer, remembered")
 	tm.waitFor("end_turn")
 	tm.keys("C-d")
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if dead, _ := tm.exited(); dead {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("Ctrl+D did not end the pager:\n%s", tm.screen())
-		}
-	}
+	tm.waitExit()
 
 	tm2 := startPager(t, m, 100, 30, "--continue")
 	s := tm2.waitFor("first answer, remembered")

@@ -5,7 +5,6 @@ package clitest
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/oceancode/oceancode/agent/provider/providertest"
 	"github.com/oceancode/oceancode/layers"
@@ -42,7 +41,7 @@ func TestPagerTmuxTrust(t *testing.T) {
 		t.Fatalf("answering no recorded a trust: %v %v", ok, err)
 	}
 	tm.keys("C-d")
-	waitExit(t, tm)
+	tm.waitExit()
 
 	tm2 := startPager(t, m, 120, 30)
 	tm2.waitFor("Trust this workspace")
@@ -54,22 +53,10 @@ func TestPagerTmuxTrust(t *testing.T) {
 		t.Fatalf("yes recorded no trust: %+v %v %v", rec, ok, err)
 	}
 	tm2.keys("C-d")
-	waitExit(t, tm2)
+	tm2.waitExit()
 
 	tm3 := startPager(t, m, 120, 30)
 	if s := tm3.waitFor("ask anything"); strings.Contains(s, "Trust this workspace") {
 		t.Errorf("a trusted workspace was asked about again:\n%s", s)
-	}
-}
-
-func waitExit(t *testing.T, tm *term) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if dead, _ := tm.exited(); dead {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("Ctrl+D did not end the pager:\n%s", tm.screen())
-		}
 	}
 }
