@@ -300,7 +300,9 @@ func (r *renderer) event(e agent.Event) {
 // terminal (the json formats encode them instead).
 func (r *renderer) textEvent(e agent.Event) {
 	w, errw := r.app.Stdout, r.app.Stderr
-	line := func(format string, a ...any) { io.WriteString(errw, termtext.Text(fmt.Sprintf(format, a...))) }
+	// Every argument is made safe where it is passed (termtext.Line); the
+	// formats are this file's own.
+	line := func(format string, a ...any) { fmt.Fprintf(errw, format, a...) }
 	switch e.Type {
 	case agent.EventText:
 		e.Text = termtext.Text(e.Text)
