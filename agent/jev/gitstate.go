@@ -10,11 +10,12 @@ import (
 	"fmt"
 	"hash"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/oceancode/oceancode/internal/gitquery"
 )
 
 // gitTimeout bounds each git query of a decision.
@@ -72,11 +73,9 @@ type gitEntry struct{ mode, sha string }
 func gitEntries(cwd string, paths []string, args ...string) (map[string]gitEntry, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), gitTimeout)
 	defer cancel()
-	argv := append([]string{"--literal-pathspecs", "--no-pager", "-c", "core.fsmonitor=false", "-c", "core.quotePath=false"}, args...)
+	argv := append([]string{"--literal-pathspecs"}, args...)
 	argv = append(append(argv, "--"), paths...)
-	cmd := exec.CommandContext(ctx, "git", argv...)
-	cmd.Dir = cwd
-	cmd.Env = gitEnv()
+	cmd := gitquery.Command(ctx, cwd, argv...)
 	var out, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &stderr
 	if err := cmd.Run(); err != nil {
@@ -102,19 +101,6 @@ func gitEntries(cwd string, paths []string, args ...string) (map[string]gitEntry
 		m[string(p)] = gitEntry{mode: f[0], sha: f[2]}
 	}
 	return m, nil
-}
-
-// gitEnv is the environment of the git queries: the process's, without
-// the GIT_* variables that would point git at another repository, index
-// or configuration, with optional locks off and no prompts.
-func gitEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "GIT_") {
-			env = append(env, kv)
-		}
-	}
-	return append(env, "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_NOSYSTEM=1")
 }
 
 // errChanged is the cause when the work tree's file differs from git's.

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -20,6 +19,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/oceancode/oceancode/internal/gitquery"
 )
 
 // Submit is what the composer hands the model when the user presses Enter.
@@ -468,10 +469,8 @@ func gitFiles(dir string) ([]string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), listTimeout)
 	defer cancel()
 	// The repository may be untrusted: its config must not run a program
-	// (core.fsmonitor is a command), and git must not prompt.
-	cmd := exec.CommandContext(ctx, "git", "-c", "core.fsmonitor=false", "-C", dir,
-		"ls-files", "-z", "--cached", "--others", "--exclude-standard")
-	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0")
+	// (internal/gitquery), and git must not prompt.
+	cmd := gitquery.Command(ctx, dir, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
 	out, err := cmd.Output()
 	if err != nil {
 		return nil, fmt.Errorf("git ls-files %s: %w", dir, err)

@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/oceancode/oceancode/internal/gitquery/gitquerytest"
 )
 
 // TestGitHistory: a value the file no longer holds, but a commit does, is
@@ -37,5 +39,21 @@ func TestGitHistory(t *testing.T) {
 		if got := r.Redact(in); got != want {
 			t.Errorf("Redact(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestGitHistoryRunsNothingTheRepositoryNames: reading the history of a
+// hostile repository (its config names a program for every key git starts
+// one from, log.showSignature is on over a signed commit, a filter process
+// is set for every file) runs none of them, and still finds the value.
+func TestGitHistoryRunsNothingTheRepositoryNames(t *testing.T) {
+	r := gitquerytest.Hostile(t, "committed-then-changed-1")
+	write(t, filepath.Join(r.Dir, ".env"), "API_KEY=the-value-now-2\n")
+	red := New(Config{Root: r.Dir, Env: noEnv})
+	if got, want := red.Redact("-API_KEY=committed-then-changed-1"), "-API_KEY=[redacted: API_KEY from .env]"; got != want {
+		t.Errorf("Redact = %q, want %q", got, want)
+	}
+	if ran := r.Ran(t); ran != "" {
+		t.Errorf("reading the history ran the repository's programs:\n%s", ran)
 	}
 }

@@ -34,12 +34,12 @@ import (
 	"context"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/oceancode/oceancode/internal/gitquery"
 	"github.com/oceancode/oceancode/internal/secret"
 	"github.com/oceancode/oceancode/internal/secretenv"
 )
@@ -221,19 +221,19 @@ const GitTimeout = 3 * time.Second
 // gitHistory returns the assignments every committed version of the
 // workspace's secrets files held (git log -p of them on every ref): a
 // value since changed or removed from the file still shows in git diff,
-// git log -p and git show. The command runs without external diff
-// drivers, textconv filters, a pager or fsmonitor (a repository's own
-// config must not run code here), and is stopped after GitTimeout.
+// git log -p and git show. The repository's own config must not run code
+// here: internal/gitquery neutralises every program it could name (the
+// pager, fsmonitor, the signature verifier log.showSignature would start),
+// external diff drivers and textconv filters are off, and the command is
+// stopped after GitTimeout.
 func gitHistory(root string) []secret.Known {
 	if _, err := os.Stat(filepath.Join(root, ".git")); err != nil {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), GitTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", "-C", root, "-c", "core.fsmonitor=false", "-c", "diff.external=",
-		"--no-pager", "log", "-p", "--all", "--no-ext-diff", "--no-textconv", "--no-color", "--format=", "--",
+	cmd := gitquery.Command(ctx, root, "log", "-p", "--all", "--no-ext-diff", "--no-textconv", "--no-color", "--format=", "--",
 		":(glob,icase)**/.env", ":(glob,icase)**/*.env", ":(glob,icase)**/*.env.*")
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_TERMINAL_PROMPT=0")
 	out, _ := cmd.Output() // what was read before a timeout still counts
 	var known []secret.Known
 	file := ""

@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/oceancode/oceancode/agent/shellguard"
+	"github.com/oceancode/oceancode/internal/gitquery"
 )
 
 // Programs named by configuration never run under a safe verdict.
@@ -24,7 +24,7 @@ import (
 // runs one of them was judged safe, the command runs with the overrides
 // below (docs/shellguard.md, "Programs named by configuration"):
 //
-//   - git: the environment overrides of gitEnvOverrides, and a git shim first
+//   - git: the environment overrides of internal/gitquery, and a git shim first
 //     on PATH (gitShim) that reads the repository's configuration the way
 //     the command will and neutralises every filter and textconv driver and
 //     every protocol it names, and adds --no-ext-diff --no-textconv to the
@@ -78,73 +78,15 @@ func safeProgramEnv(command string, env []string, confined bool) ([]string, erro
 		}
 	}
 	if seen[1] && !unsafe[1] {
-		out = setEnv(out, "RIPGREP_CONFIG_PATH", "", true)
+		out = gitquery.SetEnv(out, "RIPGREP_CONFIG_PATH", "", true)
 	}
 	if seen[2] && !unsafe[2] {
-		out = setEnv(out, "GOTOOLCHAIN", "local", false)
+		out = gitquery.SetEnv(out, "GOTOOLCHAIN", "local", false)
 	}
 	return out, nil
 }
 
 func slicesClone(s []string) []string { return append(make([]string, 0, len(s)+32), s...) }
-
-// gitEnvRemoved are variables that name a program git runs, or carry
-// configuration that would outrank the overrides.
-var gitEnvRemoved = []string{
-	"GIT_EXTERNAL_DIFF", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_ASKPASS", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR",
-	"GIT_PROXY_COMMAND", "GIT_EXEC_PATH", "GIT_CONFIG", "GIT_CONFIG_COUNT",
-}
-
-// gitEnvSet are set in the environment.
-var gitEnvSet = [][2]string{
-	{"GIT_PAGER", "cat"},            // beats core.pager and pager.<cmd>; "cat" means no pager
-	{"PAGER", "cat"},                //
-	{"GIT_OPTIONAL_LOCKS", "0"},     // git status does not write the index (no post-index-change hook)
-	{"GIT_TERMINAL_PROMPT", "0"},    // never prompt for credentials
-	{"GIT_PROTOCOL_FROM_USER", "0"}, // protocols with allow=user are refused
-}
-
-// gitConfigOverrides are command-line-level configuration (GIT_CONFIG_COUNT),
-// which outranks every configuration file.
-var gitConfigOverrides = [][2]string{
-	{"core.fsmonitor", "false"},
-	{"core.hooksPath", "/dev/null"},
-	{"core.pager", "cat"},
-	{"core.sshCommand", "ssh"},
-	{"core.askPass", ""},
-	{"credential.helper", ""}, // an empty value clears the list of helpers
-	{"gpg.program", "gpg"},
-	{"gpg.openpgp.program", "gpg"},
-	{"gpg.x509.program", "gpgsm"},
-	{"gpg.ssh.program", "ssh-keygen"},
-	{"protocol.allow", "never"},
-	{"protocol.file.allow", "never"},
-	{"protocol.git.allow", "never"},
-	{"protocol.ssh.allow", "never"},
-	{"protocol.http.allow", "never"},
-	{"protocol.https.allow", "never"},
-	{"protocol.ext.allow", "never"},
-	// Submodules: git status and diff look into a submodule with a child
-	// git (not the shim) under the submodule's own configuration. With
-	// these (and the shim's submodule.<name>.ignore=all) none is started.
-	{"diff.ignoreSubmodules", "all"},
-	{"diff.submodule", "short"},
-	{"status.submoduleSummary", "false"},
-	{"submodule.recurse", "false"},
-}
-
-// gitConfigParameters is gitConfigOverrides in GIT_CONFIG_PARAMETERS form
-// ('key'='value' ...; no value holds a quote).
-var gitConfigParameters = func() string {
-	var b strings.Builder
-	for i, kv := range gitConfigOverrides {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(shellQuote(kv[0]) + "=" + shellQuote(kv[1]))
-	}
-	return b.String()
-}()
 
 // gitSafeEnv applies the git overrides and puts the shim first on PATH.
 func gitSafeEnv(env []string, confined bool) ([]string, error) {
@@ -162,34 +104,13 @@ func gitSafeEnv(env []string, confined bool) ([]string, error) {
 		// with the repository's drivers: fail closed.
 		return nil, fmt.Errorf("neutralise git: the git shim %s is in a directory the sandbox replaces; set XDG_CACHE_HOME outside /tmp, /var/tmp, /run and TMPDIR", dir)
 	}
-	out := env[:0]
-	for _, kv := range env {
-		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "GIT_CONFIG_KEY_") || strings.HasPrefix(k, "GIT_CONFIG_VALUE_") {
-			continue
-		}
-		out = append(out, kv)
-	}
-	for _, k := range gitEnvRemoved {
-		out = setEnv(out, k, "", true)
-	}
-	for _, kv := range gitEnvSet {
-		out = setEnv(out, kv[0], kv[1], false)
-	}
-	for i, kv := range gitConfigOverrides {
-		n := strconv.Itoa(i)
-		out = append(out, "GIT_CONFIG_KEY_"+n+"="+kv[0], "GIT_CONFIG_VALUE_"+n+"="+kv[1])
-	}
-	out = append(out, "GIT_CONFIG_COUNT="+strconv.Itoa(len(gitConfigOverrides)))
-	// GIT_CONFIG_PARAMETERS holds the same: unlike GIT_CONFIG_COUNT, git
-	// hands it on to the child gits it starts in submodules.
-	out = setEnv(out, "GIT_CONFIG_PARAMETERS", gitConfigParameters, false)
+	out := gitquery.Overrides(env)
 	if path == "" {
 		path = dir
 	} else {
 		path = dir + ":" + path
 	}
-	return setEnv(out, "PATH", path, false), nil
+	return gitquery.SetEnv(out, "PATH", path, false), nil
 }
 
 // hiddenInSandbox reports whether the sandbox mounts a private directory
@@ -220,20 +141,6 @@ func envValue(env []string, k string) string {
 		}
 	}
 	return ""
-}
-
-// setEnv sets (or, with remove, deletes) k in env.
-func setEnv(env []string, k, v string, remove bool) []string {
-	out := env[:0]
-	for _, kv := range env {
-		if !strings.HasPrefix(kv, k+"=") {
-			out = append(out, kv)
-		}
-	}
-	if !remove {
-		out = append(out, k+"="+v)
-	}
-	return out
 }
 
 // lookPath finds name in the PATH value path (the child's, not the agent's).
@@ -341,7 +248,7 @@ var shimMu sync.Mutex
 // cache directory (visible inside the sandbox, unlike /tmp) and returns its
 // directory. An existing shim is used only when its content is exactly ours.
 func installGitShim(real string) (string, error) {
-	script := []byte(strings.Replace(gitShimScript, "@REAL@", shellQuote(real), 1))
+	script := []byte(strings.Replace(gitShimScript, "@REAL@", gitquery.ShellQuote(real), 1))
 	sum := sha256.Sum256(script)
 	cache, err := os.UserCacheDir()
 	if err != nil {
@@ -379,9 +286,4 @@ func installGitShim(real string) (string, error) {
 		return "", err
 	}
 	return dir, nil
-}
-
-// shellQuote quotes s for sh.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

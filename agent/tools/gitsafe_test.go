@@ -11,6 +11,7 @@ import (
 
 	"github.com/oceancode/oceancode/agent/childenv"
 	"github.com/oceancode/oceancode/agent/shellguard"
+	"github.com/oceancode/oceancode/internal/gitquery"
 )
 
 // hostileRepo builds a repository whose configuration, attributes, hooks
@@ -333,7 +334,7 @@ func TestGitOverridesAblation(t *testing.T) {
 		env := ablate(base, tc.drop)
 		for _, kv := range tc.set {
 			k, v, _ := strings.Cut(kv, "=")
-			env = setEnv(env, k, v, false)
+			env = gitquery.SetEnv(env, k, v, false)
 		}
 		os.Remove(marker)
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -361,10 +362,10 @@ func ablate(env, drop []string) []string {
 		}
 	}
 	var params []string
-	for _, kv := range gitConfigOverrides {
+	for _, kv := range gitquery.ConfigOverrides {
 		if !gone[kv[0]] {
-			params = append(params, shellQuote(kv[0])+"="+shellQuote(kv[1]))
+			params = append(params, gitquery.ShellQuote(kv[0])+"="+gitquery.ShellQuote(kv[1]))
 		}
 	}
-	return setEnv(out, "GIT_CONFIG_PARAMETERS", strings.Join(params, " "), false)
+	return gitquery.SetEnv(out, "GIT_CONFIG_PARAMETERS", strings.Join(params, " "), false)
 }
