@@ -37,6 +37,9 @@ func boundSegment(s *shellguard.Segment, cwd string, g *gitState) string {
 		if why := boundWrapper(w); why != "" {
 			return why
 		}
+		if changesDir(w) {
+			cwd = "" // env -C dir: the paths land in a directory the checks do not follow
+		}
 	}
 	for _, r := range s.Redirects {
 		if why := overwriteRedirect(r, cwd); why != "" {
@@ -141,9 +144,35 @@ func boundWrapper(w string) string {
 	return ""
 }
 
+// changesDir reports whether a peeled wrapper runs its command in another
+// directory (env -C dir, env --chdir=dir).
+func changesDir(w string) bool {
+	f := strings.Fields(w)
+	if len(f) == 0 || progName(f[0]) != "env" {
+		return false
+	}
+	for _, a := range f[1:] {
+		if a == "--" {
+			return false
+		}
+		if strings.HasPrefix(a, "--") {
+			if n, _, _ := strings.Cut(a, "="); abbreviates(n, []string{"--chdir"}) {
+				return true
+			}
+			continue
+		}
+		if len(a) > 1 && a[0] == '-' && strings.ContainsRune(a[1:], 'C') {
+			return true
+		}
+	}
+	return false
+}
+
 // progName is a command's program as the classes know it: the base name,
 // lowercased, without ".exe" or a trailing version (python3.12 → python,
-// perl5.36 → perl, node18 → node).
+// perl5.36 → perl, node18 → node), and without the prefix of an alternative
+// build of a GNU or coreutils program (grm and gtimeout from Homebrew's
+// coreutils, uu-rm from uutils).
 func progName(s string) string {
 	n := strings.ToLower(path.Base(strings.ReplaceAll(s, `\`, "/")))
 	n = strings.TrimSuffix(n, ".exe")
@@ -154,7 +183,24 @@ func progName(s string) string {
 	if i > 0 && i < len(n) {
 		n = strings.TrimRight(n[:i], "-_")
 	}
+	if rest, ok := strings.CutPrefix(n, "uu-"); ok && rest != "" {
+		return rest
+	}
+	if rest, ok := strings.CutPrefix(n, "g"); ok && gnuPrefixed[rest] {
+		return rest
+	}
 	return n
+}
+
+// gnuPrefixed are the programs the classes know that Homebrew's coreutils,
+// findutils and friends install with a "g" prefix (grm, gdd, gfind). Only
+// names whose g-form is not another program are listed (gunzip is not
+// unzip).
+var gnuPrefixed = map[string]bool{
+	"rm": true, "cp": true, "mv": true, "ln": true, "dd": true, "install": true, "truncate": true, "shred": true,
+	"tee": true, "unlink": true, "rmdir": true, "find": true, "xargs": true, "timeout": true, "env": true, "nice": true,
+	"nohup": true, "stdbuf": true, "sort": true, "uniq": true, "split": true, "csplit": true, "chown": true,
+	"chgrp": true, "chmod": true, "touch": true, "date": true, "kill": true, "realpath": true, "patch": true,
 }
 
 func isShellName(n string) bool {
@@ -191,7 +237,7 @@ var launchers = map[string]bool{
 	"time": true, "nice": true, "nohup": true, "timeout": true, "stdbuf": true, "ionice": true, "setsid": true, "flock": true,
 	"env": true, "command": true, "builtin": true, "exec": true, "eval": true, "xargs": true, "parallel": true,
 	"sudo": true, "doas": true, "su": true, "runuser": true, "pkexec": true, "chroot": true, "unshare": true, "nsenter": true,
-	"script": true, "watch": true, "at": true, "batch": true,
+	"script": true, "watch": true, "at": true, "batch": true, "coreutils": true, "uutils": true,
 }
 
 // subLaunchers run a command with "run", "exec", "shell", "x" or "develop"
