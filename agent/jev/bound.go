@@ -81,6 +81,8 @@ func boundSegment(s *shellguard.Segment, cwd string, g *gitState) string {
 				return "deletes, writes or runs a command per file (find " + a + ")"
 			}
 		}
+	case "fd", "fdfind", "rg", "ripgrep", "split", "man", "gio":
+		return commandOption(name, args)
 	case "chown", "chgrp":
 		return "changes ownership (" + name + "), which only root can undo"
 	case "chmod", "chattr", "setfacl":
@@ -107,6 +109,13 @@ func boundSegment(s *shellguard.Segment, cwd string, g *gitState) string {
 		return tarBound(args, cwd)
 	case "unzip":
 		return unzipBound(args, cwd)
+	case "zip":
+		return zipBound(args, cwd)
+	case "sort", "patch", "gpg", "gpg2", "openssl", "uniq":
+		if why := commandOption(name, args); why != "" {
+			return why
+		}
+		return outputBound(name, args, cwd)
 	case "7z", "7za", "7zz", "unrar", "cpio", "pax", "ar":
 		return "extracts an archive over files the checks cannot list (" + name + ")"
 	case "source", ".":
@@ -180,7 +189,7 @@ func progName(s string) string {
 	for i > 0 && (n[i-1] >= '0' && n[i-1] <= '9' || n[i-1] == '.') {
 		i--
 	}
-	if i > 0 && i < len(n) {
+	if i > 0 && i < len(n) && !digitNames[n] {
 		n = strings.TrimRight(n[:i], "-_")
 	}
 	if rest, ok := strings.CutPrefix(n, "uu-"); ok && rest != "" {
@@ -191,6 +200,9 @@ func progName(s string) string {
 	}
 	return n
 }
+
+// digitNames end in a digit that is part of the name, not a version.
+var digitNames = map[string]bool{"m4": true, "base64": true, "base32": true, "b2sum": true}
 
 // gnuPrefixed are the programs the classes know that Homebrew's coreutils,
 // findutils and friends install with a "g" prefix (grm, gdd, gfind). Only
@@ -224,6 +236,7 @@ var interpreters = map[string]bool{
 	"perl6": true, "raku": true, "rakudo": true, "gdb": true, "lldb": true,
 	"vim": true, "vi": true, "nvim": true, "ex": true, "emacs": true, "ed": true,
 	"cscript": true, "wscript": true, "mshta": true, "jjs": true, "qjs": true, "d8": true,
+	"m4": true, "dc": true, // m4's syscmd and dc's ! run shell commands
 }
 
 // launchers run the command their arguments name (strace rm x): a class
@@ -287,6 +300,13 @@ func inlineCode(name string, args []string) string {
 		}
 	case name == "make" || name == "gmake" || name == "bmake" || name == "pmake":
 		return "runs the Makefile's recipes (" + name + "), code the checks cannot read"
+	case name == "ninja" || name == "just" || name == "cmake" || name == "rake" || name == "scons":
+		if versionQuery(args) {
+			return ""
+		}
+		return "runs a build file's commands (" + name + "), code the checks cannot read"
+	case name == "rename" || name == "prename" || name == "file-rename" || name == "perl-rename":
+		return "runs a Perl expression per file name (" + name + ")"
 	case name == "go":
 		switch firstOperand(args) {
 		case "generate":
@@ -330,6 +350,8 @@ var outsideActors = func() map[string]string {
 		}
 	}
 	add("acts on other processes", "kill", "pkill", "killall", "skill", "xkill", "renice")
+	add("acts on other terminals' processes or sends them keystrokes", "tmux", "screen", "zellij", "byobu")
+	add("hands a file to the desktop, which may run it", "xdg-open", "open", "gnome-open", "kde-open", "wslview", "start")
 	add("changes the system", "systemctl", "service", "launchctl", "crontab", "at", "iptables", "ip6tables", "nft",
 		"ufw", "firewall-cmd", "pfctl", "shutdown", "reboot", "poweroff", "halt", "mount", "umount", "swapoff",
 		"sysctl", "modprobe", "rmmod", "insmod", "useradd", "userdel", "usermod", "groupadd", "groupdel", "passwd",
@@ -602,6 +624,13 @@ func tarBound(args []string, cwd string) string {
 			file = args[i+1]
 		}
 	}
+	if hasFlag(args, "IF", "--to-command", "--use-compress-program", "--checkpoint-action", "--info-script",
+		"--new-volume-script", "--rsh-command", "--rmt-command") {
+		return "runs a command given in its arguments (tar)"
+	}
+	if hasFlag(args, "", "--remove-files", "--unlink-first", "--recursive-unlink", "--overwrite") {
+		return "removes or overwrites files (tar --remove-files, --unlink-first, --overwrite)"
+	}
 	if extract {
 		if hasFlag(args, "k", "--keep-old-files", "--skip-old-files") {
 			return ""
@@ -629,4 +658,70 @@ func unzipBound(args []string, cwd string) string {
 		}
 	}
 	return "extracts an archive over files it may replace (unzip)"
+}
+
+// zipBound: zip moves files into the archive (-m deletes them), runs a
+// test command (-TT), deletes entries (-d) or updates an archive that
+// exists in place; a new archive is left.
+func zipBound(args []string, cwd string) string {
+	if hasFlag(args, "md", "--move", "--delete", "--unzip-command", "-TT") || contains(args, "-TT") {
+		return "removes files, deletes archive entries or runs a command (zip -m, -d, -TT)"
+	}
+	ops := operands(args, []string{"-b", "-n", "-t", "-tt", "-O", "--output-file", "-Z", "-P", "-s", "-sp", "-x", "-i"})
+	for i, a := range args {
+		if (a == "-O" || a == "--output-file") && i+1 < len(args) {
+			return existing(cwd, args[i+1], "zip "+a)
+		}
+	}
+	if len(ops) == 0 || ops[0] == "-" {
+		return ""
+	}
+	arc := ops[0]
+	if path.Ext(arc) == "" {
+		arc += ".zip"
+	}
+	return existing(cwd, arc, "zip")
+}
+
+// outputBound refuses an output file option onto a file that exists:
+// sort -o (but for sorting a file onto itself), uniq's output operand,
+// patch -o, gpg -o, openssl -out.
+func outputBound(name string, args []string, cwd string) string {
+	var out string
+	var valued []string
+	switch name {
+	case "sort":
+		valued = []string{"-o", "--output", "-k", "--key", "-t", "--field-separator", "-S", "--buffer-size", "-T", "--temporary-directory", "--parallel", "--batch-size", "--files0-from", "--sort", "--random-source", "--compress-program"}
+	case "patch":
+		valued = []string{"-o", "--output", "-p", "-d", "--directory", "-i", "--input", "-r", "--reject-file", "-D", "-F", "-z", "-B", "-Y", "-V"}
+	case "gpg", "gpg2":
+		valued = []string{"-o", "--output", "-r", "--recipient", "-u", "--local-user", "--homedir"}
+	case "openssl":
+		valued = []string{"-out", "-in", "-key", "-passin", "-passout"}
+	case "uniq":
+		valued = []string{"-f", "--skip-fields", "-s", "--skip-chars", "-w", "--check-chars"}
+		if ops := operands(args, valued); len(ops) > 1 {
+			return existing(cwd, ops[1], "uniq")
+		}
+		return ""
+	}
+	for i, a := range args {
+		switch {
+		case (a == "-o" || a == "--output" || a == "-out") && i+1 < len(args):
+			out = args[i+1]
+		case strings.HasPrefix(a, "--output="):
+			out = a[len("--output="):]
+		case strings.HasPrefix(a, "-o") && len(a) > 2 && name != "openssl":
+			out = a[2:]
+		}
+	}
+	if out == "" {
+		return ""
+	}
+	if name == "sort" {
+		if ops := operands(args, valued); len(ops) == 1 && ops[0] == out {
+			return "" // sorts a file onto itself
+		}
+	}
+	return existing(cwd, out, name+" -o")
 }

@@ -262,3 +262,33 @@ func sedScript(s string) string {
 	}
 	return ""
 }
+
+// commandOption says why a program that is not a launcher still runs a
+// command its arguments name (fd -x, rg --pre, sort --compress-program,
+// split --filter, man -P), or removes files (gio remove), or "".
+func commandOption(name string, args []string) string {
+	runs := false
+	switch name {
+	case "fd", "fdfind":
+		runs = hasFlag(args, "xX", "--exec", "--exec-batch")
+	case "rg", "ripgrep":
+		runs = hasFlag(args, "", "--pre")
+	case "sort":
+		runs = hasFlag(args, "", "--compress-program")
+	case "gpg", "gpg2":
+		runs = hasFlag(args, "", "--exec-path", "--photo-viewer")
+	case "split":
+		runs = hasFlag(args, "", "--filter")
+	case "man":
+		runs = hasFlag(args, "PH", "--pager", "--html")
+	case "gio":
+		switch firstOperand(args) {
+		case "remove", "rm", "trash", "move", "mv", "copy", "cp", "save", "set", "rename", "launch", "open", "mount":
+			return "removes, replaces or opens files (gio " + firstOperand(args) + ")"
+		}
+	}
+	if runs {
+		return "runs a command given in its arguments (" + name + ")"
+	}
+	return ""
+}
