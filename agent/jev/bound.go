@@ -507,29 +507,28 @@ func overwriteRedirect(r, cwd string) string {
 
 // copyBound refuses a cp, mv, install, ln -f or rsync whose destination
 // exists (a file it would replace, or a file of the same name inside a
-// destination directory).
+// destination directory; with -T the destination itself, and for rsync's
+// "dir/" the source directory's entries).
 func copyBound(name string, args []string, cwd string) string {
 	if name == "ln" && !hasFlag(args, "f", "--force") {
 		return ""
 	}
-	if name == "rsync" && hasPrefixAny(args, "--del", "--remove-source-files") {
+	if name == "rsync" && hasPrefixAny(args, "--del", "--remove-source-files", "--remove-sent-files") {
 		return "deletes files (rsync --delete)"
 	}
-	if hasFlag(args, "n", "--no-clobber") && name != "rsync" && name != "ln" {
+	if name != "rsync" && name != "ln" && shortBefore(args, 'n', "tSmog", "--no-clobber") {
 		return ""
 	}
 	valued := []string{"-t", "--target-directory", "-S", "--suffix", "-m", "--mode", "-o", "--owner", "-g", "--group"}
-	ops := operands(args, valued)
-	target := ""
-	for i, a := range args {
-		if a == "-t" && i+1 < len(args) {
-			target = args[i+1]
-		} else if v, ok := strings.CutPrefix(a, "--target-directory="); ok {
-			target = v
-		}
+	if name == "rsync" {
+		valued = []string{"-e", "--rsh", "-f", "--filter", "--exclude", "--include", "--exclude-from", "--include-from",
+			"--files-from", "-T", "--temp-dir", "--compare-dest", "--copy-dest", "--link-dest", "--chmod", "-B", "--block-size",
+			"--partial-dir", "--backup-dir", "--suffix", "--log-file", "--password-file", "--port", "-@", "--modify-window"}
 	}
+	target, hasTarget := targetDirectory(name, args)
+	ops := operands(args, valued)
 	srcs := ops
-	if target == "" {
+	if !hasTarget {
 		if len(ops) < 2 {
 			return ""
 		}
@@ -542,12 +541,98 @@ func copyBound(name string, args []string, cwd string) string {
 	if !filepath.IsAbs(dst) {
 		dst = filepath.Join(cwd, dst)
 	}
+	noDir := !hasTarget && (name != "rsync" && hasFlag(args, "T", "--no-target-directory") || name == "ln" && hasFlag(args, "n", "--no-dereference"))
 	fi, err := os.Stat(dst)
-	if err != nil || !fi.IsDir() || name == "ln" && hasFlag(args, "nT", "--no-dereference", "--no-target-directory") {
+	if err != nil || !fi.IsDir() || noDir {
 		return existing(cwd, target, name)
 	}
 	for _, s := range srcs {
+		if name == "rsync" && (strings.HasSuffix(s, "/") || strings.HasSuffix(s, "/.")) {
+			if why := contentsOnto(cwd, s, target); why != "" {
+				return why
+			}
+			continue
+		}
 		if why := existing(cwd, filepath.Join(target, filepath.Base(s)), name); why != "" {
+			return why
+		}
+	}
+	return ""
+}
+
+// shortBefore reports whether args (up to "--") carry the long option or
+// the short letter c as an option of its own: in a cluster, before any of
+// the letters in valued, which take the rest as their value (-tdir).
+func shortBefore(args []string, c byte, valued, long string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if strings.HasPrefix(a, "--") {
+			if n, _, _ := strings.Cut(a, "="); abbreviates(n, []string{long}) {
+				return true
+			}
+			continue
+		}
+		for j := 1; j < len(a) && a[0] == '-'; j++ {
+			if a[j] == c {
+				return true
+			}
+			if strings.IndexByte(valued, a[j]) >= 0 {
+				break
+			}
+		}
+	}
+	return false
+}
+
+// targetDirectory returns the value of -t DIR, -tDIR, --target-directory
+// DIR or =DIR (any prefix of it), which cp, mv, install and ln take
+// (rsync's -t keeps times).
+func targetDirectory(name string, args []string) (string, bool) {
+	if name == "rsync" {
+		return "", false
+	}
+	for i, a := range args {
+		if a == "--" {
+			break
+		}
+		n, v, eq := strings.Cut(a, "=")
+		switch {
+		case strings.HasPrefix(a, "--") && abbreviates(n, []string{"--target-directory"}):
+			if eq {
+				return v, true
+			}
+			if i+1 < len(args) {
+				return args[i+1], true
+			}
+		case len(a) > 1 && a[0] == '-' && a[1] != '-':
+			if j := strings.IndexByte(a, 't'); j > 0 && !strings.ContainsAny(a[1:j], "Smog") {
+				if j+1 < len(a) {
+					return a[j+1:], true
+				}
+				if i+1 < len(args) {
+					return args[i+1], true
+				}
+			}
+		}
+	}
+	return "", false
+}
+
+// contentsOnto refuses copying the entries of directory src (rsync's
+// trailing slash) into target when one of them exists there.
+func contentsOnto(cwd, src, target string) string {
+	dir := src
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(cwd, dir)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return "copies the contents of " + src + ", which cannot be listed (" + err.Error() + ")"
+	}
+	for _, e := range entries {
+		if why := existing(cwd, filepath.Join(target, e.Name()), "rsync"); why != "" {
 			return why
 		}
 	}
