@@ -65,7 +65,7 @@ func boundSegment(s *shellguard.Segment, cwd string, g *gitState) string {
 	}
 	switch name {
 	case "git":
-		return gitBound(s.Argv, cwd)
+		return gitBound(s.Argv, cwd, g)
 	case "truncate", "shred", "wipe", "srm", "fallocate":
 		return "truncates or overwrites a file in place (" + name + ")"
 	case "dd":
