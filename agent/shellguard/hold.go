@@ -100,6 +100,12 @@ func holdReason(argv []word, p peeled) string {
 		switch sub {
 		case "install", "i", "add", "ci", "publish", "update", "up", "upgrade", "link", "exec", "x", "dlx", "create", "init", "unpublish":
 			return "installs, runs or publishes packages (" + name + " " + sub + ")"
+		case "uninstall", "remove", "rm", "un", "r", "unlink", "prune", "dedupe", "ddp", "version", "rebuild", "rb":
+			return "removes or rebuilds packages or rewrites package.json (" + name + " " + sub + ")"
+		case "audit":
+			if sub2 == "fix" {
+				return "rewrites package.json and installs packages (" + name + " audit fix)"
+			}
 		case "":
 			if name == "yarn" {
 				return "installs packages (yarn)"
