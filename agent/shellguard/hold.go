@@ -19,6 +19,12 @@ func holdReason(argv []word, p peeled) string {
 	if len(pos) > 1 {
 		sub2 = pos[1]
 	}
+	if p.danger != "" {
+		// PATH=. ls, LD_PRELOAD=x.so go test, NODE_OPTIONS=-r./x.js npm
+		// test: the assignment makes the command run code it does not
+		// name. Only the first such name is recorded, so none is excused.
+		return "sets " + p.danger + ", which changes what the command runs"
+	}
 	switch name {
 	case "":
 		return ""
