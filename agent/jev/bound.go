@@ -276,7 +276,7 @@ func inlineCode(name string, args []string) string {
 	switch {
 	case isShellName(name):
 		return "runs shell code (" + name + ")"
-	case interpreters[name]:
+	case interpreters[name] || interpreterVariant(name):
 		if versionQuery(args) {
 			return ""
 		}

@@ -345,3 +345,21 @@ func commandOption(name string, args []string) string {
 	}
 	return ""
 }
+
+// interpreterVariant reports whether name is a build of an interpreter
+// family under another name: pythonw, python3.12-dbg, python3.12m,
+// php-cgi, php8.2-cli, perl5.36-thread. A -config helper is not one.
+func interpreterVariant(name string) bool {
+	for _, fam := range []string{"python", "pypy", "ipython", "perl", "ruby", "jruby", "php", "lua", "luajit", "node", "nodejs", "julia", "tclsh", "wish"} {
+		rest, ok := strings.CutPrefix(name, fam)
+		if !ok {
+			continue
+		}
+		rest = strings.TrimLeft(rest, "0123456789.")
+		switch rest {
+		case "", "w", "d", "m", "u", "dm", "_d", "-dbg", "-debug", "-cgi", "-cli", "-fpm", "-thread", "-threaded", "-static":
+			return true
+		}
+	}
+	return false
+}
