@@ -37,6 +37,9 @@ func boundSegment(s *shellguard.Segment, cwd string, g *gitState) string {
 		if why := boundWrapper(w); why != "" {
 			return why
 		}
+		if changesDir(w) {
+			cwd = "" // env -C dir: the paths land in a directory the checks do not follow
+		}
 	}
 	for _, r := range s.Redirects {
 		if why := overwriteRedirect(r, cwd); why != "" {
@@ -62,7 +65,7 @@ func boundSegment(s *shellguard.Segment, cwd string, g *gitState) string {
 	}
 	switch name {
 	case "git":
-		return gitBound(s.Argv, cwd)
+		return gitBound(s.Argv, cwd, g)
 	case "truncate", "shred", "wipe", "srm", "fallocate":
 		return "truncates or overwrites a file in place (" + name + ")"
 	case "dd":
@@ -78,6 +81,8 @@ func boundSegment(s *shellguard.Segment, cwd string, g *gitState) string {
 				return "deletes, writes or runs a command per file (find " + a + ")"
 			}
 		}
+	case "fd", "fdfind", "rg", "ripgrep", "split", "man", "gio":
+		return commandOption(name, args)
 	case "chown", "chgrp":
 		return "changes ownership (" + name + "), which only root can undo"
 	case "chmod", "chattr", "setfacl":
@@ -104,6 +109,13 @@ func boundSegment(s *shellguard.Segment, cwd string, g *gitState) string {
 		return tarBound(args, cwd)
 	case "unzip":
 		return unzipBound(args, cwd)
+	case "zip":
+		return zipBound(args, cwd)
+	case "sort", "patch", "gpg", "gpg2", "openssl", "uniq":
+		if why := commandOption(name, args); why != "" {
+			return why
+		}
+		return outputBound(name, args, cwd)
 	case "7z", "7za", "7zz", "unrar", "cpio", "pax", "ar":
 		return "extracts an archive over files the checks cannot list (" + name + ")"
 	case "source", ".":
@@ -141,9 +153,35 @@ func boundWrapper(w string) string {
 	return ""
 }
 
+// changesDir reports whether a peeled wrapper runs its command in another
+// directory (env -C dir, env --chdir=dir).
+func changesDir(w string) bool {
+	f := strings.Fields(w)
+	if len(f) == 0 || progName(f[0]) != "env" {
+		return false
+	}
+	for _, a := range f[1:] {
+		if a == "--" {
+			return false
+		}
+		if strings.HasPrefix(a, "--") {
+			if n, _, _ := strings.Cut(a, "="); abbreviates(n, []string{"--chdir"}) {
+				return true
+			}
+			continue
+		}
+		if len(a) > 1 && a[0] == '-' && strings.ContainsRune(a[1:], 'C') {
+			return true
+		}
+	}
+	return false
+}
+
 // progName is a command's program as the classes know it: the base name,
 // lowercased, without ".exe" or a trailing version (python3.12 → python,
-// perl5.36 → perl, node18 → node).
+// perl5.36 → perl, node18 → node), and without the prefix of an alternative
+// build of a GNU or coreutils program (grm and gtimeout from Homebrew's
+// coreutils, uu-rm from uutils).
 func progName(s string) string {
 	n := strings.ToLower(path.Base(strings.ReplaceAll(s, `\`, "/")))
 	n = strings.TrimSuffix(n, ".exe")
@@ -151,10 +189,30 @@ func progName(s string) string {
 	for i > 0 && (n[i-1] >= '0' && n[i-1] <= '9' || n[i-1] == '.') {
 		i--
 	}
-	if i > 0 && i < len(n) {
+	if i > 0 && i < len(n) && !digitNames[n] {
 		n = strings.TrimRight(n[:i], "-_")
 	}
+	if rest, ok := strings.CutPrefix(n, "uu-"); ok && rest != "" {
+		return rest
+	}
+	if rest, ok := strings.CutPrefix(n, "g"); ok && gnuPrefixed[rest] {
+		return rest
+	}
 	return n
+}
+
+// digitNames end in a digit that is part of the name, not a version.
+var digitNames = map[string]bool{"m4": true, "base64": true, "base32": true, "b2sum": true}
+
+// gnuPrefixed are the programs the classes know that Homebrew's coreutils,
+// findutils and friends install with a "g" prefix (grm, gdd, gfind). Only
+// names whose g-form is not another program are listed (gunzip is not
+// unzip).
+var gnuPrefixed = map[string]bool{
+	"rm": true, "cp": true, "mv": true, "ln": true, "dd": true, "install": true, "truncate": true, "shred": true,
+	"tee": true, "unlink": true, "rmdir": true, "find": true, "xargs": true, "timeout": true, "env": true, "nice": true,
+	"nohup": true, "stdbuf": true, "sort": true, "uniq": true, "split": true, "csplit": true, "chown": true,
+	"chgrp": true, "chmod": true, "touch": true, "date": true, "kill": true, "realpath": true, "patch": true,
 }
 
 func isShellName(n string) bool {
@@ -178,6 +236,7 @@ var interpreters = map[string]bool{
 	"perl6": true, "raku": true, "rakudo": true, "gdb": true, "lldb": true,
 	"vim": true, "vi": true, "nvim": true, "ex": true, "emacs": true, "ed": true,
 	"cscript": true, "wscript": true, "mshta": true, "jjs": true, "qjs": true, "d8": true,
+	"m4": true, "dc": true, // m4's syscmd and dc's ! run shell commands
 }
 
 // launchers run the command their arguments name (strace rm x): a class
@@ -191,7 +250,7 @@ var launchers = map[string]bool{
 	"time": true, "nice": true, "nohup": true, "timeout": true, "stdbuf": true, "ionice": true, "setsid": true, "flock": true,
 	"env": true, "command": true, "builtin": true, "exec": true, "eval": true, "xargs": true, "parallel": true,
 	"sudo": true, "doas": true, "su": true, "runuser": true, "pkexec": true, "chroot": true, "unshare": true, "nsenter": true,
-	"script": true, "watch": true, "at": true, "batch": true,
+	"script": true, "watch": true, "at": true, "batch": true, "coreutils": true, "uutils": true,
 }
 
 // subLaunchers run a command with "run", "exec", "shell", "x" or "develop"
@@ -217,7 +276,7 @@ func inlineCode(name string, args []string) string {
 	switch {
 	case isShellName(name):
 		return "runs shell code (" + name + ")"
-	case interpreters[name]:
+	case interpreters[name] || interpreterVariant(name):
 		if versionQuery(args) {
 			return ""
 		}
@@ -241,6 +300,13 @@ func inlineCode(name string, args []string) string {
 		}
 	case name == "make" || name == "gmake" || name == "bmake" || name == "pmake":
 		return "runs the Makefile's recipes (" + name + "), code the checks cannot read"
+	case name == "ninja" || name == "just" || name == "cmake" || name == "rake" || name == "scons":
+		if versionQuery(args) {
+			return ""
+		}
+		return "runs a build file's commands (" + name + "), code the checks cannot read"
+	case name == "rename" || name == "prename" || name == "file-rename" || name == "perl-rename":
+		return "runs a Perl expression per file name (" + name + ")"
 	case name == "go":
 		switch firstOperand(args) {
 		case "generate":
@@ -284,6 +350,8 @@ var outsideActors = func() map[string]string {
 		}
 	}
 	add("acts on other processes", "kill", "pkill", "killall", "skill", "xkill", "renice")
+	add("acts on other terminals' processes or sends them keystrokes", "tmux", "screen", "zellij", "byobu")
+	add("hands a file to the desktop, which may run it", "xdg-open", "open", "gnome-open", "kde-open", "wslview", "start")
 	add("changes the system", "systemctl", "service", "launchctl", "crontab", "at", "iptables", "ip6tables", "nft",
 		"ufw", "firewall-cmd", "pfctl", "shutdown", "reboot", "poweroff", "halt", "mount", "umount", "swapoff",
 		"sysctl", "modprobe", "rmmod", "insmod", "useradd", "userdel", "usermod", "groupadd", "groupdel", "passwd",
@@ -439,29 +507,28 @@ func overwriteRedirect(r, cwd string) string {
 
 // copyBound refuses a cp, mv, install, ln -f or rsync whose destination
 // exists (a file it would replace, or a file of the same name inside a
-// destination directory).
+// destination directory; with -T the destination itself, and for rsync's
+// "dir/" the source directory's entries).
 func copyBound(name string, args []string, cwd string) string {
 	if name == "ln" && !hasFlag(args, "f", "--force") {
 		return ""
 	}
-	if name == "rsync" && hasPrefixAny(args, "--del", "--remove-source-files") {
+	if name == "rsync" && hasPrefixAny(args, "--del", "--remove-source-files", "--remove-sent-files") {
 		return "deletes files (rsync --delete)"
 	}
-	if hasFlag(args, "n", "--no-clobber") && name != "rsync" && name != "ln" {
+	if name != "rsync" && name != "ln" && shortBefore(args, 'n', "tSmog", "--no-clobber") {
 		return ""
 	}
 	valued := []string{"-t", "--target-directory", "-S", "--suffix", "-m", "--mode", "-o", "--owner", "-g", "--group"}
-	ops := operands(args, valued)
-	target := ""
-	for i, a := range args {
-		if a == "-t" && i+1 < len(args) {
-			target = args[i+1]
-		} else if v, ok := strings.CutPrefix(a, "--target-directory="); ok {
-			target = v
-		}
+	if name == "rsync" {
+		valued = []string{"-e", "--rsh", "-f", "--filter", "--exclude", "--include", "--exclude-from", "--include-from",
+			"--files-from", "-T", "--temp-dir", "--compare-dest", "--copy-dest", "--link-dest", "--chmod", "-B", "--block-size",
+			"--partial-dir", "--backup-dir", "--suffix", "--log-file", "--password-file", "--port", "-@", "--modify-window"}
 	}
+	target, hasTarget := targetDirectory(name, args)
+	ops := operands(args, valued)
 	srcs := ops
-	if target == "" {
+	if !hasTarget {
 		if len(ops) < 2 {
 			return ""
 		}
@@ -474,12 +541,98 @@ func copyBound(name string, args []string, cwd string) string {
 	if !filepath.IsAbs(dst) {
 		dst = filepath.Join(cwd, dst)
 	}
+	noDir := !hasTarget && (name != "rsync" && hasFlag(args, "T", "--no-target-directory") || name == "ln" && hasFlag(args, "n", "--no-dereference"))
 	fi, err := os.Stat(dst)
-	if err != nil || !fi.IsDir() || name == "ln" && hasFlag(args, "nT", "--no-dereference", "--no-target-directory") {
+	if err != nil || !fi.IsDir() || noDir {
 		return existing(cwd, target, name)
 	}
 	for _, s := range srcs {
+		if name == "rsync" && (strings.HasSuffix(s, "/") || strings.HasSuffix(s, "/.")) {
+			if why := contentsOnto(cwd, s, target); why != "" {
+				return why
+			}
+			continue
+		}
 		if why := existing(cwd, filepath.Join(target, filepath.Base(s)), name); why != "" {
+			return why
+		}
+	}
+	return ""
+}
+
+// shortBefore reports whether args (up to "--") carry the long option or
+// the short letter c as an option of its own: in a cluster, before any of
+// the letters in valued, which take the rest as their value (-tdir).
+func shortBefore(args []string, c byte, valued, long string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if strings.HasPrefix(a, "--") {
+			if n, _, _ := strings.Cut(a, "="); abbreviates(n, []string{long}) {
+				return true
+			}
+			continue
+		}
+		for j := 1; j < len(a) && a[0] == '-'; j++ {
+			if a[j] == c {
+				return true
+			}
+			if strings.IndexByte(valued, a[j]) >= 0 {
+				break
+			}
+		}
+	}
+	return false
+}
+
+// targetDirectory returns the value of -t DIR, -tDIR, --target-directory
+// DIR or =DIR (any prefix of it), which cp, mv, install and ln take
+// (rsync's -t keeps times).
+func targetDirectory(name string, args []string) (string, bool) {
+	if name == "rsync" {
+		return "", false
+	}
+	for i, a := range args {
+		if a == "--" {
+			break
+		}
+		n, v, eq := strings.Cut(a, "=")
+		switch {
+		case strings.HasPrefix(a, "--") && abbreviates(n, []string{"--target-directory"}):
+			if eq {
+				return v, true
+			}
+			if i+1 < len(args) {
+				return args[i+1], true
+			}
+		case len(a) > 1 && a[0] == '-' && a[1] != '-':
+			if j := strings.IndexByte(a, 't'); j > 0 && !strings.ContainsAny(a[1:j], "Smog") {
+				if j+1 < len(a) {
+					return a[j+1:], true
+				}
+				if i+1 < len(args) {
+					return args[i+1], true
+				}
+			}
+		}
+	}
+	return "", false
+}
+
+// contentsOnto refuses copying the entries of directory src (rsync's
+// trailing slash) into target when one of them exists there.
+func contentsOnto(cwd, src, target string) string {
+	dir := src
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(cwd, dir)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return "copies the contents of " + src + ", which cannot be listed (" + err.Error() + ")"
+	}
+	for _, e := range entries {
+		if why := existing(cwd, filepath.Join(target, e.Name()), "rsync"); why != "" {
 			return why
 		}
 	}
@@ -556,6 +709,13 @@ func tarBound(args []string, cwd string) string {
 			file = args[i+1]
 		}
 	}
+	if hasFlag(args, "IF", "--to-command", "--use-compress-program", "--checkpoint-action", "--info-script",
+		"--new-volume-script", "--rsh-command", "--rmt-command") {
+		return "runs a command given in its arguments (tar)"
+	}
+	if hasFlag(args, "", "--remove-files", "--unlink-first", "--recursive-unlink", "--overwrite") {
+		return "removes or overwrites files (tar --remove-files, --unlink-first, --overwrite)"
+	}
 	if extract {
 		if hasFlag(args, "k", "--keep-old-files", "--skip-old-files") {
 			return ""
@@ -583,4 +743,70 @@ func unzipBound(args []string, cwd string) string {
 		}
 	}
 	return "extracts an archive over files it may replace (unzip)"
+}
+
+// zipBound: zip moves files into the archive (-m deletes them), runs a
+// test command (-TT), deletes entries (-d) or updates an archive that
+// exists in place; a new archive is left.
+func zipBound(args []string, cwd string) string {
+	if hasFlag(args, "md", "--move", "--delete", "--unzip-command", "-TT") || contains(args, "-TT") {
+		return "removes files, deletes archive entries or runs a command (zip -m, -d, -TT)"
+	}
+	ops := operands(args, []string{"-b", "-n", "-t", "-tt", "-O", "--output-file", "-Z", "-P", "-s", "-sp", "-x", "-i"})
+	for i, a := range args {
+		if (a == "-O" || a == "--output-file") && i+1 < len(args) {
+			return existing(cwd, args[i+1], "zip "+a)
+		}
+	}
+	if len(ops) == 0 || ops[0] == "-" {
+		return ""
+	}
+	arc := ops[0]
+	if path.Ext(arc) == "" {
+		arc += ".zip"
+	}
+	return existing(cwd, arc, "zip")
+}
+
+// outputBound refuses an output file option onto a file that exists:
+// sort -o (but for sorting a file onto itself), uniq's output operand,
+// patch -o, gpg -o, openssl -out.
+func outputBound(name string, args []string, cwd string) string {
+	var out string
+	var valued []string
+	switch name {
+	case "sort":
+		valued = []string{"-o", "--output", "-k", "--key", "-t", "--field-separator", "-S", "--buffer-size", "-T", "--temporary-directory", "--parallel", "--batch-size", "--files0-from", "--sort", "--random-source", "--compress-program"}
+	case "patch":
+		valued = []string{"-o", "--output", "-p", "-d", "--directory", "-i", "--input", "-r", "--reject-file", "-D", "-F", "-z", "-B", "-Y", "-V"}
+	case "gpg", "gpg2":
+		valued = []string{"-o", "--output", "-r", "--recipient", "-u", "--local-user", "--homedir"}
+	case "openssl":
+		valued = []string{"-out", "-in", "-key", "-passin", "-passout"}
+	case "uniq":
+		valued = []string{"-f", "--skip-fields", "-s", "--skip-chars", "-w", "--check-chars"}
+		if ops := operands(args, valued); len(ops) > 1 {
+			return existing(cwd, ops[1], "uniq")
+		}
+		return ""
+	}
+	for i, a := range args {
+		switch {
+		case (a == "-o" || a == "--output" || a == "-out") && i+1 < len(args):
+			out = args[i+1]
+		case strings.HasPrefix(a, "--output="):
+			out = a[len("--output="):]
+		case strings.HasPrefix(a, "-o") && len(a) > 2 && name != "openssl":
+			out = a[2:]
+		}
+	}
+	if out == "" {
+		return ""
+	}
+	if name == "sort" {
+		if ops := operands(args, valued); len(ops) == 1 && ops[0] == out {
+			return "" // sorts a file onto itself
+		}
+	}
+	return existing(cwd, out, name+" -o")
 }

@@ -1,12 +1,18 @@
 package jev
 
-import "strings"
+import (
+	"regexp"
+	"strings"
+)
 
 // awkBound: an awk program is eligible only when it cannot run a command
 // or write a file: no system(), no pipe (| "cmd", "cmd" | getline), no
 // getline at all, no output redirection (> or >> after print/printf; any
-// ">" when the program prints), no @load/@include, no program file (-f),
-// no extension (-l, -i, -E). Anything else it cannot be sure of fails
+// ">" when the program prints), no @load/@include, no indirect call
+// (@name(): the name is a string, "system" among them), no program file
+// (-f), no extension (-l, -i, -E), no option that writes a file or reads
+// debugger commands (gawk -d, -p, -o, -D), and -W only for a version,
+// help or compatibility mode. Anything else it cannot be sure of fails
 // closed.
 func awkBound(name string, args []string) string {
 	prog, found := "", false
@@ -20,13 +26,20 @@ func awkBound(name string, args []string) string {
 			if !found {
 				return ""
 			}
-		case a == "-f" || a == "-i" || a == "-l" || a == "-E" || strings.HasPrefix(a, "--file") || strings.HasPrefix(a, "--include") ||
-			strings.HasPrefix(a, "--load") || strings.HasPrefix(a, "--exec") || strings.HasPrefix(a, "-f") || strings.HasPrefix(a, "-i") ||
-			strings.HasPrefix(a, "-l") || strings.HasPrefix(a, "-E") || strings.HasPrefix(a, "--source") || a == "-e":
-			return "runs an awk program from a file or an extension (" + name + " " + a + ")"
-		case a == "-v" || a == "-F" || a == "--assign" || a == "--field-separator":
-			i++
-		case strings.HasPrefix(a, "-"):
+		case strings.HasPrefix(a, "--"):
+			n, _, eq := strings.Cut(a, "=")
+			if abbreviates(n, awkRunsLong) {
+				return "runs an awk program from a file or an extension, or writes a file (" + name + " " + n + ")"
+			}
+			if !eq && abbreviates(n, []string{"--assign", "--field-separator"}) {
+				i++
+			}
+		case strings.HasPrefix(a, "-") && len(a) > 1:
+			var why string
+			i, why = awkShort(name, args, i)
+			if why != "" {
+				return why
+			}
 		default:
 			prog, found = a, true
 		}
@@ -40,10 +53,50 @@ func awkBound(name string, args []string) string {
 			return "runs commands or writes files from an awk program (" + name + ": " + bad + ")"
 		}
 	}
+	if awkIndirect.MatchString(p) {
+		return "calls a function by name from an awk program (" + name + ": @name()), which can be system"
+	}
 	if strings.Contains(p, ">") && strings.Contains(p, "print") {
 		return "may write files from an awk program (" + name + ": print … >)"
 	}
 	return ""
+}
+
+// awkRunsLong are gawk's long options that read a program or extension
+// from a file, write a file, or read debugger commands.
+var awkRunsLong = []string{"--file", "--include", "--load", "--exec", "--source", "--dump-variables", "--profile",
+	"--pretty-print", "--debug"}
+
+// awkIndirect matches gawk's indirect function call, @name(...).
+var awkIndirect = regexp.MustCompile(`@[a-z_][a-z0-9_:]*\s*\(`)
+
+// awkShort reads the short option cluster args[i] and returns the index
+// of its last argument and why it is held, or "".
+func awkShort(name string, args []string, i int) (int, string) {
+	a := args[i]
+	for j := 1; j < len(a); j++ {
+		switch c := a[j]; c {
+		case 'F', 'v':
+			if j+1 == len(a) {
+				i++
+			}
+			return i, ""
+		case 'W':
+			v := a[j+1:]
+			if v == "" && i+1 < len(args) {
+				i++
+				v = args[i]
+			}
+			switch strings.TrimLeft(v, "-") {
+			case "version", "v", "help", "usage", "posix", "traditional", "compat", "sandbox", "re-interval", "characters-as-bytes":
+				return i, ""
+			}
+			return i, "runs or writes with an awk -W option the checks do not read (" + name + " -W " + v + ")"
+		case 'f', 'i', 'l', 'E', 'e', 'd', 'p', 'o', 'D':
+			return i, "runs an awk program from a file or an extension, or writes a file (" + name + " -" + string(c) + ")"
+		}
+	}
+	return i, ""
 }
 
 // sedBound: a sed script is eligible only when it has no e (run a
@@ -261,4 +314,52 @@ func sedScript(s string) string {
 		}
 	}
 	return ""
+}
+
+// commandOption says why a program that is not a launcher still runs a
+// command its arguments name (fd -x, rg --pre, sort --compress-program,
+// split --filter, man -P), or removes files (gio remove), or "".
+func commandOption(name string, args []string) string {
+	runs := false
+	switch name {
+	case "fd", "fdfind":
+		runs = hasFlag(args, "xX", "--exec", "--exec-batch")
+	case "rg", "ripgrep":
+		runs = hasFlag(args, "", "--pre")
+	case "sort":
+		runs = hasFlag(args, "", "--compress-program")
+	case "gpg", "gpg2":
+		runs = hasFlag(args, "", "--exec-path", "--photo-viewer")
+	case "split":
+		runs = hasFlag(args, "", "--filter")
+	case "man":
+		runs = hasFlag(args, "PH", "--pager", "--html")
+	case "gio":
+		switch firstOperand(args) {
+		case "remove", "rm", "trash", "move", "mv", "copy", "cp", "save", "set", "rename", "launch", "open", "mount":
+			return "removes, replaces or opens files (gio " + firstOperand(args) + ")"
+		}
+	}
+	if runs {
+		return "runs a command given in its arguments (" + name + ")"
+	}
+	return ""
+}
+
+// interpreterVariant reports whether name is a build of an interpreter
+// family under another name: pythonw, python3.12-dbg, python3.12m,
+// php-cgi, php8.2-cli, perl5.36-thread. A -config helper is not one.
+func interpreterVariant(name string) bool {
+	for _, fam := range []string{"python", "pypy", "ipython", "perl", "ruby", "jruby", "php", "lua", "luajit", "node", "nodejs", "julia", "tclsh", "wish"} {
+		rest, ok := strings.CutPrefix(name, fam)
+		if !ok {
+			continue
+		}
+		rest = strings.TrimLeft(rest, "0123456789.")
+		switch rest {
+		case "", "w", "d", "m", "u", "dm", "_d", "-dbg", "-debug", "-cgi", "-cli", "-fpm", "-thread", "-threaded", "-static":
+			return true
+		}
+	}
+	return false
 }

@@ -24,12 +24,20 @@ import (
 //   - stash: drop and clear. pop and apply stay eligible: they keep the
 //     stash when the changes do not apply cleanly.
 //   - clean: all but a dry run (-n).
-//   - rm and mv: -f (git's own check against losing changes is skipped).
+//   - rm: -f (git's own check against losing changes is skipped), and
+//     any path git does not hold unchanged (as for rm; --cached and -n
+//     leave the work tree).
+//   - mv: -f.
+//   - symbolic-ref -d, sparse-checkout (it deletes directories outside the
+//     cone that hold only ignored files, and writes git's configuration),
+//     fetch/pull --prune/--prune-tags (remote-tracking refs and local tags
+//     go with their reflogs), repack -d (drops unreachable objects),
+//     rerere clear/forget, bundle create onto an existing file.
 //   - fetch/pull that force-updates (-f, +refspec) or rebases (pull -r).
 //   - push (any), rebase (any), commit --amend, filter-branch, filter-repo,
 //     update-ref, reflog expire/delete, gc, prune, replace, merge/am/
 //     cherry-pick/revert --abort, checkout-index -f, read-tree -u.
-func gitBound(argv []string, cwd string) string {
+func gitBound(argv []string, cwd string, g *gitState) string {
 	i := shellguard.GitSubcommand(argv)
 	if i < 0 {
 		return ""
@@ -91,9 +99,31 @@ func gitBound(argv []string, cwd string) string {
 		case "drop", "clear":
 			return refuse("stash " + firstOperand(args))
 		}
-	case "rm", "mv":
+	case "rm":
+		return gitRemove(args, argv[:i], cwd, g)
+	case "mv":
 		if hasFlag(args, "f", "--force") {
 			return refuse(sub + " -f")
+		}
+	case "symbolic-ref":
+		if hasFlag(args, "d", "--delete") {
+			return refuse("symbolic-ref -d")
+		}
+	case "sparse-checkout":
+		if firstOperand(args) != "list" {
+			return refuse("sparse-checkout")
+		}
+	case "repack":
+		if hasFlag(args, "d", "") {
+			return refuse("repack -d")
+		}
+	case "rerere":
+		if s := firstOperand(args); s == "clear" || s == "forget" || s == "gc" {
+			return refuse("rerere " + s)
+		}
+	case "bundle":
+		if ops := operands(args, nil); len(ops) > 1 && ops[0] == "create" {
+			return existing(cwd, ops[1], "git bundle create")
 		}
 	case "commit":
 		if hasFlag(args, "", "--amend") {
@@ -102,6 +132,9 @@ func gitBound(argv []string, cwd string) string {
 	case "fetch", "pull":
 		if hasFlag(args, "f", "--force", "--rebase") || sub == "pull" && hasFlag(args, "r", "") || hasPrefixAny(args, "+") {
 			return refuse(sub + " that rewrites or force-updates local branches")
+		}
+		if hasFlag(args, "pP", "--prune", "--prune-tags") {
+			return refuse(sub + " --prune")
 		}
 	case "reflog":
 		if s := firstOperand(args); s == "expire" || s == "delete" {
@@ -153,6 +186,24 @@ func gitCheckout(args, pre []string, cwd string) string {
 		}
 	}
 	return ""
+}
+
+// gitRemove: git rm -f skips git's check against losing changes; without
+// it, git rm of a path is held unless git holds it unchanged, as for rm
+// (git refuses a changed file, but the bound does not rely on it). After
+// -C or a cd the paths cannot be placed.
+func gitRemove(args, pre []string, cwd string, g *gitState) string {
+	switch {
+	case hasFlag(args, "f", "--force"):
+		return "destroys or rewrites git history or work (git rm -f)"
+	case hasFlag(args, "n", "--cached", "--dry-run"):
+		return ""
+	case hasFlag(args, "", "--pathspec-from-file"):
+		return "removes paths listed in a file (git rm --pathspec-from-file)"
+	case contains(pre, "-C") || hasPrefixAny(pre, "--work-tree", "--git-dir"):
+		cwd = ""
+	}
+	return removeBound("git rm", args, cwd, g)
 }
 
 // gitRunsCommand says why git sub with args runs a command line given in

@@ -19,6 +19,12 @@ func holdReason(argv []word, p peeled) string {
 	if len(pos) > 1 {
 		sub2 = pos[1]
 	}
+	if p.danger != "" {
+		// PATH=. ls, LD_PRELOAD=x.so go test, NODE_OPTIONS=-r./x.js npm
+		// test: the assignment makes the command run code it does not
+		// name. Only the first such name is recorded, so none is excused.
+		return "sets " + p.danger + ", which changes what the command runs"
+	}
 	switch name {
 	case "":
 		return ""
@@ -100,6 +106,12 @@ func holdReason(argv []word, p peeled) string {
 		switch sub {
 		case "install", "i", "add", "ci", "publish", "update", "up", "upgrade", "link", "exec", "x", "dlx", "create", "init", "unpublish":
 			return "installs, runs or publishes packages (" + name + " " + sub + ")"
+		case "uninstall", "remove", "rm", "un", "r", "unlink", "prune", "dedupe", "ddp", "version", "rebuild", "rb":
+			return "removes or rebuilds packages or rewrites package.json (" + name + " " + sub + ")"
+		case "audit":
+			if sub2 == "fix" {
+				return "rewrites package.json and installs packages (" + name + " audit fix)"
+			}
 		case "":
 			if name == "yarn" {
 				return "installs packages (yarn)"
