@@ -227,7 +227,7 @@ const GitTimeout = 3 * time.Second
 // external diff drivers and textconv filters are off, and the command is
 // stopped after GitTimeout.
 func gitHistory(root string) []secret.Known {
-	if _, err := os.Stat(filepath.Join(root, ".git")); err != nil {
+	if !gitquery.HasRepository(root) {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), GitTimeout)

@@ -22,6 +22,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -191,6 +192,24 @@ func Named(ctx context.Context, dir string, env []string) [][2]string {
 		}
 	}
 	return config
+}
+
+// HasRepository reports whether dir holds a git repository git could
+// read: a .git directory with a HEAD file, or a .git file (a worktree's or
+// a submodule's link to its git directory). A directory without one costs
+// no process (each query is two: git config, then the query).
+func HasRepository(dir string) bool {
+	fi, err := os.Lstat(filepath.Join(dir, ".git"))
+	switch {
+	case err != nil:
+		return false
+	case fi.Mode().IsRegular():
+		return true
+	case !fi.IsDir():
+		return false
+	}
+	_, err = os.Lstat(filepath.Join(dir, ".git", "HEAD"))
+	return err == nil
 }
 
 // SetEnv sets (or, with remove, deletes) k in env, reusing its backing

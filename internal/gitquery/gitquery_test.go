@@ -2,7 +2,9 @@ package gitquery_test
 
 import (
 	"context"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -81,5 +83,23 @@ func TestOverridesReplaceTheCallersConfig(t *testing.T) {
 	}
 	if !strings.Contains(joined, "GIT_CONFIG_KEY_0=core.fsmonitor") || !strings.Contains(joined, "GIT_PAGER=cat") {
 		t.Errorf("Overrides did not set its own:\n%s", joined)
+	}
+}
+
+// TestHasRepository: a repository, a worktree's .git file, and the
+// look-alikes that hold no repository (an empty .git directory, none).
+func TestHasRepository(t *testing.T) {
+	r := gitquerytest.Hostile(t, "committed-secret-value-1")
+	empty, link, none := t.TempDir(), t.TempDir(), t.TempDir()
+	if err := os.Mkdir(filepath.Join(empty, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(link, ".git"), []byte("gitdir: "+r.Dir+"/.git\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for dir, want := range map[string]bool{r.Dir: true, link: true, empty: false, none: false} {
+		if got := gitquery.HasRepository(dir); got != want {
+			t.Errorf("HasRepository(%s) = %v, want %v", dir, got, want)
+		}
 	}
 }
