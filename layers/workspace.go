@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -174,33 +173,6 @@ func sortedKeys(m map[string]any) []string {
 	}
 	sort.Strings(keys)
 	return keys
-}
-
-// mcpFileKeys lists the servers of the project's .mcp.json as loosening
-// keys. A file that is missing or does not parse lists none here (the MCP
-// loader reports it).
-func mcpFileKeys(root string) []ProjectKey {
-	path := filepath.Join(root, ProjectMCPFile)
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil
-	}
-	doc, err := parseData(data)
-	if err != nil {
-		return nil
-	}
-	top, _ := doc.Value.(map[string]any)
-	servers, _ := top["mcpServers"].(map[string]any)
-	var out []ProjectKey
-	for _, name := range sortedKeys(servers) {
-		k := ProjectKey{Key: provenance.KeyPath("mcpServers", name), Source: path, Value: servers[name],
-			Why: "an MCP server runs a program when the session opens", file: ProjectMCPFile}
-		if p, ok := doc.Pos(jsonpos.Pointer("mcpServers", name)); ok {
-			k.Line, k.Column = p.Line, p.Column
-		}
-		out = append(out, k)
-	}
-	return out
 }
 
 // LooseningDigest is the digest of a project's loosening config: each
