@@ -217,6 +217,13 @@ func CanonicalRoot(root string) string {
 type TrustOptions struct {
 	// Project is --trust-project: trust this workspace for this process.
 	Project bool
+	// Pinned binds Project to the loosening config the process started
+	// with: the flag trusts only a config whose digest is Digest ("" =
+	// one that loosened nothing). serve and the pager resolve the files
+	// again for every session; unpinned, a config changed while they run
+	// (by a session, a pull) would apply to the next session unreviewed.
+	Pinned bool
+	Digest string
 	// All trusts every project (oceanadmin simulate names the project
 	// files itself). Never set from user input.
 	All bool
@@ -259,6 +266,8 @@ func (r *Resolved) decideTrust(o Options, root string, loosening []ProjectKey, p
 		}
 	case o.Trust.All:
 		w.State, w.Reason = TrustTrusted, "the project files were named explicitly"
+	case o.Trust.Project && o.Trust.Pinned && o.Trust.Digest != w.Digest:
+		w.Reason = "not trusted: the project's loosening config changed since --trust-project trusted it when this process started; review it ('oceancode inspect') and start again"
 	case o.Trust.Project:
 		w.State, w.Reason = TrustTrusted, "trusted for this run by --trust-project"
 	default:
