@@ -48,6 +48,11 @@ type ProjectKey struct {
 	Value  any    `json:"value"`
 	Why    string `json:"why"`
 	file   string // the source relative to the project root, for the digest
+	// path is the key's segments ("" for a .mcp.json server); unit and
+	// unitValue are its unit and the unit's content (trustunits.go).
+	path      []string
+	unit      string
+	unitValue any
 }
 
 // Location is "file:line:col".
@@ -156,7 +161,7 @@ func classifyLeaf(path []string, v any, at []string, doc *jsonpos.Doc, source, r
 	if c != Loosen {
 		return v, true
 	}
-	k := ProjectKey{Key: provenance.KeyPath(path...), Source: source, Value: v, Why: why, file: rel}
+	k := ProjectKey{Key: provenance.KeyPath(path...), Source: source, Value: v, Why: why, file: rel, path: clone(path)}
 	if doc != nil {
 		if p, ok := doc.Pos(jsonpos.Pointer(at...)); ok {
 			k.Line, k.Column = p.Line, p.Column
@@ -176,17 +181,20 @@ func sortedKeys(m map[string]any) []string {
 }
 
 // LooseningDigest is the digest of a project's loosening config: each
-// key's file (relative to the project root), name and value, in a fixed
-// order. Positions and the tightening keys are not part of it, so
-// reformatting a file or adding a deny rule does not ask again.
+// key's file (relative to the project root), name and value, and each
+// key's unit with the keys that qualify it (trustunits.go), in a fixed
+// order. Positions are not part of it, nor are tightening keys outside
+// those units, so reformatting a file or adding a deny rule for another
+// tool does not ask again.
 func LooseningDigest(keys []ProjectKey) string {
 	lines := make([]string, 0, len(keys))
+	units := map[string]bool{}
 	for _, k := range keys {
-		b, err := json.Marshal(k.Value)
-		if err != nil {
-			b = []byte(fmt.Sprintf("%q", fmt.Sprint(k.Value)))
+		lines = append(lines, k.file+"\x00"+k.Key+"\x00"+digestJSON(k.Value))
+		if k.unit != "" && !units[k.unit] {
+			units[k.unit] = true
+			lines = append(lines, "unit\x00"+k.unit+"\x00"+digestJSON(k.unitValue))
 		}
-		lines = append(lines, k.file+"\x00"+k.Key+"\x00"+string(b))
 	}
 	sort.Strings(lines)
 	h := sha256.New()
@@ -195,6 +203,15 @@ func LooseningDigest(keys []ProjectKey) string {
 		h.Write([]byte{'\n'})
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// digestJSON is v as JSON for the digest.
+func digestJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprintf("%q", fmt.Sprint(v))
+	}
+	return string(b)
 }
 
 // CanonicalRoot is the key a workspace's trust is recorded under: the
@@ -305,6 +322,7 @@ func (m *merger) mergeProject(o Options, docs []projectDoc, policy, stateDir str
 		d.kept, keys = splitDoc(d.root, d.doc, d.path, d.rel)
 		loosening = append(loosening, keys...)
 	}
+	qualify(loosening, docs)
 	// The workspace is the project root, else the working directory (where
 	// the MCP loader looks for .mcp.json then).
 	root := m.r.ProjectRoot
