@@ -93,6 +93,9 @@ func verifyProjectSignature(root, digest string, signers []string) (string, erro
 		keys = append(keys, k)
 	}
 	path := filepath.Join(root, ProjectSignatureFile)
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("read project signature %s: not a regular file (%s)", path, fi.Mode().Type())
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
