@@ -1,6 +1,10 @@
 package layers
 
-import "slices"
+import (
+	"encoding/json"
+	"slices"
+	"strconv"
+)
 
 // TrustClass says what a project-layer key does to the session: tighten it
 // (always applied), leave safety alone (neutral, always applied), or loosen
@@ -99,14 +103,17 @@ var classTable = []classRow{
 	{pattern: []string{"sandbox", "writable"}, fn: fixed(Loosen, "makes more paths writable inside the sandbox")},
 	{pattern: []string{"sandbox", "network"}, fn: oneOf("opens the sandbox's network", "off")},
 	{pattern: []string{"sandbox", "allow_hosts"}, fn: fixed(Loosen, "lets commands reach more hosts")},
-	{pattern: []string{"sandbox", "limits"}, subtree: true, fn: fixed(Tighten, "")},
+	{pattern: []string{"sandbox", "limits", "processes"}, fn: atMost("sandbox.limits.processes", "lets sandboxed commands start more processes")},
+	{pattern: []string{"sandbox", "limits", "address_space_mb"}, fn: atMost("sandbox.limits.address_space_mb", "lets sandboxed commands use more memory")},
+	{pattern: []string{"sandbox", "limits", "file_size_mb"}, fn: atMost("sandbox.limits.file_size_mb", "lets sandboxed commands write larger files")},
+	{pattern: []string{"sandbox", "limits", "open_files"}, fn: atMost("sandbox.limits.open_files", "lets sandboxed commands open more files")},
 	{pattern: []string{"refs"}, subtree: true, fn: fixed(Loosen, "reference aliases open directories outside the project without asking")},
 	{pattern: []string{"mcp", "servers"}, subtree: true, fn: fixed(Loosen, "an MCP server runs a program when the session opens")},
 	{pattern: []string{"mcp", "startup_timeout_s"}, fn: fixed(Neutral, "")},
 	{pattern: []string{"mcp", "call_timeout_s"}, fn: fixed(Neutral, "")},
 	{pattern: []string{"jev", "enabled"}, fn: whenTrue("turns the Jev advisor on")},
 	{pattern: []string{"jev", "permissions"}, fn: oneOf("lets the Jev advisor approve commands", "shadow")},
-	{pattern: []string{"jev", "deadline_ms"}, fn: fixed(Neutral, "")},
+	{pattern: []string{"jev", "deadline_ms"}, fn: atMost("jev.deadline_ms", "in act mode, waits longer for advice, so the advisor approves more commands unasked")},
 	{pattern: []string{"provider"}, subtree: true, fn: fixed(Loosen, "a provider endpoint receives the conversation and the code")},
 	{pattern: []string{"model"}, fn: fixed(Loosen, "chooses the provider that receives the conversation and the code")},
 	{pattern: []string{"agents", "*", "description"}, fn: fixed(Neutral, "")},
@@ -116,9 +123,60 @@ var classTable = []classRow{
 	{pattern: []string{"agents", "*", "tools"}, fn: fixed(Loosen, "names the tools the agent is offered")},
 	{pattern: []string{"agents", "*", "permission_mode"}, fn: modeClass},
 	{pattern: []string{"agents", "*", "permission", "*", "*"}, fn: ruleClass},
-	{pattern: []string{"limits"}, subtree: true, fn: fixed(Neutral, "")},
+	{pattern: []string{"limits", "max_turns"}, fn: atMost("limits.max_turns", "lets a task run more model turns, each acting on its own")},
+	{pattern: []string{"limits", "timeout_s"}, fn: fixed(Tighten, "")},
+	{pattern: []string{"limits", "max_tokens"}, fn: fixed(Neutral, "")},
 	{pattern: []string{"telemetry", "enabled"}, fn: whenTrue("sends telemetry out")},
 	{pattern: []string{"telemetry", "include_inputs"}, fn: whenTrue("puts tool inputs into telemetry")},
+}
+
+// BoundDefaults are the built-in values of the bounds a project may only
+// lower: a value at or below the default tightens, one above it loosens.
+// sessionconfig's TestBoundDefaults checks them against the runtime's
+// (agent/sandbox.DefaultLimits, agent/jev.DefaultDeadline; max_turns is
+// agent.Config's 50). A bound with no default (limits.timeout_s) always
+// tightens.
+var BoundDefaults = map[string]int64{
+	"sandbox.limits.processes":        1024,
+	"sandbox.limits.address_space_mb": 16384,
+	"sandbox.limits.file_size_mb":     8192,
+	"sandbox.limits.open_files":       4096,
+	"jev.deadline_ms":                 1500,
+	"limits.max_turns":                50,
+}
+
+// atMost: the bound named key tightens at or below its built-in default
+// (BoundDefaults) and loosens above it, or when it is not a positive
+// integer (zero or less means the default or unlimited to the runtime).
+func atMost(key, why string) func(any) (TrustClass, string) {
+	def, ok := BoundDefaults[key]
+	if !ok {
+		panic("layers: no BoundDefaults entry for " + key)
+	}
+	return func(v any) (TrustClass, string) {
+		if n, ok := intOf(v); ok && n >= 1 && n <= def {
+			return Tighten, ""
+		}
+		return Loosen, why + " (above the default " + strconv.FormatInt(def, 10) + ")"
+	}
+}
+
+// intOf returns v as an integer, when it is one.
+func intOf(v any) (int64, bool) {
+	switch n := v.(type) {
+	case json.Number:
+		i, err := n.Int64()
+		return i, err == nil
+	case int:
+		return int64(n), true
+	case int64:
+		return n, true
+	case float64:
+		if n == float64(int64(n)) {
+			return int64(n), true
+		}
+	}
+	return 0, false
 }
 
 // whenTrueInverse is whenTrue for a switch whose "on" tightens: true

@@ -19,6 +19,7 @@ package layers
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -511,12 +512,36 @@ func fileExists(p string) bool {
 
 // parseFile reads and parses one config file.
 func parseFile(path string) (*jsonpos.Doc, []byte, error) {
-	data, err := os.ReadFile(path)
+	data, err := readConfig(path)
 	if err != nil {
 		return nil, nil, err
 	}
 	doc, err := parseData(data)
 	return doc, data, err
+}
+
+// readConfig reads one config file, which must be a regular file (a
+// symlink is followed) of at most schema.MaxConfigSize bytes. A cloned
+// repository's .oceancode/oceancode.json or .mcp.json that is a symlink to
+// /dev/zero or a FIFO would otherwise exhaust memory or block every
+// command that loads the config.
+func readConfig(path string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a regular file (%s): only a regular file is read as config", fi.Mode().Type())
+	}
+	if err := schema.CheckSize(int(min(fi.Size(), schema.MaxConfigSize+1))); err != nil {
+		return nil, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, schema.MaxConfigSize+1))
 }
 
 // parseData parses one config document.

@@ -36,6 +36,7 @@ type ProjectSignaturePayload struct {
 // does not parse is an error.
 func ProjectLoosening(root string) ([]ProjectKey, string, error) {
 	var all []ProjectKey
+	var docs []projectDoc
 	for _, rel := range projectFileNames {
 		path := filepath.Join(root, rel)
 		doc, _, err := parseFile(path)
@@ -60,7 +61,9 @@ func ProjectLoosening(root string) ([]ProjectKey, string, error) {
 		delete(v, "$schema")
 		_, keys := splitDoc(v, doc, path, rel)
 		all = append(all, keys...)
+		docs = append(docs, projectDoc{path: path, rel: rel, root: v, doc: doc})
 	}
+	qualify(all, docs)
 	all = append(all, mcpFileKeys(root)...)
 	if len(all) == 0 {
 		return nil, "", nil
@@ -90,6 +93,9 @@ func verifyProjectSignature(root, digest string, signers []string) (string, erro
 		keys = append(keys, k)
 	}
 	path := filepath.Join(root, ProjectSignatureFile)
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("read project signature %s: not a regular file (%s)", path, fi.Mode().Type())
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {

@@ -44,7 +44,7 @@ func TestWorkspaceTrustRecord(t *testing.T) {
 		t.Fatalf("trust record %s: %v, mode %v", rec, err, fi.Mode())
 	}
 	// A tightening change keeps the trust; a loosening one drops it.
-	m.ProjectConfig(`{"permission": {"bash": {"*": "allow", "rm:*": "deny", "curl:*": "ask"}}, "model": "x/y"}`)
+	m.ProjectConfig(`{"permission": {"bash": {"*": "allow", "rm:*": "deny"}, "edit": {"*.lock": "ask"}}, "model": "x/y"}`)
 	if r := m.Resolve(); !r.Workspace.Trusted() {
 		t.Fatalf("a new ask rule untrusted the workspace: %s", r.Workspace.Reason)
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -49,6 +48,11 @@ type ProjectKey struct {
 	Value  any    `json:"value"`
 	Why    string `json:"why"`
 	file   string // the source relative to the project root, for the digest
+	// path is the key's segments ("" for a .mcp.json server); unit and
+	// unitValue are its unit and the unit's content (trustunits.go).
+	path      []string
+	unit      string
+	unitValue any
 }
 
 // Location is "file:line:col".
@@ -157,7 +161,7 @@ func classifyLeaf(path []string, v any, at []string, doc *jsonpos.Doc, source, r
 	if c != Loosen {
 		return v, true
 	}
-	k := ProjectKey{Key: provenance.KeyPath(path...), Source: source, Value: v, Why: why, file: rel}
+	k := ProjectKey{Key: provenance.KeyPath(path...), Source: source, Value: v, Why: why, file: rel, path: clone(path)}
 	if doc != nil {
 		if p, ok := doc.Pos(jsonpos.Pointer(at...)); ok {
 			k.Line, k.Column = p.Line, p.Column
@@ -176,45 +180,21 @@ func sortedKeys(m map[string]any) []string {
 	return keys
 }
 
-// mcpFileKeys lists the servers of the project's .mcp.json as loosening
-// keys. A file that is missing or does not parse lists none here (the MCP
-// loader reports it).
-func mcpFileKeys(root string) []ProjectKey {
-	path := filepath.Join(root, ProjectMCPFile)
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil
-	}
-	doc, err := parseData(data)
-	if err != nil {
-		return nil
-	}
-	top, _ := doc.Value.(map[string]any)
-	servers, _ := top["mcpServers"].(map[string]any)
-	var out []ProjectKey
-	for _, name := range sortedKeys(servers) {
-		k := ProjectKey{Key: provenance.KeyPath("mcpServers", name), Source: path, Value: servers[name],
-			Why: "an MCP server runs a program when the session opens", file: ProjectMCPFile}
-		if p, ok := doc.Pos(jsonpos.Pointer("mcpServers", name)); ok {
-			k.Line, k.Column = p.Line, p.Column
-		}
-		out = append(out, k)
-	}
-	return out
-}
-
 // LooseningDigest is the digest of a project's loosening config: each
-// key's file (relative to the project root), name and value, in a fixed
-// order. Positions and the tightening keys are not part of it, so
-// reformatting a file or adding a deny rule does not ask again.
+// key's file (relative to the project root), name and value, and each
+// key's unit with the keys that qualify it (trustunits.go), in a fixed
+// order. Positions are not part of it, nor are tightening keys outside
+// those units, so reformatting a file or adding a deny rule for another
+// tool does not ask again.
 func LooseningDigest(keys []ProjectKey) string {
 	lines := make([]string, 0, len(keys))
+	units := map[string]bool{}
 	for _, k := range keys {
-		b, err := json.Marshal(k.Value)
-		if err != nil {
-			b = []byte(fmt.Sprintf("%q", fmt.Sprint(k.Value)))
+		lines = append(lines, k.file+"\x00"+k.Key+"\x00"+digestJSON(k.Value))
+		if k.unit != "" && !units[k.unit] {
+			units[k.unit] = true
+			lines = append(lines, "unit\x00"+k.unit+"\x00"+digestJSON(k.unitValue))
 		}
-		lines = append(lines, k.file+"\x00"+k.Key+"\x00"+string(b))
 	}
 	sort.Strings(lines)
 	h := sha256.New()
@@ -223,6 +203,15 @@ func LooseningDigest(keys []ProjectKey) string {
 		h.Write([]byte{'\n'})
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// digestJSON is v as JSON for the digest.
+func digestJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprintf("%q", fmt.Sprint(v))
+	}
+	return string(b)
 }
 
 // CanonicalRoot is the key a workspace's trust is recorded under: the
@@ -245,6 +234,13 @@ func CanonicalRoot(root string) string {
 type TrustOptions struct {
 	// Project is --trust-project: trust this workspace for this process.
 	Project bool
+	// Pinned binds Project to the loosening config the process started
+	// with: the flag trusts only a config whose digest is Digest ("" =
+	// one that loosened nothing). serve and the pager resolve the files
+	// again for every session; unpinned, a config changed while they run
+	// (by a session, a pull) would apply to the next session unreviewed.
+	Pinned bool
+	Digest string
 	// All trusts every project (oceanadmin simulate names the project
 	// files itself). Never set from user input.
 	All bool
@@ -287,6 +283,8 @@ func (r *Resolved) decideTrust(o Options, root string, loosening []ProjectKey, p
 		}
 	case o.Trust.All:
 		w.State, w.Reason = TrustTrusted, "the project files were named explicitly"
+	case o.Trust.Project && o.Trust.Pinned && o.Trust.Digest != w.Digest:
+		w.Reason = "not trusted: the project's loosening config changed since --trust-project trusted it when this process started; review it ('oceancode inspect') and start again"
 	case o.Trust.Project:
 		w.State, w.Reason = TrustTrusted, "trusted for this run by --trust-project"
 	default:
@@ -324,6 +322,7 @@ func (m *merger) mergeProject(o Options, docs []projectDoc, policy, stateDir str
 		d.kept, keys = splitDoc(d.root, d.doc, d.path, d.rel)
 		loosening = append(loosening, keys...)
 	}
+	qualify(loosening, docs)
 	// The workspace is the project root, else the working directory (where
 	// the MCP loader looks for .mcp.json then).
 	root := m.r.ProjectRoot

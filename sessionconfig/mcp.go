@@ -68,14 +68,11 @@ func MCPServersOf(res *layers.Resolved, root, home string) ([]mcp.Server, error)
 	// The project's .mcp.json runs code: only in a trusted workspace (the
 	// loader named its servers as ignored otherwise).
 	if res != nil && res.Workspace.TrustedRoot(root) {
-		p := filepath.Join(root, ProjectMCPFile)
-		var pj struct {
-			MCPServers map[string]mcp.Server `json:"mcpServers"`
-		}
-		if err := readJSON(p, &pj); err != nil {
+		servers, p, err := projectMCPServers(root)
+		if err != nil {
 			return nil, err
 		}
-		add(pj.MCPServers, permission.MCPProjectFile, p)
+		add(servers, permission.MCPProjectFile, p)
 	}
 	out := make([]mcp.Server, 0, len(byName))
 	for _, s := range byName {
@@ -83,6 +80,50 @@ func MCPServersOf(res *layers.Resolved, root, home string) ([]mcp.Server, error)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
+}
+
+// projectMCPServers reads the project's .mcp.json with the parser the
+// trust split listed its servers with (layers.ReadProjectMCP), so what
+// starts is what was trusted: the exact member "mcpServers", and of each
+// definition only the fields spelled exactly as mcp.Server's (a decoder
+// that matched "Command" too would run what a reviewer read past).
+func projectMCPServers(root string) (map[string]mcp.Server, string, error) {
+	pm, err := layers.ReadProjectMCP(root)
+	if err != nil || pm == nil {
+		return nil, "", err
+	}
+	out := make(map[string]mcp.Server, len(pm.Servers))
+	for name, def := range pm.Servers {
+		s, err := mcpServerOf(def.(map[string]any))
+		if err != nil {
+			return nil, "", fmt.Errorf("read %s: mcpServers[%q]: %w", pm.Path, name, err)
+		}
+		out[name] = s
+	}
+	return out, pm.Path, nil
+}
+
+// mcpServerFields are mcp.Server's JSON field names.
+var mcpServerFields = []string{"type", "command", "args", "env", "url", "headers", "enabled"}
+
+// mcpServerOf decodes one .mcp.json definition from its exactly spelled
+// fields; any other member is ignored.
+func mcpServerOf(def map[string]any) (mcp.Server, error) {
+	exact := map[string]any{}
+	for _, f := range mcpServerFields {
+		if v, ok := def[f]; ok {
+			exact[f] = v
+		}
+	}
+	var s mcp.Server
+	b, err := json.Marshal(exact)
+	if err != nil {
+		return s, err
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		return s, err
+	}
+	return s, nil
 }
 
 // readJSON decodes path into v; a missing file leaves v as it is.

@@ -13,23 +13,34 @@ import (
 // session-layer flags a command collected, and reports what the loader
 // noticed on stderr (reportConfig).
 func loadConfig(a *App, flags []layers.Setting) (*layers.Resolved, error) {
-	return loadConfigTrust(a, flags, false)
+	return loadConfigTrust(a, flags, layers.TrustOptions{})
 }
 
 // loadConfigTrust is loadConfig for a command with --trust-project: with
-// trustProject the workspace is trusted for this process, unless the
+// trust.Project the workspace is trusted for this process, unless the
 // requirements forbid it, which refuses the command (exit 5).
-func loadConfigTrust(a *App, flags []layers.Setting, trustProject bool) (*layers.Resolved, error) {
+func loadConfigTrust(a *App, flags []layers.Setting, trust layers.TrustOptions) (*layers.Resolved, error) {
 	dir, err := a.WorkDir()
 	if err != nil {
 		return nil, exitcode.With(exitcode.Error, err)
 	}
-	r := layers.Resolve(layers.Options{Dir: dir, Getenv: a.Getenv, Flags: flags, Trust: layers.TrustOptions{Project: trustProject}})
+	r := layers.Resolve(layers.Options{Dir: dir, Getenv: a.Getenv, Flags: flags, Trust: trust})
 	if r.Workspace != nil && r.Workspace.FlagRefused != "" {
 		return nil, exitcode.With(exitcode.Denied, fmt.Errorf("trust workspace %s: %s", r.Workspace.Root, r.Workspace.FlagRefused))
 	}
 	reportConfig(a.Stderr, r)
 	return r, nil
+}
+
+// pinTrust is --trust-project for the sessions a long-lived process (serve,
+// the pager) resolves later: bound to the loosening config of res, the
+// one the process started with and named.
+func pinTrust(flag bool, res *layers.Resolved) layers.TrustOptions {
+	t := layers.TrustOptions{Project: flag}
+	if flag && res.Workspace != nil {
+		t.Pinned, t.Digest = true, res.Workspace.Digest
+	}
+	return t
 }
 
 // sessionGate is the check every command that starts a session runs first:

@@ -133,7 +133,7 @@ func runPager(ctx context.Context, app *App, o pagerOptions) error {
 	if RunPager == nil {
 		return execPager()
 	}
-	res, err := loadConfigTrust(app, nil, o.trustProject)
+	res, err := loadConfigTrust(app, nil, layers.TrustOptions{Project: o.trustProject})
 	if err != nil {
 		return err
 	}
@@ -158,7 +158,7 @@ func runPager(ctx context.Context, app *App, o pagerOptions) error {
 			return err
 		}
 	}
-	f := &sessionFactory{app: app, store: store, via: "pager", trustProject: o.trustProject}
+	f := &sessionFactory{app: app, store: store, via: "pager", trust: pinTrust(o.trustProject, res)}
 	defer f.close()
 	open := func(ctx context.Context, id string) (*runner.Session, error) {
 		sess, err := f.newSession(ctx, server.CreateRequest{Agent: o.agent, Model: o.model, Resume: id})

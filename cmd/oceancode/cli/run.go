@@ -110,7 +110,7 @@ func runRun(ctx context.Context, app *App, o runOptions, prompt string) error {
 	if o.session != "" {
 		store = openStoreAsync(ctx, app)
 	}
-	res, err := loadConfigTrust(app, flags, o.trustProject)
+	res, err := loadConfigTrust(app, flags, layers.TrustOptions{Project: o.trustProject})
 	if err != nil {
 		store.discard()
 		return err

@@ -93,7 +93,7 @@ func runServe(ctx context.Context, app *App, o serveOptions) error {
 	if !loopback(host) && !o.allowRemote {
 		return exitcode.With(exitcode.Usage, fmt.Errorf("--addr %s is not a loopback address: anyone who reaches it with the token could run commands as you; pass --allow-remote to accept that, or use 127.0.0.1", o.addr))
 	}
-	res, err := loadConfigTrust(app, nil, o.trustProject)
+	res, err := loadConfigTrust(app, nil, layers.TrustOptions{Project: o.trustProject})
 	if err != nil {
 		return err
 	}
@@ -122,7 +122,7 @@ func runServe(ctx context.Context, app *App, o serveOptions) error {
 		hosts = interfaceHosts(ln.Addr())
 		fmt.Fprintf(app.Stderr, "oceancode: warning: serving on %s beyond this machine (--allow-remote): whoever reaches it and holds the token can run commands, read and write files as you; the connection is not encrypted\n", addr)
 	}
-	f := &sessionFactory{app: app, store: store, trustProject: o.trustProject}
+	f := &sessionFactory{app: app, store: store, trust: pinTrust(o.trustProject, res)}
 	defer f.close()
 	srv, err := server.New(server.Config{
 		Token: token, TokenHint: tokenPath, Addr: addr, Hosts: hosts,
@@ -289,10 +289,10 @@ func createToken(path string) error {
 // session gate and locks, the engine config from sessionconfig.
 type sessionFactory struct {
 	app *App
-	// trustProject is serve's --trust-project (the pager's yes), for every
-	// session it builds.
-	trustProject bool
-	store        *session.Store
+	// trust is serve's (or the pager's) --trust-project for every session
+	// it builds, pinned to the loosening config the process started with.
+	trust layers.TrustOptions
+	store *session.Store
 	// via names the front end in the settings' origins ("" is "api").
 	via string
 	mu  sync.Mutex
@@ -352,7 +352,7 @@ func (f *sessionFactory) newSession(ctx context.Context, r server.CreateRequest)
 	if req.Agent == "" {
 		req.Agent = "build"
 	}
-	res, err := loadConfigTrust(f.app, req.Settings(), f.trustProject)
+	res, err := loadConfigTrust(f.app, req.Settings(), f.trust)
 	if err != nil {
 		return nil, err
 	}
