@@ -474,21 +474,13 @@ type plan struct {
 	heads []gitHead
 }
 
-// gitHead is a git dir's HEAD file and its content.
+// gitHead is a git dir's HEAD file, or a symbolic ref in it, and its
+// content; dir is the git dir of a symbolic ref ("" for a HEAD: the
+// path's directory).
 type gitHead struct {
 	path string
 	data []byte
-}
-
-// readHeads records the HEAD of each git dir (paths ending in "/HEAD").
-func readHeads(paths []string) []gitHead {
-	var out []gitHead
-	for _, p := range paths {
-		if b, err := os.ReadFile(p); err == nil && len(b) < 4096 {
-			out = append(out, gitHead{p, b})
-		}
-	}
-	return out
+	dir  string
 }
 
 // BwrapArgs returns the bubblewrap options (everything before "--" and the
