@@ -260,12 +260,43 @@ func searchGitDirs(ws string, prev *searchCache) ([]protectedPath, *searchCache)
 				addGitDir(rel, false)
 			case e.name == ".git":
 				out = append(out, protectedPath{rel: rel, optional: true})
+				if g := separateGitDir(ws, rel); g != "" {
+					addGitDir(g, false)
+				}
 			case descend:
 				queue = append(queue, dir{rel, d.depth + 1})
 			}
 		}
 	}
 	return out, next
+}
+
+// separateGitDir returns, relative to ws, the git dir that the .git file
+// ws/rel points at (git init --separate-git-dir) when it lies in the
+// workspace outside every .git (submodules' and worktrees' git dirs are
+// found under their .git already) and holds a HEAD; "" otherwise.
+func separateGitDir(ws, rel string) string {
+	data, ok := readGitFile(filepath.Join(ws, rel))
+	if !ok {
+		return ""
+	}
+	g, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir:")
+	if !ok {
+		return ""
+	}
+	g = strings.TrimSpace(g)
+	if !filepath.IsAbs(g) {
+		g = filepath.Join(ws, filepath.Dir(rel), g)
+	}
+	g = realPath(g)
+	r, err := filepath.Rel(ws, g)
+	if err != nil || !under(g, ws) || g == ws || contains(strings.Split(filepath.ToSlash(r), "/"), ".git") {
+		return ""
+	}
+	if _, err := os.Lstat(filepath.Join(g, "HEAD")); err != nil {
+		return ""
+	}
+	return filepath.ToSlash(r)
 }
 
 // listDir returns the entries of the directory at path that the search

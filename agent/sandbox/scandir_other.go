@@ -44,3 +44,14 @@ func leafGit(string) ([]searchEntry, bool) { return nil, false }
 // readHeads records nothing off Linux: the runner keeps git history only
 // there (see docs/sandbox.md).
 func readHeads([]string) []gitHead { return nil }
+
+// readGitFile reads a .git file when it is a regular file of at most 4096
+// bytes.
+func readGitFile(p string) ([]byte, bool) {
+	fi, err := os.Lstat(p)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > 4096 {
+		return nil, false
+	}
+	b, err := os.ReadFile(p)
+	return b, err == nil && len(b) <= 4096
+}
