@@ -28,7 +28,6 @@ import (
 	"hash"
 	"hash/crc32"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -43,19 +42,19 @@ import (
 const GitHistoryKept = "kept: loose objects and refs are packed (read-only inside) before and after each command; deleting refs and repacking fail inside"
 
 // keepHistory moves the loose objects and refs of the git dir gitDir into
-// its pack directory and packed-refs. It reports whether it created
-// packed-refs (a plan made before it did not bind it read-only). A git dir
+// its pack directory and packed-refs. It reports whether it created one of
+// them (a plan made before it did not bind it read-only). A git dir
 // without objects/ (a linked worktree's private dir) has nothing to keep.
 // It fails when the history cannot be put out of reach; the caller then
-// does not run the command.
+// does not run the command. Every file is reached without following a
+// link (see history_fs_linux.go).
 func keepHistory(gitDir string) (symrefs []gitHead, created bool, err error) {
-	if realPath(gitDir) != gitDir {
-		return nil, false, nil // reached through a link: not a git dir the plan found
+	gitFD, err := openNoLinks(gitDir)
+	if err != nil {
+		return nil, false, nil // gone, or reached through a link: not a git dir the plan found
 	}
-	if fi, err := os.Lstat(gitDir + "/refs"); err == nil && !fi.IsDir() {
-		return nil, false, nil // a link or a file: git does not take it for a repository
-	}
-	objects, err := openDirNoFollow(gitDir + "/objects")
+	defer unix.Close(gitFD)
+	objects, err := openDirAt(gitFD, "objects")
 	if err != nil {
 		if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ELOOP) {
 			return nil, false, nil
@@ -64,14 +63,23 @@ func keepHistory(gitDir string) (symrefs []gitHead, created bool, err error) {
 	}
 	f := os.NewFile(uintptr(objects), gitDir+"/objects")
 	defer f.Close()
-	if err := keepObjects(gitDir, f); err != nil {
-		return nil, false, fmt.Errorf("sandbox: keep git history %s: %w", gitDir, err)
-	}
-	symrefs, created, err = keepRefs(gitDir)
+	pack, created, err := keepObjects(gitFD, gitDir, f)
 	if err != nil {
 		return nil, false, fmt.Errorf("sandbox: keep git history %s: %w", gitDir, err)
 	}
-	return symrefs, created, nil
+	defer unix.Close(pack)
+	if kindAt(gitFD, "refs") != unix.S_IFDIR {
+		// A link or a file: git does not take it for a repository (after
+		// a command, restoreHeads has made refs a directory again).
+		return nil, created, nil
+	}
+	objs := openObjectStore(objects, pack)
+	defer objs.close()
+	symrefs, c, err := keepRefs(gitFD, gitDir, objs)
+	if err != nil {
+		return nil, false, fmt.Errorf("sandbox: keep git history %s: %w", gitDir, err)
+	}
+	return symrefs, created || c, nil
 }
 
 // keepGitDirs runs keepHistory on each git dir (the plan's heads' dirs);
@@ -98,10 +106,6 @@ func keepGitDirs(heads []gitHead) (symrefs []gitHead, created bool, err error) {
 
 var keepMu sync.Mutex
 
-func openDirNoFollow(path string) (int, error) {
-	return unix.Open(path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-}
-
 // isHex reports a lowercase hexadecimal string.
 func isHex(s string) bool {
 	for i := 0; i < len(s); i++ {
@@ -117,8 +121,9 @@ func isHex(s string) bool {
 type looseName struct{ dir, file string }
 
 // listLoose lists the loose objects of objects (the fan-out dirs' files
-// whose names complete an object name); symlinks are not followed.
-func listLoose(objects *os.File) ([]looseName, error) {
+// whose names complete an object name of hashLen bytes); symlinks are not
+// followed.
+func listLoose(objects *os.File, hashLen int) ([]looseName, error) {
 	names, err := objects.Readdirnames(-1)
 	if err != nil {
 		return nil, err
@@ -144,7 +149,7 @@ func listLoose(objects *os.File) ([]looseName, error) {
 			return nil, err
 		}
 		for _, n := range files {
-			if (len(n) == 38 || len(n) == 62) && isHex(n) {
+			if len(n) == 2*hashLen-2 && isHex(n) {
 				out = append(out, looseName{d, n})
 			}
 		}
@@ -166,32 +171,92 @@ type packedObject struct {
 
 // keepObjects writes every valid loose object of the git dir into a new
 // pack in objects/pack (with its index), then removes the loose copies. A
-// file that is not a valid object (its content does not hash to its name)
-// is left alone: it is no history.
-func keepObjects(gitDir string, objects *os.File) error {
-	loose, err := listLoose(objects)
+// file that is not a valid object of the repository's hash function (its
+// content does not hash to its name) is left alone: it is no history. It
+// returns objects/pack opened, and whether it had to make it.
+func keepObjects(gitFD int, gitDir string, objects *os.File) (pack int, created bool, err error) {
+	objFD := int(objects.Fd())
+	switch kindAt(objFD, "pack") {
+	case 0:
+		if err := unix.Mkdirat(objFD, "pack", 0o755); err != nil && !errors.Is(err, unix.EEXIST) {
+			return -1, false, err
+		}
+		created = true
+	case unix.S_IFDIR:
+	default:
+		return -1, false, fmt.Errorf("%s/objects/pack is not a directory: git keeps its packs there; remove it", gitDir)
+	}
+	if pack, err = openDirAt(objFD, "pack"); err != nil {
+		return -1, false, err
+	}
+	hashLen, err := objectHashLen(gitFD, gitDir)
+	if err == nil {
+		err = packLooseObjects(objects, pack, hashLen)
+	}
+	if err != nil {
+		unix.Close(pack)
+		return -1, false, err
+	}
+	return pack, created, nil
+}
+
+// objectHashLen is the length of the repository's object names in bytes:
+// sha256's when its config says extensions.objectFormat = sha256, sha1's
+// otherwise (or without a config). The config, not the loose objects,
+// says it: a command could drop an object of the other function first.
+func objectHashLen(gitFD int, gitDir string) (int, error) {
+	data, err := readFileAt(gitFD, "config", maxConfig)
+	if err != nil {
+		if kindAt(gitFD, "config") == 0 {
+			return sha1.Size, nil
+		}
+		return 0, fmt.Errorf("read %s/config: %w", gitDir, err)
+	}
+	if configObjectFormat(data) == "sha256" {
+		return sha256.Size, nil
+	}
+	return sha1.Size, nil
+}
+
+// configObjectFormat is extensions.objectFormat in the git config data
+// ("" when unset).
+func configObjectFormat(data []byte) string {
+	section, format := "", ""
+	for _, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "[") {
+			name, _, _ := strings.Cut(strings.TrimPrefix(line, "["), "]")
+			section = strings.ToLower(strings.TrimSpace(name))
+			continue
+		}
+		key, val, ok := strings.Cut(line, "=")
+		if ok && section == "extensions" && strings.EqualFold(strings.TrimSpace(key), "objectformat") {
+			val, _, _ = strings.Cut(val, "#")
+			val, _, _ = strings.Cut(val, ";")
+			format = strings.ToLower(strings.Trim(strings.TrimSpace(val), `"`))
+		}
+	}
+	return format
+}
+
+// packLooseObjects packs the loose objects whose names are hashLen bytes
+// long into a new pack in the directory pack.
+func packLooseObjects(objects *os.File, pack, hashLen int) error {
+	loose, err := listLoose(objects, hashLen)
 	if err != nil || len(loose) == 0 {
 		return err
 	}
-	hashLen := (len(loose[0].file) + 2) / 2
 	newHash := sha1.New
 	if hashLen == sha256.Size {
 		newHash = sha256.New
 	}
-	packDir := gitDir + "/objects/pack"
-	if err := os.Mkdir(packDir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-		return err
-	}
-	if fi, err := os.Lstat(packDir); err != nil || !fi.IsDir() {
-		return fmt.Errorf("%s is not a directory", packDir)
-	}
-	tmp, err := os.CreateTemp(packDir, "tmp_pack_oceancode_")
+	tmp, tmpName, err := createTempAt(pack, "tmp_pack_oceancode_", 0o444)
 	if err != nil {
 		return err
 	}
 	defer func() {
 		tmp.Close()
-		os.Remove(tmp.Name())
+		_ = unix.Unlinkat(pack, tmpName, 0)
 	}()
 	var objs []packedObject
 	w := &countWriter{w: bufio.NewWriterSize(tmp, 64<<10), n: 12}
@@ -200,9 +265,6 @@ func keepObjects(gitDir string, objects *os.File) error {
 	}
 	zw, _ := zlib.NewWriterLevel(io.Discard, zlib.BestSpeed) // one compressor for all: each is ~1 MB
 	for _, l := range loose {
-		if (len(l.file)+2)/2 != hashLen {
-			continue
-		}
 		o, ok, err := packLoose(objects, l, w, zw, newHash)
 		if err != nil {
 			return err
@@ -221,24 +283,21 @@ func keepObjects(gitDir string, objects *os.File) error {
 	if err != nil {
 		return err
 	}
-	base := packDir + "/pack-" + hex.EncodeToString(sum)
-	idx, err := writeIndex(packDir, objs, sum, newHash)
+	base := "pack-" + hex.EncodeToString(sum)
+	idx, err := writeIndex(pack, objs, sum, newHash)
 	if err != nil {
 		return err
 	}
-	if err := os.Chmod(tmp.Name(), 0o444); err != nil {
-		return err
-	}
 	// The pack first, then its index: git uses a pack once its index is there.
-	if err := os.Rename(tmp.Name(), base+".pack"); err != nil {
-		os.Remove(idx)
+	if err := unix.Renameat(pack, tmpName, pack, base+".pack"); err != nil {
+		_ = unix.Unlinkat(pack, idx, 0)
 		return err
 	}
-	if err := os.Rename(idx, base+".idx"); err != nil {
-		os.Remove(idx)
+	if err := unix.Renameat(pack, idx, pack, base+".idx"); err != nil {
+		_ = unix.Unlinkat(pack, idx, 0)
 		return err
 	}
-	if err := syncDir(packDir); err != nil {
+	if err := unix.Fsync(pack); err != nil {
 		return err
 	}
 	removeLoose(objects, objs)
@@ -368,8 +427,9 @@ func finishPack(f *os.File, count int, newHash func() hash.Hash) ([]byte, error)
 }
 
 // writeIndex writes the version 2 index of objs for the pack with
-// checksum sum to a temporary file in dir and returns its path.
-func writeIndex(dir string, objs []packedObject, sum []byte, newHash func() hash.Hash) (string, error) {
+// checksum sum to a temporary file in the directory dir and returns its
+// name.
+func writeIndex(dir int, objs []packedObject, sum []byte, newHash func() hash.Hash) (string, error) {
 	sort.Slice(objs, func(i, j int) bool { return bytes.Compare(objs[i].name, objs[j].name) < 0 })
 	var b bytes.Buffer
 	b.Write([]byte{0xff, 't', 'O', 'c', 0, 0, 0, 2})
@@ -404,14 +464,11 @@ func writeIndex(dir string, objs []packedObject, sum []byte, newHash func() hash
 	h := newHash()
 	h.Write(b.Bytes())
 	b.Write(h.Sum(nil))
-	f, err := os.CreateTemp(dir, "tmp_idx_oceancode_")
+	f, name, err := createTempAt(dir, "tmp_idx_oceancode_", 0o444)
 	if err != nil {
 		return "", err
 	}
 	_, err = f.Write(b.Bytes())
-	if err == nil {
-		err = f.Chmod(0o444)
-	}
 	if err == nil {
 		err = f.Sync()
 	}
@@ -419,17 +476,8 @@ func writeIndex(dir string, objs []packedObject, sum []byte, newHash func() hash
 		err = cerr
 	}
 	if err != nil {
-		os.Remove(f.Name())
+		_ = unix.Unlinkat(dir, name, 0)
 		return "", err
 	}
-	return f.Name(), nil
-}
-
-func syncDir(dir string) error {
-	f, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return f.Sync()
+	return name, nil
 }

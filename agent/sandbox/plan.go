@@ -260,12 +260,43 @@ func searchGitDirs(ws string, prev *searchCache) ([]protectedPath, *searchCache)
 				addGitDir(rel, false)
 			case e.name == ".git":
 				out = append(out, protectedPath{rel: rel, optional: true})
+				if g := separateGitDir(ws, rel); g != "" {
+					addGitDir(g, false)
+				}
 			case descend:
 				queue = append(queue, dir{rel, d.depth + 1})
 			}
 		}
 	}
 	return out, next
+}
+
+// separateGitDir returns, relative to ws, the git dir that the .git file
+// ws/rel points at (git init --separate-git-dir) when it lies in the
+// workspace outside every .git (submodules' and worktrees' git dirs are
+// found under their .git already) and holds a HEAD; "" otherwise.
+func separateGitDir(ws, rel string) string {
+	data, ok := readGitFile(filepath.Join(ws, rel))
+	if !ok {
+		return ""
+	}
+	g, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir:")
+	if !ok {
+		return ""
+	}
+	g = strings.TrimSpace(g)
+	if !filepath.IsAbs(g) {
+		g = filepath.Join(ws, filepath.Dir(rel), g)
+	}
+	g = realPath(g)
+	r, err := filepath.Rel(ws, g)
+	if err != nil || !under(g, ws) || g == ws || contains(strings.Split(filepath.ToSlash(r), "/"), ".git") {
+		return ""
+	}
+	if _, err := os.Lstat(filepath.Join(g, "HEAD")); err != nil {
+		return ""
+	}
+	return filepath.ToSlash(r)
 }
 
 // listDir returns the entries of the directory at path that the search
@@ -474,21 +505,13 @@ type plan struct {
 	heads []gitHead
 }
 
-// gitHead is a git dir's HEAD file and its content.
+// gitHead is a git dir's HEAD file, or a symbolic ref in it, and its
+// content; dir is the git dir of a symbolic ref ("" for a HEAD: the
+// path's directory).
 type gitHead struct {
 	path string
 	data []byte
-}
-
-// readHeads records the HEAD of each git dir (paths ending in "/HEAD").
-func readHeads(paths []string) []gitHead {
-	var out []gitHead
-	for _, p := range paths {
-		if b, err := os.ReadFile(p); err == nil && len(b) < 4096 {
-			out = append(out, gitHead{p, b})
-		}
-	}
-	return out
+	dir  string
 }
 
 // BwrapArgs returns the bubblewrap options (everything before "--" and the

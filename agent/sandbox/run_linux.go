@@ -3,7 +3,6 @@
 package sandbox
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -399,7 +398,7 @@ func Command(ctx context.Context, p Policy, argv []string, env []string) (*Cmd, 
 	}
 	cmd.release = func() {
 		restoreHeads(pl.heads)
-		restoreRefFiles(symrefs, true)
+		restoreRefFiles(symrefs)
 		// What the command committed is kept at once, and a ref it broke
 		// shows its packed value again (the next command would do both
 		// before it starts; git outside sees them now).
@@ -574,57 +573,6 @@ func acquirePlaceholder(ph placeholder) (heldPlaceholder, error) {
 		return heldPlaceholder{path: ph.Path, fd: fd, dir: fst.Mode&unix.S_IFMT == unix.S_IFDIR, dev: fst.Dev, ino: fst.Ino}, nil
 	}
 	return heldPlaceholder{}, fmt.Errorf("sandbox: placeholder %s keeps changing", ph.Path)
-}
-
-// restoreHeads puts back the HEAD of a git dir, and its refs directory,
-// that the command removed, emptied or filled with something git cannot
-// read (rm -rf .git removes what it can, those among it, and git then no
-// longer takes the directory for a repository; the protected packs and
-// packed refs still hold the history); a refs that is not a directory (a
-// link) is replaced by one. The same goes for the symbolic refs the
-// runner saw before the command (refs/remotes/origin/HEAD). Files are
-// replaced, never written through a link.
-func restoreHeads(heads []gitHead) {
-	for _, h := range heads {
-		refs := filepath.Join(filepath.Dir(h.path), "refs")
-		if fi, err := os.Lstat(refs); err == nil && !fi.IsDir() {
-			_ = os.Remove(refs)
-		}
-		_ = unix.Mkdir(refs, 0o755)
-	}
-	restoreRefFiles(heads, false)
-}
-
-// restoreRefFiles puts back each file that is missing or does not hold a
-// ref git can read (symbolic: a symbolic ref), by a rename over it (never
-// through a link).
-func restoreRefFiles(files []gitHead, symbolic bool) {
-	for _, h := range files {
-		if now, ok := readLooseRef(h.path); ok && validRefContent(now) && (!symbolic || bytes.HasPrefix(now, []byte("ref: "))) {
-			continue
-		}
-		_ = os.MkdirAll(filepath.Dir(h.path), 0o755)
-		tmp := h.path + ".oceancode-restore"
-		fd, err := unix.Open(tmp, unix.O_CREAT|unix.O_EXCL|unix.O_WRONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
-		if err != nil {
-			continue
-		}
-		_, werr := unix.Write(fd, h.data)
-		unix.Close(fd)
-		if werr != nil || os.Rename(tmp, h.path) != nil {
-			_ = os.Remove(tmp)
-		}
-	}
-}
-
-// validRefContent reports what git reads as a ref: "ref: refs/…" or an
-// object name.
-func validRefContent(b []byte) bool {
-	s := strings.TrimSpace(string(b))
-	if t, ok := strings.CutPrefix(s, "ref: "); ok {
-		return strings.HasPrefix(t, "refs/") && !strings.ContainsAny(t, " \n")
-	}
-	return (len(s) == 40 || len(s) == 64) && isHex(s)
 }
 
 func releasePlaceholders(held []heldPlaceholder) {

@@ -165,3 +165,10 @@ func leafGit(path string) (ents []searchEntry, known bool) {
 	}
 	return nil, true
 }
+
+// readGitFile reads a .git file when it is a regular file of at most 4096
+// bytes; a link is not followed, a FIFO not opened for reading.
+func readGitFile(p string) ([]byte, bool) {
+	b, err := readFileAt(unix.AT_FDCWD, p, 4096)
+	return b, err == nil
+}

@@ -40,3 +40,18 @@ func (*stamper) stamp(string) (d dirStamp, vouch, leaf bool) { return dirStamp{}
 
 // leafGit is never asked here: no directory is known to be a leaf.
 func leafGit(string) ([]searchEntry, bool) { return nil, false }
+
+// readHeads records nothing off Linux: the runner keeps git history only
+// there (see docs/sandbox.md).
+func readHeads([]string) []gitHead { return nil }
+
+// readGitFile reads a .git file when it is a regular file of at most 4096
+// bytes.
+func readGitFile(p string) ([]byte, bool) {
+	fi, err := os.Lstat(p)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > 4096 {
+		return nil, false
+	}
+	b, err := os.ReadFile(p)
+	return b, err == nil && len(b) <= 4096
+}
