@@ -21,10 +21,10 @@ RACE_PKGS ?= ./agent/provider/... ./agent/session ./agent/sandbox/... ./agent/to
 	./agent/permission ./agent/gate ./agent/runner ./agent/server/... ./agent/pager ./agent/jev ./agent ./agent/mcp/... ./internal/telemetry/... \
 	./schema ./cmd/oceancode/cli ./internal/prestart
 
-.PHONY: help build test race demo bench fuzz lint tools clean
+.PHONY: help build test test-load race demo bench fuzz lint tools clean
 
 help: ## list the targets
-	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
 
 tools: ## check Go is installed and fetch the Go modules
 	@command -v $(GO) >/dev/null || { echo "Go is missing: install Go 1.26 from https://go.dev/dl/ and put it on PATH."; exit 1; }
@@ -54,6 +54,9 @@ test: tools ## run every test; as root, under a deployed policy and a poisoned, 
 		echo "make test: the suite runs without a deployed policy (scripts/test-with-policy.sh needs root and unshare -m)"; \
 		$(GO) test -count=1 -timeout 30m ./...; \
 	fi
+
+test-load: ## make test with four CPU-bound processes running beside it (no test may depend on timing)
+	@scripts/test-load.sh 4
 
 race: tools ## run the tests of the packages with concurrency under the race detector (cgo: installs gcc with apt when missing and root)
 	@scripts/ensure-tool.sh cc gcc libc6-dev
