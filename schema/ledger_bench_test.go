@@ -5,6 +5,7 @@ package schema
 
 import (
 	"encoding/json"
+	"math/big"
 	"os"
 	"regexp"
 	"testing"
@@ -124,4 +125,28 @@ func BenchmarkPatternsMatchRegexp(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(len(pats)*len(patternInputs)), "matches")
+}
+
+// BenchmarkNumberCompare compares a large-exponent number with a bound, as minimum/maximum do: by decimal,
+// and by math/big as the library does.
+func BenchmarkNumberCompare(b *testing.B) {
+	for _, s := range []string{"1500.25", "1e999999"} {
+		b.Run(s+"/decimal", func(b *testing.B) {
+			bound, _ := parseDecimal("3")
+			for b.Loop() {
+				d, _ := parseDecimal(s)
+				d.cmp(bound)
+			}
+		})
+		b.Run(s+"/big.Rat", func(b *testing.B) {
+			bound := big.NewRat(3, 1)
+			for b.Loop() {
+				r, ok := new(big.Rat).SetString(s)
+				if !ok {
+					b.Fatal(s)
+				}
+				r.Cmp(bound)
+			}
+		})
+	}
 }
