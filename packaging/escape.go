@@ -2,7 +2,6 @@ package packaging
 
 import (
 	"encoding/json"
-	"encoding/xml"
 	"errors"
 	"fmt"
 	"regexp"
@@ -19,8 +18,10 @@ import (
 //     number, and the payload SHA-256, 64 hex digits), checked here. XML
 //     comments cannot hold "--", YAML read by Salt is a Jinja template
 //     first, and Ruby reads magic comments: none of that can reach them.
-//   - XML (profiles, ADMX, ADML) escapes character data with encoding/xml;
-//     characters XML 1.0 cannot hold at all are refused.
+//   - XML is written by libraries that escape every string: the profiles
+//     by howett.net/plist, the ADMX and ADML by encoding/xml (both with
+//     encoding/xml's escaper); characters XML 1.0 cannot hold at all are
+//     refused.
 //   - .reg REG_SZ strings escape \ and "; a line break, which a REG_SZ line
 //     cannot hold, is refused.
 //   - PowerShell values are single-quoted strings with every quote
@@ -86,20 +87,6 @@ func jsonText(what string, data []byte) error {
 func xmlChar(r rune) bool {
 	return r == 0x09 || r == 0x0A || r == 0x0D || r >= 0x20 && r <= 0xD7FF ||
 		r >= 0xE000 && r <= 0xFFFD || r >= 0x10000 && r <= 0x10FFFF
-}
-
-// xmlText escapes s as XML character data with encoding/xml, keeping line
-// feeds as they are (a multi-line value stays readable); a carriage return
-// becomes a character reference, so XML's line-end normalisation keeps it.
-func xmlText(s string) string {
-	var b strings.Builder
-	for i, line := range strings.Split(s, "\n") {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		_ = xml.EscapeText(&b, []byte(line)) // a strings.Builder never fails
-	}
-	return b.String()
 }
 
 // regString is a REG_SZ value line of a .reg file: "name"="value" with \

@@ -1,9 +1,10 @@
 package packaging
 
 import (
-	"encoding/base64"
+	"bytes"
 	"fmt"
-	"strings"
+
+	"howett.net/plist"
 )
 
 // Profile file names and payload identifiers. The identifiers are stable,
@@ -16,126 +17,84 @@ const (
 	keysIdentifier     = Domain + ".trusted-keys"
 )
 
-// plist values, written by hand: the profile is a small, fixed shape, and
-// no plist library is served to this build.
-type (
-	plistDict  []plistEntry
-	plistEntry struct {
-		key   string
-		value any
-	}
-	plistData  []byte
-	plistArray []any
-)
-
 // mobileconfig writes two configuration profiles for preference domain
 // dev.oceancode: the policy (the managed config as a string, the signed
 // requirements as data so the envelope's bytes survive, the serial and
 // payload hash), and, separately, the trusted keys (rotated on their own
 // schedule and scoped more widely).
 func mobileconfig(in Inputs) ([]Artefact, error) {
-	policy := plistDict{}
-	if in.Managed != nil {
-		policy = append(policy, plistEntry{ValueManaged, string(in.Managed)})
+	policy := map[string]any{
+		ValueRequirements: in.Requirements,
+		"PolicySerial":    in.Policy.Serial,
+		"PayloadSHA256":   in.Policy.PayloadSHA256,
 	}
-	policy = append(policy,
-		plistEntry{ValueRequirements, plistData(in.Requirements)},
-		plistEntry{"PolicySerial", in.Policy.Serial},
-		plistEntry{"PayloadSHA256", in.Policy.PayloadSHA256},
-	)
-	keys := plistDict{{ValueTrustedKeys, string(in.TrustedKeys)}}
+	if in.Managed != nil {
+		policy[ValueManaged] = string(in.Managed)
+	}
+	keys := map[string]any{ValueTrustedKeys: string(in.TrustedKeys)}
 	desc := in.banner() + "."
-	return []Artefact{
-		{PolicyProfile, profile(in, policyIdentifier, fmt.Sprintf("OceanCode policy (serial %d)", in.Policy.Serial),
-			desc+" Managed preferences for "+Domain+": the managed config and the signed requirements.", policy)},
-		{TrustedKeysProfile, profile(in, keysIdentifier, "OceanCode trusted keys",
-			desc+" Managed preferences for "+Domain+": the public keys that verify the requirements.", keys)},
-	}, nil
+	pol, err := profile(in, policyIdentifier, fmt.Sprintf("OceanCode policy (serial %d)", in.Policy.Serial),
+		desc+" Managed preferences for "+Domain+": the managed config and the signed requirements.", policy)
+	if err != nil {
+		return nil, err
+	}
+	key, err := profile(in, keysIdentifier, "OceanCode trusted keys",
+		desc+" Managed preferences for "+Domain+": the public keys that verify the requirements.", keys)
+	if err != nil {
+		return nil, err
+	}
+	return []Artefact{{PolicyProfile, pol}, {TrustedKeysProfile, key}}, nil
 }
 
 // profile is one configuration profile holding one payload of type Domain
 // (a custom-settings payload: the keys become forced managed preferences
-// in /Library/Managed Preferences/dev.oceancode.plist).
-func profile(in Inputs, identifier, name, desc string, settings plistDict) []byte {
-	body := render(settings)
-	payloadUUID := contentUUID(identifier+".payload", body)
-	payload := append(plistDict{
-		{"PayloadType", Domain},
-		{"PayloadIdentifier", identifier + ".payload"},
-		{"PayloadUUID", payloadUUID},
-		{"PayloadVersion", int64(1)},
-		{"PayloadDisplayName", name},
-		{"PayloadDescription", desc},
-	}, settings...)
-	top := plistDict{
-		{"PayloadType", "Configuration"},
-		{"PayloadVersion", int64(1)},
-		{"PayloadIdentifier", identifier},
-		{"PayloadUUID", contentUUID(identifier, body)},
-		{"PayloadDisplayName", name},
-		{"PayloadDescription", desc},
+// in /Library/Managed Preferences/dev.oceancode.plist). howett.net/plist
+// writes it (XML, keys sorted, every string escaped with encoding/xml); the
+// stamp goes in a comment before the plist element.
+func profile(in Inputs, identifier, name, desc string, settings map[string]any) ([]byte, error) {
+	body, err := plist.Marshal(settings, plist.XMLFormat)
+	if err != nil {
+		return nil, fmt.Errorf("package mobileconfig %s: %w", identifier, err)
+	}
+	payload := map[string]any{
+		"PayloadType":        Domain,
+		"PayloadIdentifier":  identifier + ".payload",
+		"PayloadUUID":        contentUUID(identifier+".payload", string(body)),
+		"PayloadVersion":     int64(1),
+		"PayloadDisplayName": name,
+		"PayloadDescription": desc,
+	}
+	for k, v := range settings {
+		payload[k] = v
+	}
+	top := map[string]any{
+		"PayloadType":              "Configuration",
+		"PayloadVersion":           int64(1),
+		"PayloadIdentifier":        identifier,
+		"PayloadUUID":              contentUUID(identifier, string(body)),
+		"PayloadDisplayName":       name,
+		"PayloadDescription":       desc,
+		"PayloadScope":             "System",
+		"PayloadRemovalDisallowed": true,
+		"PayloadContent":           []any{payload},
 	}
 	if in.Policy.Org != "" {
-		top = append(top, plistEntry{"PayloadOrganization", in.Policy.Org})
+		top["PayloadOrganization"] = in.Policy.Org
 	}
-	top = append(top,
-		plistEntry{"PayloadScope", "System"},
-		plistEntry{"PayloadRemovalDisallowed", true},
-		plistEntry{"PayloadContent", plistArray{payload}},
-	)
-	var b strings.Builder
-	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
-	b.WriteString(`<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">` + "\n")
-	b.WriteString("<!-- " + in.stamp() + " -->\n")
-	b.WriteString(`<plist version="1.0">` + "\n")
-	writeValue(&b, top, 0)
-	b.WriteString("</plist>\n")
-	return []byte(b.String())
-}
-
-func render(v any) string {
-	var b strings.Builder
-	writeValue(&b, v, 0)
-	return b.String()
-}
-
-func writeValue(b *strings.Builder, v any, depth int) {
-	ind := strings.Repeat("\t", depth)
-	switch v := v.(type) {
-	case plistDict:
-		b.WriteString(ind + "<dict>\n")
-		for _, e := range v {
-			b.WriteString(ind + "\t<key>" + xmlText(e.key) + "</key>\n")
-			writeValue(b, e.value, depth+1)
-		}
-		b.WriteString(ind + "</dict>\n")
-	case plistArray:
-		b.WriteString(ind + "<array>\n")
-		for _, e := range v {
-			writeValue(b, e, depth+1)
-		}
-		b.WriteString(ind + "</array>\n")
-	case plistData:
-		// Base64 in lines of 68 characters, as Apple's tools write it.
-		enc := base64.StdEncoding.EncodeToString(v)
-		b.WriteString(ind + "<data>\n")
-		for len(enc) > 0 {
-			n := min(68, len(enc))
-			b.WriteString(ind + enc[:n] + "\n")
-			enc = enc[n:]
-		}
-		b.WriteString(ind + "</data>\n")
-	case string:
-		b.WriteString(ind + "<string>" + xmlText(v) + "</string>\n")
-	case int64:
-		fmt.Fprintf(b, "%s<integer>%d</integer>\n", ind, v)
-	case bool:
-		if v {
-			b.WriteString(ind + "<true/>\n")
-		} else {
-			b.WriteString(ind + "<false/>\n")
-		}
-	default:
-		panic(fmt.Sprintf("packaging: plist value of type %T", v))
+	out, err := plist.MarshalIndent(top, plist.XMLFormat, "\t")
+	if err != nil {
+		return nil, fmt.Errorf("package mobileconfig %s: %w", identifier, err)
 	}
+	// The stamp (checked: a number and 64 hex digits) as a comment before
+	// the plist element, after the library's XML declaration and DOCTYPE.
+	root := []byte(`<plist version="1.0">`)
+	i := bytes.Index(out, root)
+	if i < 0 {
+		return nil, fmt.Errorf("package mobileconfig %s: no plist element in the library's output", identifier)
+	}
+	out = append(out[:i:i], append([]byte("<!-- "+in.stamp()+" -->\n"), out[i:]...)...)
+	if !bytes.HasSuffix(out, []byte("\n")) {
+		out = append(out, '\n')
+	}
+	return out, nil
 }

@@ -2,6 +2,7 @@ package packaging
 
 import (
 	"encoding/binary"
+	"encoding/xml"
 	"fmt"
 	"strings"
 	"unicode/utf16"
@@ -20,39 +21,27 @@ const (
 // one line of JSON, TrustedKeys as REG_MULTI_SZ with one key per string).
 // The ADML pre-fills the two text boxes with this policy's values, so an
 // administrator who enables them in the Group Policy editor deploys exactly
-// what was verified.
+// what was verified. encoding/xml writes and escapes both documents.
 func admx(in Inputs) ([]Artefact, error) {
-	var x strings.Builder
-	x.WriteString(`<?xml version="1.0" encoding="utf-8"?>` + "\r\n")
-	x.WriteString("<!-- " + in.stamp() + ". Written by oceanadmin package. -->\r\n")
-	x.WriteString(`<policyDefinitions xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" revision="1.0" schemaVersion="1.0" xmlns="http://schemas.microsoft.com/GroupPolicy/2006/07/PolicyDefinitions">` + "\r\n")
-	x.WriteString("  <policyNamespaces>\r\n    <target prefix=\"oceancode\" namespace=\"OceanCode.Policies.OceanCode\" />\r\n  </policyNamespaces>\r\n")
-	x.WriteString("  <resources minRequiredRevision=\"1.0\" />\r\n")
-	x.WriteString("  <supportedOn>\r\n    <definitions>\r\n      <definition name=\"SUPPORTED_OceanCode\" displayName=\"$(string.SUPPORTED_OceanCode)\" />\r\n    </definitions>\r\n  </supportedOn>\r\n")
-	x.WriteString("  <categories>\r\n    <category name=\"OceanCode\" displayName=\"$(string.OceanCode)\" />\r\n  </categories>\r\n")
-	x.WriteString("  <policies>\r\n")
+	x := admxDoc{gpAttrs: gpDocAttrs,
+		Supported: admxNamed{"SUPPORTED_OceanCode", "$(string.SUPPORTED_OceanCode)"},
+		Category:  admxNamed{"OceanCode", "$(string.OceanCode)"}}
+	x.Target.Prefix, x.Target.Namespace = "oceancode", "OceanCode.Policies.OceanCode"
+	x.Resources.MinRequiredRevision = "1.0"
 	for _, v := range []struct{ name, element string }{
 		{ValueManaged, "text"}, {ValueRequirements, "text"}, {ValueTrustedKeys, "multiText"},
 	} {
-		fmt.Fprintf(&x, "    <policy name=\"%[1]s\" class=\"Machine\" displayName=\"$(string.%[1]s)\" explainText=\"$(string.%[1]s_Explain)\" presentation=\"$(presentation.%[1]s)\" key=\"%[2]s\">\r\n", v.name, RegistryKey)
-		x.WriteString("      <parentCategory ref=\"OceanCode\" />\r\n      <supportedOn ref=\"SUPPORTED_OceanCode\" />\r\n")
-		fmt.Fprintf(&x, "      <elements>\r\n        <%s id=\"%s\" valueName=\"%s\" maxLength=\"1000000\" required=\"true\" />\r\n      </elements>\r\n", v.element, v.name, v.name)
-		x.WriteString("    </policy>\r\n")
+		x.Policies = append(x.Policies, admxPolicy{Name: v.name, Class: "Machine", DisplayName: "$(string." + v.name + ")",
+			ExplainText: "$(string." + v.name + "_Explain)", Presentation: "$(presentation." + v.name + ")", Key: RegistryKey,
+			ParentCategory: admxRef{"OceanCode"}, SupportedOn: admxRef{"SUPPORTED_OceanCode"},
+			Elements: admxElement{XMLName: xml.Name{Local: v.element}, ID: v.name, ValueName: v.name, MaxLength: "1000000", Required: "true"}})
 	}
-	x.WriteString("  </policies>\r\n</policyDefinitions>\r\n")
-
 	managed := ""
 	if in.Managed != nil {
 		managed = compactJSON(in.Managed)
 	}
-	var l strings.Builder
-	l.WriteString(`<?xml version="1.0" encoding="utf-8"?>` + "\r\n")
-	l.WriteString("<!-- " + in.stamp() + ". Written by oceanadmin package. -->\r\n")
-	l.WriteString(`<policyDefinitionResources xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" revision="1.0" schemaVersion="1.0" xmlns="http://schemas.microsoft.com/GroupPolicy/2006/07/PolicyDefinitions">` + "\r\n")
-	l.WriteString("  <displayName>OceanCode</displayName>\r\n")
-	l.WriteString("  <description>" + xmlText(in.banner()) + "</description>\r\n")
-	l.WriteString("  <resources>\r\n    <stringTable>\r\n")
-	str := func(id, text string) { fmt.Fprintf(&l, "      <string id=\"%s\">%s</string>\r\n", id, xmlText(text)) }
+	l := admlDoc{gpAttrs: gpDocAttrs, DisplayName: "OceanCode", Description: in.banner()}
+	str := func(id, text string) { l.Strings = append(l.Strings, admlString{id, text}) }
 	str("OceanCode", "OceanCode")
 	str("SUPPORTED_OceanCode", "OceanCode (any version that reads HKLM policy)")
 	str(ValueManaged, "Managed configuration (managed.json)")
@@ -61,19 +50,27 @@ func admx(in Inputs) ([]Artefact, error) {
 	str(ValueRequirements+"_Explain", "The signed requirements envelope (requirements.json) as one line of JSON. oceancode refuses it unless it verifies against the trusted keys. Packaged from "+in.banner()+".")
 	str(ValueTrustedKeys, "Trusted keys (trusted_keys)")
 	str(ValueTrustedKeys+"_Explain", "The public keys that verify the requirements, one per line (the content of trusted_keys). Packaged from "+in.banner()+".")
-	l.WriteString("    </stringTable>\r\n    <presentationTable>\r\n")
 	box := func(id, label, def string) {
-		fmt.Fprintf(&l, "      <presentation id=\"%s\">\r\n        <textBox refId=\"%s\">\r\n          <label>%s</label>\r\n", id, id, xmlText(label))
-		if def != "" {
-			fmt.Fprintf(&l, "          <defaultValue>%s</defaultValue>\r\n", xmlText(def))
-		}
-		l.WriteString("        </textBox>\r\n      </presentation>\r\n")
+		l.Presentations = append(l.Presentations, admlPresentation{ID: id, TextBox: &admlTextBox{RefID: id, Label: label, DefaultValue: def}})
 	}
 	box(ValueManaged, "managed.json (one line of JSON)", managed)
 	box(ValueRequirements, "requirements.json (one line of JSON)", compactJSON(in.Requirements))
-	fmt.Fprintf(&l, "      <presentation id=\"%[1]s\">\r\n        <multiTextBox refId=\"%[1]s\">Trusted public keys, one per line</multiTextBox>\r\n      </presentation>\r\n", ValueTrustedKeys)
-	l.WriteString("    </presentationTable>\r\n  </resources>\r\n</policyDefinitionResources>\r\n")
-	return []Artefact{{ADMXFile, []byte(x.String())}, {ADMLFile, []byte(l.String())}}, nil
+	keys := admlPresentation{ID: ValueTrustedKeys}
+	keys.MultiTextBox = &struct {
+		RefID string `xml:"refId,attr"`
+		Label string `xml:",chardata"`
+	}{ValueTrustedKeys, "Trusted public keys, one per line"}
+	l.Presentations = append(l.Presentations, keys)
+
+	admxData, err := gpXML(in, x)
+	if err != nil {
+		return nil, err
+	}
+	admlData, err := gpXML(in, l)
+	if err != nil {
+		return nil, err
+	}
+	return []Artefact{{ADMXFile, admxData}, {ADMLFile, admlData}}, nil
 }
 
 // reg writes a .reg file as regedit exports one (UTF-16LE with a byte-order
