@@ -193,6 +193,7 @@ func TestDependencyRules(t *testing.T) {
 		"policycheck":        {"schema", "provenance", "internal/jsonpos", "internal/hostrule", "internal/mcplaunch"},
 		"internal/mcplaunch": {},
 		"internal/hostrule":  {},
+		"internal/glob":      {}, // the one wildcard matcher, pure
 		"agent/shellguard":   {"internal/secret"}, // the one secrets-file matcher, pure
 		"agent/permission":   {"provenance"},
 		"agent/childenv":     {"internal/secret"}, // the one secret-name vocabulary
@@ -226,6 +227,7 @@ func TestDependencyRules(t *testing.T) {
 		"agent/shellguard": {"mvdan.cc/sh/v3/"},
 		"agent/permission": {},
 		"internal/secret":  {},
+		"internal/glob":    {},
 		// The config tree is read through koanf, as the layers store it.
 		"sessionconfig": {"github.com/knadh/koanf/"},
 		// The HTTP API is the standard library's net/http: no web framework.
