@@ -193,7 +193,7 @@ func TestDependencyRules(t *testing.T) {
 		"policycheck":        {"schema", "provenance", "internal/jsonpos", "internal/hostrule", "internal/mcplaunch"},
 		"internal/mcplaunch": {},
 		"internal/hostrule":  {},
-		"internal/glob":      {}, // the one wildcard matcher, pure
+		"internal/glob":      {},                  // the one wildcard matcher, pure
 		"agent/shellguard":   {"internal/secret"}, // the one secrets-file matcher, pure
 		"agent/permission":   {"provenance"},
 		"agent/childenv":     {"internal/secret"}, // the one secret-name vocabulary
