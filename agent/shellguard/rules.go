@@ -18,8 +18,8 @@ const (
 
 // pattern is a compiled Bash(...) rule pattern.
 type pattern struct {
-	rule  *Rule
-	kind  patKind
+	rule *Rule
+	kind patKind
 	text string // exact text, prefix or glob
 }
 
