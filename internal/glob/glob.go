@@ -159,7 +159,7 @@ func (p Path) Match(name string) bool {
 
 // MatchAnySegment reports whether one segment of the slash path name
 // matches the one-segment pattern p: how a pattern without a "/" applies to
-// a path in gitignore, "*.md" matching docs/guide.md and "secrets"
+// a path in gitignore, "*.md" matching "docs/guide.md" and "secrets"
 // matching config/secrets/key.pem. For a pattern that is not a Name it is
 // Match.
 func (p Path) MatchAnySegment(name string) bool {
