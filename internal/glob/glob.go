@@ -140,6 +140,9 @@ func (p Path) Match(name string) bool {
 		seg, next := segmentAt(name, off)
 		switch {
 		case si < len(p.segs) && p.segs[si] == "**":
+			if si == len(p.segs)-1 {
+				return true // a last "**" matches whatever is left
+			}
 			starSi, starOff = si, off
 			si++
 		case si < len(p.segs) && matchSegment(p.segs[si], seg):
