@@ -192,9 +192,11 @@ func segmentAt(name string, off int) (seg string, next int) {
 // matchSegment matches one segment (no '/') by path.Match, through Match
 // when the pattern has no '?', class or escape (the same answer, faster).
 func matchSegment(pattern, seg string) bool {
-	if strings.ContainsAny(pattern, "?[\\") {
-		ok, _ := path.Match(pattern, seg)
-		return ok
+	for i := 0; i < len(pattern); i++ { // not strings.ContainsAny: it builds its set on every call
+		if c := pattern[i]; c == '?' || c == '[' || c == '\\' {
+			ok, _ := path.Match(pattern, seg)
+			return ok
+		}
 	}
 	return Match(pattern, seg)
 }
