@@ -133,21 +133,7 @@ func oldPermissionFile(pattern, subject string) (match, ok bool) {
 		if _, err := path.Match(p, ""); err != nil {
 			return false, false
 		}
-		s := strings.TrimPrefix(subject, "./")
-		for {
-			i := strings.IndexByte(s, '/')
-			seg := s
-			if i >= 0 {
-				seg = s[:i]
-			}
-			if oldSegMatch(p, seg) {
-				return true, true
-			}
-			if i < 0 {
-				return false, true
-			}
-			s = s[i+1:]
-		}
+		return oldNameMatch(p, subject), true
 	}
 	segs := strings.Split(strings.TrimSuffix(p, "/"), "/")
 	for _, s := range segs {
@@ -405,4 +391,48 @@ func FuzzAgreesWithOldMatchers(f *testing.F) {
 			t.Errorf("tools glob %q %q: new %v (%v), old %v (%v)", p, s, got, gotOK, want, wantOK)
 		}
 	})
+}
+
+// BenchmarkEditRules matches the file rules of agent/permission's
+// BenchmarkEvaluateEdit (src/**, vendor/**, *.lock) against its path, all
+// compiled beforehand, with this package and with the old permission code.
+func BenchmarkEditRules(b *testing.B) {
+	const name = "src/agent/permission/engine.go"
+	b.Run("new", func(b *testing.B) {
+		src, _ := CompilePath("src/**")
+		vendor, _ := CompilePath("vendor/**")
+		lock, _ := CompilePath("*.lock")
+		for b.Loop() {
+			src.Match(name)
+			vendor.Match(name)
+			lock.MatchAnySegment(name)
+		}
+	})
+	b.Run("old", func(b *testing.B) {
+		src, vendor := []string{"src", "**"}, []string{"vendor", "**"}
+		for b.Loop() {
+			oldPathMatch(src, name)
+			oldPathMatch(vendor, name)
+			oldNameMatch("*.lock", name)
+		}
+	})
+}
+
+// oldNameMatch is agent/permission's matchName: any segment matches.
+func oldNameMatch(pattern, subject string) bool {
+	s := strings.TrimPrefix(subject, "./")
+	for {
+		i := strings.IndexByte(s, '/')
+		seg := s
+		if i >= 0 {
+			seg = s[:i]
+		}
+		if oldSegMatch(pattern, seg) {
+			return true
+		}
+		if i < 0 {
+			return false
+		}
+		s = s[i+1:]
+	}
 }
