@@ -186,16 +186,17 @@ func TestDependencyRules(t *testing.T) {
 	allow := map[string][]string{
 		// The admin side's packager: it may build on the trust chain, never
 		// on the runtime or the config loader.
-		"packaging":          {"requirements", "signing", "schema", "policycheck", "provenance", "internal/atomicfile", "internal/jsonpos", "internal/hostrule", "internal/mcplaunch"},
+		"packaging":          {"requirements", "signing", "schema", "policycheck", "provenance", "internal/atomicfile", "internal/jsonpos", "internal/hostrule", "internal/mcplaunch", "internal/glob"},
 		"provenance":         {},
 		"signing":            {"internal/atomicfile"},
 		"schema":             {"internal/jsonpos"},
-		"policycheck":        {"schema", "provenance", "internal/jsonpos", "internal/hostrule", "internal/mcplaunch"},
+		"policycheck":        {"schema", "provenance", "internal/jsonpos", "internal/hostrule", "internal/mcplaunch", "internal/glob"},
 		"internal/mcplaunch": {},
 		"internal/hostrule":  {},
-		"agent/shellguard":   {"internal/secret"}, // the one secrets-file matcher, pure
-		"agent/permission":   {"provenance"},
-		"agent/childenv":     {"internal/secret"}, // the one secret-name vocabulary
+		"internal/glob":      {},                                   // the one wildcard matcher, pure
+		"agent/shellguard":   {"internal/secret", "internal/glob"}, // the one secrets-file matcher, pure
+		"agent/permission":   {"provenance", "internal/glob"},
+		"agent/childenv":     {"internal/secret", "internal/glob"}, // the one secret-name vocabulary
 		"internal/secret":    {},
 		"internal/jsonpos":   {},
 		"internal/exitcode":  {},
@@ -226,6 +227,7 @@ func TestDependencyRules(t *testing.T) {
 		"agent/shellguard": {"mvdan.cc/sh/v3/"},
 		"agent/permission": {},
 		"internal/secret":  {},
+		"internal/glob":    {},
 		// The config tree is read through koanf, as the layers store it.
 		"sessionconfig": {"github.com/knadh/koanf/"},
 		// The HTTP API is the standard library's net/http: no web framework.

@@ -396,7 +396,7 @@ func (r *run) toolCall(ctx context.Context, call message.ToolCall, res *Result) 
 		if cwd == "" && r.c.Env != nil {
 			cwd = r.c.Env.Cwd
 		}
-		d := r.c.Gate.Check(gate.Call{Tool: tg.Tool, Input: tg.Input, Cwd: cwd, MCPOrigin: tg.MCPOrigin, MCPIdentity: tg.MCPIdentity, Approvals: r.c.Approvals})
+		d := r.c.Gate.Check(gate.Call{Tool: tg.Tool, Kind: t.Kind(), Input: tg.Input, Cwd: cwd, MCPOrigin: tg.MCPOrigin, MCPIdentity: tg.MCPIdentity, Approvals: r.c.Approvals})
 		ok, msg := r.settle(ctx, call, tg, d, res)
 		if !ok {
 			return fail(msg)

@@ -6,7 +6,7 @@ import (
 	"runtime"
 )
 
-// SystemManagedDir is the OS managed dir (spec/config.md). It is a variable
+// SystemManagedDir is the OS managed dir (docs/configuration.md). It is a variable
 // only so tests can point it at a temporary directory: in-process tests set
 // it (or Options.ManagedDir), and binaries built by tests with the build tag
 // TestBuildTag take it from EnvTestManagedDir (testbuild.go). A production

@@ -4,39 +4,16 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/oceancode/oceancode/internal/glob"
 	"github.com/oceancode/oceancode/internal/hostrule"
 	"github.com/oceancode/oceancode/internal/jsonpos"
 )
 
 // Glob reports whether s matches pattern, where * matches any run of
-// characters ("/" included) and every other character matches itself. It
-// is the matcher of allowed_models and of scopes' hostname patterns, for
-// the agent and oceanadmin alike.
-func Glob(pattern, s string) bool {
-	// Iterative wildcard match with one backtrack point: linear in
-	// practice, never exponential.
-	p, i, star, mark := 0, 0, -1, 0
-	for i < len(s) {
-		switch {
-		case p < len(pattern) && pattern[p] == '*':
-			star, mark = p, i
-			p++
-		case p < len(pattern) && pattern[p] == s[i]:
-			p++
-			i++
-		case star >= 0:
-			p = star + 1
-			mark++
-			i = mark
-		default:
-			return false
-		}
-	}
-	for p < len(pattern) && pattern[p] == '*' {
-		p++
-	}
-	return p == len(pattern)
-}
+// characters ("/" included) and every other character matches itself
+// (internal/glob.Match). It is the matcher of allowed_models and of scopes'
+// hostname patterns, for the agent and oceanadmin alike.
+func Glob(pattern, s string) bool { return glob.Match(pattern, s) }
 
 // HostMatches reports whether an allowed_providers hosts entry (host,
 // *.domain or host:port, the sandbox.allow_hosts syntax) admits host at

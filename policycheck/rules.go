@@ -2,8 +2,9 @@ package policycheck
 
 import (
 	"fmt"
-	"path"
 	"strings"
+
+	"github.com/oceancode/oceancode/internal/glob"
 )
 
 // ToolKey returns the permission key of a tool name as the permission engine
@@ -29,9 +30,9 @@ func fileKey(key string) bool {
 
 // RuleSyntax checks one permission rule (tool name and pattern) exactly as
 // the permission engine does when it compiles the rule: a tool name of
-// letters, digits, _ - . (or a lone *), and for file tools a pattern that is
-// a valid glob whose ** are whole path segments. A rule it accepts compiles
-// in every oceancode; cmd/clitest checks the two agree.
+// letters, digits, _ - . (or a lone *), and for file tools a pattern
+// internal/glob.CompilePath accepts, as the engine's compile does. A rule it
+// accepts compiles in every oceancode; cmd/clitest checks the two agree.
 func RuleSyntax(tool, pattern string) error {
 	if tool == "" {
 		return fmt.Errorf("empty tool name")
@@ -50,28 +51,8 @@ func RuleSyntax(tool, pattern string) error {
 	if pattern == "" || pattern == "*" || !fileKey(key) {
 		return nil
 	}
-	p := strings.TrimPrefix(pattern, "./")
-	if p == "**" || p == "" {
-		return nil
-	}
-	if !strings.Contains(p, "/") {
-		if _, err := path.Match(p, ""); err != nil {
-			return fmt.Errorf("pattern %q: %w", pattern, err)
-		}
-		return nil
-	}
-	for _, s := range strings.Split(strings.TrimSuffix(p, "/"), "/") {
-		if s == "**" {
-			continue
-		}
-		if strings.Contains(s, "**") {
-			return fmt.Errorf("pattern %q: ** must be a whole path segment", pattern)
-		}
-		if _, err := path.Match(s, ""); err != nil {
-			return fmt.Errorf("pattern %q: %w", pattern, err)
-		}
-	}
-	return nil
+	_, err := glob.CompilePath(pattern)
+	return err
 }
 
 // SplitRule splits a Tool(pattern) rule as the permission engine does:

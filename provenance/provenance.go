@@ -18,7 +18,7 @@ import (
 // Layer is one configuration layer. Later layers win key by key.
 type Layer int
 
-// The layers, lowest first (spec/config.md).
+// The layers, lowest first (docs/configuration.md).
 const (
 	Default Layer = iota
 	Project

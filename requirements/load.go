@@ -17,7 +17,8 @@ import (
 // Status is what happened to the requirements file.
 type Status string
 
-// The statuses of spec/config.md (inspect --json).
+// The statuses of the failure matrix of docs/requirements-format.md (inspect
+// --json).
 const (
 	Verified Status = "verified" // signed, trusted, valid, current: applied
 	// (A missing file while a key is trusted is a refusal — Refused or
@@ -92,7 +93,7 @@ type Mark struct {
 // configured, and no verified policy is in effect.
 func (r *Result) Blocking() bool { return r.Status == Refused }
 
-// Load reads and verifies the requirements file per spec/requirements.md.
+// Load reads and verifies the requirements file per docs/requirements-format.md.
 // It never panics on bad input and never returns a weaker policy than the
 // one last verified on this machine.
 func Load(o Options) *Result {

@@ -11,7 +11,7 @@ import (
 	"github.com/oceancode/oceancode/signing"
 )
 
-// TestFailureMatrix covers every row of spec/requirements.md's table.
+// TestFailureMatrix covers every row of docs/requirements-format.md's table.
 func TestFailureMatrix(t *testing.T) {
 	admin := testKey(t)
 	other := testKey(t)

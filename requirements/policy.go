@@ -7,7 +7,7 @@
 //
 // Parsing is strict: the size is capped before anything is parsed, and
 // duplicate keys, unknown keys, floats and integers beyond 2^53 are refused.
-// Verification follows the failure matrix of spec/requirements.md: anything
+// Verification follows the failure matrix of docs/requirements-format.md: anything
 // unsigned, tampered, signed by an unknown key, malformed, schema-invalid,
 // issued in the future (beyond MaxClockSkew), expiring before it was issued,
 // expired with on_expiry "block", or older than the highest serial this

@@ -22,6 +22,7 @@ import (
 	"slices"
 	"strings"
 
+	wildcard "github.com/oceancode/oceancode/internal/glob" // glob names this package's tests' matcher
 	"github.com/oceancode/oceancode/internal/secret"
 )
 
@@ -39,7 +40,11 @@ type Config struct {
 }
 
 // Globs use '*' for any run of characters and '?' for one character; every
-// other character is literal.
+// other character is literal (internal/glob's text globs).
+var (
+	keepGlob  = wildcard.Wild{One: true}
+	stripGlob = wildcard.Wild{One: true, Fold: true}
+)
 
 // SecretName reports whether name is stripped by default: it contains one
 // of secret.Words (KEY, SECRET, TOKEN, PASSWORD, …), case-insensitively.
@@ -99,7 +104,7 @@ func Compose(parent []string, c Config) []string {
 
 func kept(name string, globs []string) bool {
 	for _, g := range globs {
-		if glob(g, name) {
+		if keepGlob.Match(g, name) {
 			return true
 		}
 	}
@@ -107,36 +112,10 @@ func kept(name string, globs []string) bool {
 }
 
 func stripped(name string, globs []string) bool {
-	u := strings.ToUpper(name)
 	for _, g := range globs {
-		if glob(strings.ToUpper(g), u) {
+		if stripGlob.Match(g, name) {
 			return true
 		}
 	}
 	return false
-}
-
-// glob matches pattern ('*' any run, '?' one byte) against s.
-func glob(pattern, s string) bool {
-	px, sx := 0, 0
-	starP, starS := -1, 0
-	for sx < len(s) {
-		switch {
-		case px < len(pattern) && pattern[px] == '*':
-			starP, starS = px, sx
-			px++
-		case px < len(pattern) && (pattern[px] == '?' || pattern[px] == s[sx]):
-			px++
-			sx++
-		case starP >= 0:
-			starS++
-			px, sx = starP+1, starS
-		default:
-			return false
-		}
-	}
-	for px < len(pattern) && pattern[px] == '*' {
-		px++
-	}
-	return px == len(pattern)
 }

@@ -73,9 +73,25 @@ func (g *Gate) SetMode(m permission.Mode) permission.ModeChange {
 	}
 }
 
+// Kind is what a call's Input names, which decides the guard that reads it
+// before the rules do. Each tool declares its own (tools.Tool's Kind).
+type Kind uint8
+
+const (
+	// KindUnset: the caller names the tool without asking it (permission
+	// check, doctor): the kind its permission key implies (keyKind).
+	KindUnset   Kind = iota
+	KindNone         // nothing a guard reads (question, todo, task, an MCP tool): the rules alone decide
+	KindPath         // a file path: the filesystem guards resolve it and judge where it lands
+	KindCommand      // a shell command: the shell guard classifies it, and the bash rules decide
+	KindURL          // a URL: the rules match it as written
+)
+
 // Call is one tool call as the model makes it.
 type Call struct {
 	Tool string
+	// Kind is what Input names, as the tool declares it.
+	Kind Kind
 	// Input is the command for bash, the path for file tools, and
 	// "<server>/<tool>" for mcp.
 	Input string
@@ -118,9 +134,21 @@ func (r Result) Decider() string {
 	return ""
 }
 
-// fileTools are the tools whose input is a path.
-var fileTools = map[string]bool{"read": true, "write": true, "edit": true, "apply_patch": true, "hashline": true,
-	"multiedit": true, "grep": true, "glob": true, "list": true}
+// keyKind is the Kind a tool's permission key implies, for a call whose
+// caller did not ask the tool: bash is a command; read, edit (write,
+// apply_patch, …), grep, glob and list are paths; webfetch is a URL. The
+// tools' own declarations agree (TestKindsAgreeWithKeys).
+func keyKind(tool string) Kind {
+	switch permission.Key(tool) {
+	case "bash":
+		return KindCommand
+	case "read", "edit", "grep", "glob", "list":
+		return KindPath
+	case "webfetch":
+		return KindURL
+	}
+	return KindNone
+}
 
 // readTools read file contents into the model.
 var readTools = map[string]bool{"read": true}
@@ -131,9 +159,13 @@ var fsguardOrigin = provenance.Origin{Layer: provenance.Default, Source: "builti
 func (g *Gate) Check(c Call) Result {
 	tool := strings.ToLower(c.Tool)
 	call := permission.Call{Tool: tool, Pattern: c.Input, MCPOrigin: c.MCPOrigin, MCPIdentity: c.MCPIdentity, Approvals: c.Approvals}
+	kind := c.Kind
+	if kind == KindUnset {
+		kind = keyKind(tool)
+	}
 	var res Result
 	switch {
-	case tool == "bash" || tool == "shell":
+	case kind == KindCommand:
 		call.Tool = "bash"
 		sc := &shellCall{sr: g.shell.Classify(c.Input, c.Cwd)}
 		res.Shell = &sc.sr
@@ -142,7 +174,7 @@ func (g *Gate) Check(c Call) Result {
 			res.Decision, res.Guard, res.Call = d, "fsguard", call
 			return res
 		}
-	case fileTools[tool]:
+	case kind == KindPath:
 		p, err := g.boundary.Resolve(c.Input, c.Cwd)
 		if err != nil {
 			res.Decision = permission.Decision{Action: permission.Deny, Key: tool, Pattern: c.Input, Origin: fsguardOrigin,

@@ -11,7 +11,7 @@ import (
 // TestBoundMembers: other members of each class of the code-side bound —
 // spellings, wrappers and sibling programs an adversarial review found
 // reaching the advisor — are held in code in a real git project (see
-// jevtest: internal/api.go and docs/todo.md have uncommitted changes,
+// jevtest: "internal/api.go" and "docs/todo.md" have uncommitted changes,
 // data.db is ignored, main.go and notes.txt are committed and clean), so
 // an advisor answering "safe" cannot let them run. The eligible forms next
 // to them still reach the advisor.

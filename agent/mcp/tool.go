@@ -10,6 +10,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/oceancode/oceancode/agent/gate"
 	"github.com/oceancode/oceancode/agent/provider"
 	"github.com/oceancode/oceancode/agent/tools"
 )
@@ -145,6 +146,10 @@ func neutralizeValue(v any) any {
 
 // Def implements tools.Tool.
 func (t *Tool) Def() provider.ToolDef { return t.def }
+
+// Kind implements tools.Tool: an MCP call names nothing a guard reads; the
+// mcp rules and the server's origin decide it.
+func (t *Tool) Kind() gate.Kind { return gate.KindNone }
 
 // MCPName implements tools.MCPTool: the server and the server's tool name.
 func (t *Tool) MCPName() (server, tool string) { return t.srv.def.Name, t.tool }

@@ -29,5 +29,5 @@
 // provenance Origin and a Reason, and Decision.Explain renders them, with the
 // rule that would approve an ask.
 //
-// See docs/permissions-engine.md for the full semantics and examples.
+// See docs/permissions.md for the full semantics and examples.
 package permission

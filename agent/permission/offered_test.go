@@ -13,7 +13,7 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
-// builtinTools are the runtime's built-in tools (spec/runtime.md), plus
+// builtinTools are the runtime's built-in tools (docs/tools.md), plus
 // hashline.
 var builtinTools = []string{
 	"bash", "read", "write", "edit", "apply_patch", "hashline", "grep", "glob", "list",

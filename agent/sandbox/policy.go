@@ -13,7 +13,7 @@ import (
 // Mode says what a confined command may write.
 type Mode string
 
-// The sandbox modes (spec/sandbox.md).
+// The sandbox modes (docs/sandbox.md).
 const (
 	// ModeReadOnly: the workspace and the rest of the host are readable;
 	// only temp directories and package caches are writable.

@@ -3,6 +3,8 @@ package shellguard
 import (
 	"fmt"
 	"strings"
+
+	"github.com/oceancode/oceancode/internal/glob"
 )
 
 type patKind uint8
@@ -11,15 +13,14 @@ const (
 	patAll    patKind = iota // "" or "*"
 	patExact                 // "npm test"
 	patPrefix                // "git push:*"
-	patGlob                  // "git * --force"
+	patGlob                  // "git * --force": glob.Match
 )
 
 // pattern is a compiled Bash(...) rule pattern.
 type pattern struct {
-	rule  *Rule
-	kind  patKind
-	text  string   // exact text or prefix
-	parts []string // glob: literal chunks between '*'
+	rule *Rule
+	kind patKind
+	text string // exact text, prefix or glob
 }
 
 func compileRules(list string, rules []Rule) ([]pattern, error) {
@@ -59,13 +60,13 @@ func compilePattern(s string) (pattern, error) {
 			return pattern{kind: patPrefix, text: pre}, nil
 		}
 		// "git *:*" — a glob whose last word may be followed by anything.
-		return pattern{kind: patGlob, parts: strings.Split(pre+"*", "*")}, nil
+		return pattern{kind: patGlob, text: pre + "*"}, nil
 	}
 	if strings.Contains(t, ":*") {
 		return pattern{}, fmt.Errorf(`%w: ":*" may appear only at the end`, ErrBadPattern)
 	}
 	if strings.Contains(t, "*") {
-		return pattern{kind: patGlob, parts: strings.Split(t, "*")}, nil
+		return pattern{kind: patGlob, text: t}, nil
 	}
 	return pattern{kind: patExact, text: t}, nil
 }
@@ -108,28 +109,7 @@ func (p *pattern) match(s string) bool {
 	case patPrefix:
 		return s == p.text || (len(s) > len(p.text) && s[len(p.text)] == ' ' && strings.HasPrefix(s, p.text))
 	case patGlob:
-		return globMatch(p.parts, s)
+		return glob.Match(p.text, s)
 	}
 	return false
-}
-
-// globMatch matches s against parts split on '*': parts[0] is a prefix, the
-// last part a suffix, and the middle parts appear in order.
-func globMatch(parts []string, s string) bool {
-	if len(parts) == 1 {
-		return s == parts[0]
-	}
-	if !strings.HasPrefix(s, parts[0]) {
-		return false
-	}
-	s = s[len(parts[0]):]
-	last := parts[len(parts)-1]
-	for _, mid := range parts[1 : len(parts)-1] {
-		i := strings.Index(s, mid)
-		if i < 0 {
-			return false
-		}
-		s = s[i+len(mid):]
-	}
-	return len(s) >= len(last) && strings.HasSuffix(s, last)
 }

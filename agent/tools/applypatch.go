@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/oceancode/oceancode/agent/gate"
 	"github.com/oceancode/oceancode/agent/provider"
 )
 
@@ -35,6 +36,9 @@ var applyPatchDef = provider.ToolDef{
 
 // Def implements Tool.
 func (ApplyPatchTool) Def() provider.ToolDef { return applyPatchDef }
+
+// Kind implements Tool: its input names a file path.
+func (ApplyPatchTool) Kind() gate.Kind { return gate.KindPath }
 
 func parsePatchInput(input json.RawMessage) ([]patchOp, error) {
 	var in patchInput

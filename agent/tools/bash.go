@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/oceancode/oceancode/agent/gate"
 	"github.com/oceancode/oceancode/agent/provider"
 	"github.com/oceancode/oceancode/agent/sandbox"
 )
@@ -40,6 +41,9 @@ var bashDef = provider.ToolDef{
 
 // Def implements Tool.
 func (BashTool) Def() provider.ToolDef { return bashDef }
+
+// Kind implements Tool: its input is a shell command.
+func (BashTool) Kind() gate.Kind { return gate.KindCommand }
 
 func parseBash(input json.RawMessage) (bashInput, error) {
 	var in bashInput

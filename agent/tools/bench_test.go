@@ -11,7 +11,7 @@ import (
 // BenchmarkDefsJSON is the cost of putting every tool definition into a
 // request: the time to marshal them and their size (bytes/request).
 func BenchmarkDefsJSON(b *testing.B) {
-	defs := DefaultRegistry().Defs(nil)
+	defs := builtinDefs()
 	var n int
 	b.ReportAllocs()
 	for b.Loop() {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/oceancode/oceancode/agent/gate"
 	"github.com/oceancode/oceancode/agent/provider"
 )
 
@@ -33,6 +34,9 @@ var editDef = provider.ToolDef{
 
 // Def implements Tool.
 func (EditTool) Def() provider.ToolDef { return editDef }
+
+// Kind implements Tool: its input names a file path.
+func (EditTool) Kind() gate.Kind { return gate.KindPath }
 
 func parseEdit(input json.RawMessage) (editInput, error) {
 	var in editInput

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/oceancode/oceancode/agent/gate"
 	"github.com/oceancode/oceancode/agent/provider"
 )
 
@@ -37,6 +38,9 @@ var globDef = provider.ToolDef{
 
 // Def implements Tool.
 func (GlobTool) Def() provider.ToolDef { return globDef }
+
+// Kind implements Tool: its input names a file path.
+func (GlobTool) Kind() gate.Kind { return gate.KindPath }
 
 func parseGlob(input json.RawMessage) (globInput, globMatcher, error) {
 	var in globInput

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/oceancode/oceancode/agent/fsguard"
+	"github.com/oceancode/oceancode/agent/gate"
 	"github.com/oceancode/oceancode/agent/provider"
 )
 
@@ -43,6 +44,9 @@ var grepDef = provider.ToolDef{
 
 // Def implements Tool.
 func (GrepTool) Def() provider.ToolDef { return grepDef }
+
+// Kind implements Tool: its input names a file path.
+func (GrepTool) Kind() gate.Kind { return gate.KindPath }
 
 func parseGrep(input json.RawMessage) (grepInput, *regexp.Regexp, *globMatcher, error) {
 	var in grepInput

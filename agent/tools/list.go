@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/oceancode/oceancode/agent/gate"
 	"github.com/oceancode/oceancode/agent/provider"
 )
 
@@ -38,6 +39,9 @@ var listDef = provider.ToolDef{
 
 // Def implements Tool.
 func (ListTool) Def() provider.ToolDef { return listDef }
+
+// Kind implements Tool: its input names a file path.
+func (ListTool) Kind() gate.Kind { return gate.KindPath }
 
 func parseList(input json.RawMessage) (listInput, error) {
 	var in listInput

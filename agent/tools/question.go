@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/oceancode/oceancode/agent/gate"
 	"github.com/oceancode/oceancode/agent/provider"
 )
 
@@ -22,6 +23,9 @@ var questionDef = provider.ToolDef{
 
 // Def implements Tool.
 func (QuestionTool) Def() provider.ToolDef { return questionDef }
+
+// Kind implements Tool: nothing a guard reads.
+func (QuestionTool) Kind() gate.Kind { return gate.KindNone }
 
 func parseQuestion(input json.RawMessage) (Question, error) {
 	var q Question

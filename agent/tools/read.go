@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/oceancode/oceancode/agent/fsguard"
+	"github.com/oceancode/oceancode/agent/gate"
 	"github.com/oceancode/oceancode/agent/provider"
 )
 
@@ -40,6 +41,9 @@ var readDef = provider.ToolDef{
 
 // Def implements Tool.
 func (ReadTool) Def() provider.ToolDef { return readDef }
+
+// Kind implements Tool: its input names a file path.
+func (ReadTool) Kind() gate.Kind { return gate.KindPath }
 
 func parseRead(input json.RawMessage) (readInput, error) {
 	var in readInput

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 
+	"github.com/oceancode/oceancode/agent/gate"
 	"github.com/oceancode/oceancode/agent/provider"
 )
 
@@ -25,6 +26,9 @@ var taskDef = provider.ToolDef{
 
 // Def implements Tool.
 func (TaskTool) Def() provider.ToolDef { return taskDef }
+
+// Kind implements Tool: nothing a guard reads.
+func (TaskTool) Kind() gate.Kind { return gate.KindNone }
 
 func parseTask(input json.RawMessage) (taskInput, error) {
 	var in taskInput

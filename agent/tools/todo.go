@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/oceancode/oceancode/agent/gate"
 	"github.com/oceancode/oceancode/agent/provider"
 )
 
@@ -51,6 +52,9 @@ var todoDef = provider.ToolDef{
 
 // Def implements Tool.
 func (TodoTool) Def() provider.ToolDef { return todoDef }
+
+// Kind implements Tool: nothing a guard reads.
+func (TodoTool) Kind() gate.Kind { return gate.KindNone }
 
 func parseTodo(input json.RawMessage) ([]Todo, error) {
 	var in todoInput

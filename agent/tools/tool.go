@@ -1,7 +1,7 @@
-// Package tools holds the built-in tools the model can call and the
-// registry that offers them. A tool says what it would touch (Target) so the
-// turn loop can put the call through the permission gate before it runs, and
-// then runs it. File tools go through the filesystem guards; bash goes
+// Package tools holds the built-in tools the model can call (Builtins). A
+// tool says what kind of thing its input names (Kind) and what it would
+// touch (Target) so the turn loop can put the call through the permission
+// gate before it runs, and then runs it. File tools go through the filesystem guards; bash goes
 // through the shell guard, the sandbox when it is on, and the composed child
 // environment.
 //
@@ -21,6 +21,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/oceancode/oceancode/agent/gate"
 	"github.com/oceancode/oceancode/agent/permission"
 	"github.com/oceancode/oceancode/agent/provider"
 )
@@ -30,6 +31,9 @@ type Tool interface {
 	// Def is what the model is told: name, a short precise description
 	// (every byte is paid for on every request) and the input schema.
 	Def() provider.ToolDef
+	// Kind says what a Target's Input names (a file path, a command, a
+	// URL, nothing a guard reads), so the gate runs the guard for it.
+	Kind() gate.Kind
 	// Target parses the input and says what the call touches, for the
 	// permission gate: the tool's permission key ("bash", "read", "edit", …)
 	// and the input the rules match (the command, the path). An input that

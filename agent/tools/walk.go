@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"path"
 	"strings"
+
+	"github.com/oceancode/oceancode/internal/glob"
 )
 
 // skipDir reports whether a directory is never searched or listed.
@@ -15,11 +17,11 @@ func skipDir(name string) bool {
 	return false
 }
 
-// globMatcher matches slash-separated paths against a pattern where "**"
-// is any number of directories (zero included) and every other segment is
-// a path.Match pattern.
+// globMatcher matches slash-separated paths against a path glob
+// (internal/glob): "**" is any number of directories (zero included) and
+// every other segment is a path.Match pattern.
 type globMatcher struct {
-	segs []string
+	p glob.Path
 }
 
 func compileGlob(pattern string) (globMatcher, error) {
@@ -27,45 +29,13 @@ func compileGlob(pattern string) (globMatcher, error) {
 	if pattern == "" || pattern == "." {
 		return globMatcher{}, fmt.Errorf("empty pattern")
 	}
-	segs := strings.Split(strings.Trim(pattern, "/"), "/")
-	for _, s := range segs {
-		if s == "**" {
-			continue
-		}
-		if _, err := path.Match(s, ""); err != nil {
-			return globMatcher{}, fmt.Errorf("bad pattern %q: %w", pattern, err)
-		}
-	}
-	return globMatcher{segs: segs}, nil
+	p, err := glob.CompilePath(strings.Trim(pattern, "/"))
+	return globMatcher{p: p}, err
 }
 
 // match reports whether the slash-separated relative path name matches.
-func (g globMatcher) match(name string) bool {
-	parts := strings.Split(name, "/")
-	// ok[j] is true when segs[:i] matches parts[:j]; rolled over i.
-	ok := make([]bool, len(parts)+1)
-	ok[0] = true
-	for _, s := range g.segs {
-		next := make([]bool, len(parts)+1)
-		if s == "**" {
-			any := false
-			for j := range ok {
-				any = any || ok[j]
-				next[j] = any
-			}
-		} else {
-			for j := 1; j <= len(parts); j++ {
-				if ok[j-1] {
-					m, _ := path.Match(s, parts[j-1])
-					next[j] = m
-				}
-			}
-		}
-		ok = next
-	}
-	return ok[len(parts)]
-}
+func (g globMatcher) match(name string) bool { return g.p.Match(name) }
 
 // baseOnly reports whether the pattern has one segment: grep's glob filter
 // then matches the file's name, wherever it is.
-func (g globMatcher) baseOnly() bool { return len(g.segs) == 1 && g.segs[0] != "**" }
+func (g globMatcher) baseOnly() bool { return g.p.Name() }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/oceancode/oceancode/agent/gate"
 	"github.com/oceancode/oceancode/agent/provider"
 )
 
@@ -39,6 +40,9 @@ var webfetchDef = provider.ToolDef{
 
 // Def implements Tool.
 func (WebFetchTool) Def() provider.ToolDef { return webfetchDef }
+
+// Kind implements Tool: its input is a URL.
+func (WebFetchTool) Kind() gate.Kind { return gate.KindURL }
 
 func parseFetch(input json.RawMessage) (fetchInput, *url.URL, error) {
 	var in fetchInput

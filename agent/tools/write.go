@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/oceancode/oceancode/agent/gate"
 	"github.com/oceancode/oceancode/agent/provider"
 )
 
@@ -30,6 +31,9 @@ var writeDef = provider.ToolDef{
 
 // Def implements Tool.
 func (WriteTool) Def() provider.ToolDef { return writeDef }
+
+// Kind implements Tool: its input names a file path.
+func (WriteTool) Kind() gate.Kind { return gate.KindPath }
 
 func parseWrite(input json.RawMessage) (writeInput, error) {
 	var in writeInput

@@ -453,7 +453,7 @@ func (s *served) walkRoutes(id string) {
 		}
 	}
 	if n < 12 {
-		t.Errorf("walked %d routes, want the 12 of spec/runtime.md", n)
+		t.Errorf("walked %d routes, want the 12 of docs/server.md", n)
 	}
 }
 

@@ -1,5 +1,5 @@
 // Package exitcode holds the exit statuses both binaries share
-// (spec/cli.md) and an error type that carries one to main.
+// (docs/cli.md) and an error type that carries one to main.
 package exitcode
 
 import (

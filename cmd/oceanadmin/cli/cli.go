@@ -34,7 +34,7 @@ func Main(ctx context.Context, argv []string, app *App) int {
 	return cliapp.Execute(ctx, newRootCmd(app), argv, app, classify)
 }
 
-// classify is oceanadmin's one map from errors to exit statuses (spec/cli.md).
+// classify is oceanadmin's one map from errors to exit statuses (docs/cli.md).
 func classify(err error) int {
 	switch {
 	case errors.Is(err, requirements.ErrInvalid), errors.Is(err, schema.ErrTooLarge):
@@ -61,7 +61,7 @@ signing keys, sign requirements.json, verify it the way every oceancode will,
 validate managed configs against the JSON Schemas, and simulate a machine's
 effective configuration offline.
 
-Exit status (spec/cli.md): 0 ok, 1 I/O or internal error, 2 usage (a bad flag
+Exit status (docs/cli.md): 0 ok, 1 I/O or internal error, 2 usage (a bad flag
 or argument, a file that does not exist, a key of the wrong kind, a wrong
 passphrase), 3 validation failed (the file is invalid or its policy would stop
 sessions), 4 signature or requirements refused.`,

@@ -14,7 +14,7 @@ import (
 )
 
 // TestExitCodes drives every oceanadmin subcommand's error paths and checks
-// the exit status spec/cli.md gives each kind of problem (a usage or
+// the exit status docs/cli.md gives each kind of problem (a usage or
 // validation problem is never 1) and that the message names the file and
 // what to do.
 func TestExitCodes(t *testing.T) {

@@ -46,7 +46,7 @@ func Main(ctx context.Context, argv []string, app *App) int {
 	return cliapp.Execute(ctx, newRootCmd(app), argv, app, classify)
 }
 
-// classify is oceancode's one map from errors to exit statuses (spec/cli.md),
+// classify is oceancode's one map from errors to exit statuses (docs/cli.md),
 // for errors that do not carry one already.
 func classify(err error) int {
 	switch {

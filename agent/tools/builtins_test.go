@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/oceancode/oceancode/agent/provider"
 )
 
 // defsBudget is what every tool definition together may cost in request
@@ -15,7 +17,7 @@ import (
 const defsBudget = 8 << 10
 
 func TestDefsBudget(t *testing.T) {
-	b, err := json.Marshal(DefaultRegistry().Defs(nil))
+	b, err := json.Marshal(builtinDefs())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,28 +56,26 @@ func TestSchemas(t *testing.T) {
 	}
 }
 
-func TestRegistry(t *testing.T) {
-	r := DefaultRegistry()
+// TestBuiltins: the built-ins, in the order they are offered, one name
+// each.
+func TestBuiltins(t *testing.T) {
 	want := []string{"bash", "read", "write", "edit", "apply_patch", "grep", "glob", "list", "webfetch", "question", "todo", "task"}
-	if diff := cmp.Diff(want, r.Names()); diff != "" {
-		t.Errorf("names (-want +got):\n%s", diff)
-	}
-	if _, ok := r.ByName("read"); !ok {
-		t.Error("ByName(read) not found")
-	}
-	if _, ok := r.ByName("Read"); ok {
-		t.Error("ByName is case-sensitive")
-	}
 	var got []string
-	for _, d := range r.Defs([]string{"grep", "bash", "nosuch"}) {
+	for _, d := range builtinDefs() {
 		got = append(got, d.Name)
 	}
-	if diff := cmp.Diff([]string{"bash", "grep"}, got); diff != "" {
-		t.Errorf("Defs keeps registry order (-want +got):\n%s", diff)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("names (-want +got):\n%s", diff)
 	}
-	if _, err := NewRegistry(ReadTool{}, ReadTool{}); err == nil {
-		t.Error("a duplicate name was accepted")
+}
+
+// builtinDefs are the built-ins' definitions, as a request carries them.
+func builtinDefs() []provider.ToolDef {
+	var defs []provider.ToolDef
+	for _, tool := range Builtins() {
+		defs = append(defs, tool.Def())
 	}
+	return defs
 }
 
 // TestInputValidation: Target and Run both refuse inputs the schema does
