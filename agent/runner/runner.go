@@ -60,6 +60,10 @@ type Options struct {
 	// created (a new session: off the path to the first model request) or
 	// in Start (Resume). The runner closes a store it opened.
 	OpenStore func(context.Context) (*session.Store, error)
+	// Model is the session's model as PROVIDER/MODEL, the name its record
+	// keeps so that a resume takes up the same model ("" records
+	// Turn.Model, the provider's name for it alone).
+	Model string
 	// Resume continues this stored session ("" creates a new one). Its
 	// history, its "always" approvals and its pending asks are loaded; a
 	// pending ask left by a previous process is re-offered and, once
