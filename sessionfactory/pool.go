@@ -2,6 +2,7 @@ package sessionfactory
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -34,8 +35,8 @@ func keyOf(cfg provider.Config) clientKey {
 	return clientKey{typ: cfg.Type, baseURL: cfg.BaseURL, apiKey: cfg.APIKey, stream: cfg.Stream, headers: headerKey(cfg.Headers)}
 }
 
-// headerKey is h sorted by name, each name and value ended by a NUL (which
-// neither may hold), so two maps give one key exactly when they are equal.
+// headerKey is h sorted by name, each name and value quoted, so two maps
+// give one key exactly when they are equal.
 func headerKey(h map[string]string) string {
 	names := make([]string, 0, len(h))
 	for k := range h {
@@ -44,7 +45,7 @@ func headerKey(h map[string]string) string {
 	sort.Strings(names)
 	var b strings.Builder
 	for _, k := range names {
-		b.WriteString(k + "\x00" + h[k] + "\x00")
+		b.WriteString(strconv.Quote(k) + strconv.Quote(h[k]))
 	}
 	return b.String()
 }
