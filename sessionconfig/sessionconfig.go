@@ -13,8 +13,10 @@
 //
 // The package sits between the configuration packages (layers, provenance,
 // schema) and the runtime (agent/...), which never imports them. It returns
-// errors, never exit codes: ErrUsage and ErrInvalid are the kinds a front end
-// branches on.
+// errors, never exit codes: ErrUsage, ErrNoModel and ErrInvalid are its kinds.
+// Sessions are built from it by package sessionfactory (the front ends' one
+// way to a session), which turns these kinds into its own; only doctor's
+// policy probes call Build directly.
 package sessionconfig
 
 import (
