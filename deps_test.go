@@ -6,7 +6,9 @@ package oceancode_test
 import (
 	"encoding/json"
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -170,8 +172,13 @@ func TestDependencyRules(t *testing.T) {
 			// oceancode front ends only: the runtime receives plain values
 			// (agent/... cannot import it: it imports layers), and the admin
 			// side never links the runtime it builds.
-			if under(d, "sessionconfig") && !under(name, "cmd/oceancode") && !under(name, "cmd/oceancode-pager") {
+			if under(d, "sessionconfig") && !under(name, "sessionfactory") && !under(name, "cmd/oceancode") && !under(name, "cmd/oceancode-pager") {
 				t.Errorf("%s depends on %s: only cmd/oceancode turns the layers into a session's config", name, d)
+			}
+			// The session factory is the front ends' one way to a session:
+			// only the oceancode binaries link it.
+			if under(d, "sessionfactory") && !under(name, "cmd/oceancode") && !under(name, "cmd/oceancode-pager") {
+				t.Errorf("%s depends on %s: only the oceancode front ends open sessions through the factory", name, d)
 			}
 			// The admin side never imports the runtime; oceanadmin builds without it.
 			if under(name, "cmd/oceanadmin") || under(name, "packaging") || under(name, "layers") ||
@@ -232,6 +239,8 @@ func TestDependencyRules(t *testing.T) {
 		"sessionconfig": {"github.com/knadh/koanf/"},
 		// The HTTP API is the standard library's net/http: no web framework.
 		"agent/server": {},
+		// The session factory composes the module's packages, nothing else.
+		"sessionfactory": {},
 	}
 	for name, prefixes := range external {
 		p, ok := pkgs[name]
@@ -250,6 +259,38 @@ func TestDependencyRules(t *testing.T) {
 			}
 			if !okImp {
 				t.Errorf("%s imports %s; allowed third-party prefixes: %v", name, imp, prefixes)
+			}
+		}
+	}
+}
+
+// TestOneSessionFactory: the front ends (cmd/...) build a session only
+// through package sessionfactory: no file of theirs starts a runner or
+// builds a session's engine config itself. doctor's probes are the
+// exceptions: they prove the policy on configs that never reach a model
+// (a provider that is never called), and the live check runs a session
+// without a model.
+func TestOneSessionFactory(t *testing.T) {
+	probes := map[string]bool{
+		"cmd/oceancode/cli/doctor_kinds.go": true, // sessionconfig.Build with a provider that is never called
+		"cmd/oceancode/cli/doctor_live.go":  true, // runner.Start on a model that refuses every call
+	}
+	files, err := filepath.Glob("cmd/*/cli/*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	more, _ := filepath.Glob("cmd/*/*.go")
+	for _, f := range append(files, more...) {
+		if strings.HasSuffix(f, "_test.go") || probes[filepath.ToSlash(f)] {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, call := range []string{"runner.Start(", "sessionconfig.Build("} {
+			if strings.Contains(string(b), call) {
+				t.Errorf("%s calls %s: open sessions with sessionfactory.Factory.Open (ARCHITECTURE.md, one session factory)", f, call)
 			}
 		}
 	}

@@ -13,8 +13,10 @@
 //
 // The package sits between the configuration packages (layers, provenance,
 // schema) and the runtime (agent/...), which never imports them. It returns
-// errors, never exit codes: ErrUsage and ErrInvalid are the kinds a front end
-// branches on.
+// errors, never exit codes: ErrUsage, ErrNoModel and ErrInvalid are its kinds.
+// Sessions are built from it by package sessionfactory (the front ends' one
+// way to a session), which turns these kinds into its own; only doctor's
+// policy probes call Build directly.
 package sessionconfig
 
 import (
@@ -48,9 +50,12 @@ import (
 // for wrongly (no model, a model not PROVIDER/MODEL, a provider nobody
 // configured); errors.Is(err, ErrInvalid) for configuration that cannot be
 // used. Other errors (the egress proxy cannot start) are neither.
+// ErrNoModel (also ErrUsage) says neither the request nor the configuration
+// names a model.
 var (
 	ErrUsage   = errors.New("usage")
 	ErrInvalid = errors.New("invalid configuration")
+	ErrNoModel = errors.New("no model")
 )
 
 // kindError tags an error with a kind without changing its message.
@@ -150,6 +155,9 @@ type Session struct {
 	// Sandbox and Policy are the status strings (runner.Options.Sandbox,
 	// Policy): SandboxStatus and PolicyStatus.
 	Sandbox, Policy string
+	// Model is the session's model as PROVIDER/MODEL (runner.Options.Model:
+	// what the session's record keeps, so a resume takes it up).
+	Model string
 }
 
 func (s *Session) warn(h Host, line string) {
@@ -333,7 +341,7 @@ func Build(ctx context.Context, res *layers.Resolved, req Request, h Host) (*Ses
 		Workspace: WorkspaceTrustOf(res),
 	}
 	s.Reconfigure = reconfigurer(ab, req.Via, h, s.MCP)
-	s.Sandbox, s.Policy = SandboxStatus(pol), PolicyStatus(res)
+	s.Sandbox, s.Policy, s.Model = SandboxStatus(pol), PolicyStatus(res), model
 	if err := s.withAdvisor(h, res, prov, modelName, root); err != nil {
 		return fail(invalid(err))
 	}
@@ -379,7 +387,7 @@ func providerFor(res *layers.Resolved, model, via string, h Host) (provider.Prov
 		if via == "api" {
 			how = `send "model": "PROVIDER/MODEL" in the request`
 		}
-		return nil, "", usage(fmt.Errorf("no model: %s or set \"model\" in the config (see docs/providers.md)", how))
+		return nil, "", usage(&kindError{ErrNoModel, fmt.Errorf("no model: %s or set \"model\" in the config (see docs/providers.md)", how)})
 	}
 	name, modelName, ok := strings.Cut(model, "/")
 	if !ok || name == "" || modelName == "" {

@@ -2,7 +2,8 @@
 // loop (agent.Run) on one conversation, a prompt queue, abort, event fan-out to
 // any number of subscribers, the session store writes, a broker for permission
 // asks and live mode switches. `oceancode run`, `oceancode serve` and the pager
-// are its clients.
+// are its clients; they start sessions through package sessionfactory, the
+// one place a Session is built from the configuration.
 //
 // A Session runs its turns one after another on one goroutine. Every event a
 // turn emits (and the runner's own: ask, resolved, mode_change) gets the next
@@ -17,6 +18,10 @@
 // (Options.CreateAfter); writes made before it wait in order, and a tool call
 // waits for the record, so nothing a tool does happens before the session is
 // on disk.
+//
+// The record keeps the session's agent, model (Options.Model: PROVIDER/MODEL)
+// and permission mode, updated by every live switch and by a resume that runs
+// on others, so that a resume can take them up.
 //
 // See docs/runtime.md ("The session engine").
 package runner
@@ -60,6 +65,10 @@ type Options struct {
 	// created (a new session: off the path to the first model request) or
 	// in Start (Resume). The runner closes a store it opened.
 	OpenStore func(context.Context) (*session.Store, error)
+	// Model is the session's model as PROVIDER/MODEL, the name its record
+	// keeps so that a resume takes up the same model ("" records
+	// Turn.Model, the provider's name for it alone).
+	Model string
 	// Resume continues this stored session ("" creates a new one). Its
 	// history, its "always" approvals and its pending asks are loaded; a
 	// pending ask left by a previous process is re-offered and, once

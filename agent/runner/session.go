@@ -99,6 +99,9 @@ func Start(ctx context.Context, o Options) (*Session, error) {
 		asks: map[string]*ask{}, wake: make(chan struct{}, 1), loopDone: make(chan struct{}), ringFirst: 1}
 	s.cfg = o.Turn
 	s.recModel = o.Turn.Model
+	if o.Model != "" {
+		s.recModel = o.Model
+	}
 	if s.cfg.Redact == nil {
 		s.cfg.Redact = func(s string) string { return s }
 	}
@@ -138,7 +141,7 @@ func Start(ctx context.Context, o Options) (*Session, error) {
 				return nil, err
 			}
 		} else {
-			meta := session.Meta{Agent: s.cfg.Agent, Model: s.cfg.Model, Mode: string(s.mode.Mode), Cwd: env.Cwd}
+			meta := session.Meta{Agent: s.cfg.Agent, Model: s.recModel, Mode: string(s.mode.Mode), Cwd: env.Cwd}
 			go s.rec.create(ctx, meta, o.CreateAfter)
 		}
 	} else if o.Resume != "" {
@@ -158,7 +161,8 @@ func (s *Session) resume(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, err := st.Get(ctx, id); err != nil {
+	rs, err := st.Get(ctx, id)
+	if err != nil {
 		return fmt.Errorf("resume session %s: %w", id, err)
 	}
 	lease, err := st.Claim(ctx, id)
@@ -169,6 +173,9 @@ func (s *Session) resume(ctx context.Context) error {
 	fail := func(err error) error {
 		_ = lease.Release(context.WithoutCancel(ctx), session.Interrupted)
 		return err
+	}
+	if err := s.recordResumed(ctx, st, rs); err != nil {
+		return fail(fmt.Errorf("resume session %s: %w", id, err))
 	}
 	if s.history, err = st.Messages(ctx, id); err != nil {
 		return fail(err)
@@ -233,6 +240,28 @@ func (s *Session) resume(ctx context.Context) error {
 				s.emit(agent.Event{Type: agent.EventAsk, Ask: &pa})
 			}
 		}
+	}
+	return nil
+}
+
+// recordResumed records the agent, model and mode a resumed session runs
+// with where they differ from its record (the front end asked for others),
+// so the next resume takes them up. The model is recorded only when
+// Options.Model names it in full (PROVIDER/MODEL).
+func (s *Session) recordResumed(ctx context.Context, st *session.Store, rs *session.Session) error {
+	model := rs.Model
+	if s.o.Model != "" {
+		model = s.recModel
+	} else {
+		s.recModel = rs.Model // a switch of agent records the model as it was
+	}
+	if rs.Agent != s.cfg.Agent || rs.Model != model {
+		if err := st.SetAgentModel(ctx, rs.ID, s.cfg.Agent, model); err != nil {
+			return err
+		}
+	}
+	if mode := string(s.mode.Mode); rs.Mode != mode {
+		return st.SetMode(ctx, rs.ID, mode)
 	}
 	return nil
 }

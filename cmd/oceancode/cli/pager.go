@@ -13,7 +13,6 @@ import (
 	"golang.org/x/term"
 
 	"github.com/oceancode/oceancode/agent/runner"
-	"github.com/oceancode/oceancode/agent/server"
 	"github.com/oceancode/oceancode/agent/server/client"
 	"github.com/oceancode/oceancode/agent/session"
 	"github.com/oceancode/oceancode/internal/exitcode"
@@ -21,6 +20,7 @@ import (
 	"github.com/oceancode/oceancode/internal/sibling"
 	"github.com/oceancode/oceancode/layers"
 	"github.com/oceancode/oceancode/sessionconfig"
+	"github.com/oceancode/oceancode/sessionfactory"
 )
 
 func init() { extraCommands = append(extraCommands, newAttachCmd) }
@@ -143,10 +143,6 @@ func runPager(ctx context.Context, app *App, o pagerOptions) error {
 	if err := askTrust(app, in, out, res.Workspace); err != nil {
 		return err
 	}
-	cwd, err := app.WorkDir()
-	if err != nil {
-		return err
-	}
 	store, err := openStore(ctx, app)
 	if err != nil {
 		return err
@@ -158,15 +154,21 @@ func runPager(ctx context.Context, app *App, o pagerOptions) error {
 			return err
 		}
 	}
-	f := &sessionFactory{app: app, store: store, via: "pager", trust: pinTrust(o.trustProject, res)}
-	defer f.close()
+	fc, err := factoryConfig(app, pinTrust(o.trustProject, res))
+	if err != nil {
+		return err
+	}
+	clients := sessionfactory.NewPool(nil)
+	defer clients.Close()
+	fc.Store, fc.Clients, fc.Via, fc.Interactive = store, clients, "pager", true
+	f := sessionfactory.New(fc)
+	defer f.Close()
+	cwd := fc.WorkDir
 	open := func(ctx context.Context, id string) (*runner.Session, error) {
-		sess, err := f.newSession(ctx, server.CreateRequest{Agent: o.agent, Model: o.model, Resume: id})
-		if errors.Is(err, session.ErrNotFound) {
-			return nil, exitcode.With(exitcode.Usage, fmt.Errorf("session %s: no such session ('oceancode session list' shows them)", id))
-		}
+		req := sessionfactory.Request{Resume: id, Request: sessionconfig.Request{Agent: o.agent, Model: o.model}}
+		sess, err := f.Open(ctx, req)
 		if err != nil {
-			return nil, plainError(err)
+			return nil, pagerNotice(id, err)
 		}
 		return sess, nil
 	}
@@ -189,13 +191,35 @@ func runPager(ctx context.Context, app *App, o pagerOptions) error {
 		Sessions: func(ctx context.Context) ([]session.Session, error) { return storedSessions(ctx, store, app) }})
 }
 
-// plainError unwraps the HTTP status serve's session factory gives a
-// configuration error: the pager reports the error itself (its kind, for
-// the exit status, is kept).
-func plainError(err error) error {
-	var e *server.Error
-	if errors.As(err, &e) {
-		return e.Err
+// pagerNotices is the pager's one map from the session factory's errors to
+// what it says (the notice when /sessions or /clear opens another session)
+// and, for the session it opens with, the exit status.
+var pagerNotices = []struct {
+	kind error
+	code int
+	say  func(id string, err error) error
+}{
+	{sessionfactory.ErrNotFound, exitcode.Usage, func(id string, _ error) error {
+		return fmt.Errorf("session %s: no such session ('oceancode session list' shows them)", id)
+	}},
+	{sessionfactory.ErrLocked, exitcode.Error, func(id string, err error) error {
+		return fmt.Errorf("session %s: %w: another oceancode has it open", id, err)
+	}},
+	{sessionfactory.ErrRefused, exitcode.Refused, nil},
+	{sessionfactory.ErrBadRequest, exitcode.Usage, nil},
+	{sessionfactory.ErrInvalid, exitcode.Invalid, nil},
+}
+
+// pagerNotice gives an error of the session factory the pager's words and
+// exit status.
+func pagerNotice(id string, err error) error {
+	for _, n := range pagerNotices {
+		if errors.Is(err, n.kind) {
+			if n.say != nil {
+				err = n.say(id, err)
+			}
+			return exitcode.With(n.code, err)
+		}
 	}
 	return err
 }

@@ -13,10 +13,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/oceancode/oceancode/agent"
-	"github.com/oceancode/oceancode/agent/mcp"
 	"github.com/oceancode/oceancode/agent/message"
 	"github.com/oceancode/oceancode/agent/permission"
-	"github.com/oceancode/oceancode/agent/provider"
 	"github.com/oceancode/oceancode/agent/provider/remote"
 	"github.com/oceancode/oceancode/agent/runner"
 	"github.com/oceancode/oceancode/agent/session"
@@ -25,6 +23,7 @@ import (
 	"github.com/oceancode/oceancode/internal/version"
 	"github.com/oceancode/oceancode/layers"
 	"github.com/oceancode/oceancode/sessionconfig"
+	"github.com/oceancode/oceancode/sessionfactory"
 )
 
 func init() { extraCommands = append(extraCommands, newRunCmd) }
@@ -72,11 +71,11 @@ was given, 130 interrupted.`,
 	}
 	f := cmd.Flags()
 	f.BoolVar(&o.auto, "auto", false, "approve what the rules leave at ask (the floor and deny rules still win)")
-	f.StringVar(&o.agent, "agent", agent.Build, "build, plan, explore or a custom agent")
+	f.StringVar(&o.agent, "agent", "", "build, plan, explore or a custom agent (default: build; with --session, the session's)")
 	f.StringVar(&o.mode, "permission-mode", "", "default|acceptEdits|plan|dontAsk|bypassPermissions")
 	f.StringVar(&o.sandbox, "sandbox", "", "read-only|workspace-write|danger-full-access")
 	f.StringVar(&o.format, "format", "text", "text|json|stream-json")
-	f.StringVar(&o.model, "model", "", "PROVIDER/MODEL (default: the config's model)")
+	f.StringVar(&o.model, "model", "", "PROVIDER/MODEL (default: the config's model; with --session, the session's)")
 	f.StringVar(&o.session, "session", "", "continue this session")
 	f.BoolVar(&o.failOnDeny, "fail-on-deny", false, "exit 5 when the policy denied a tool call")
 	f.IntVar(&o.maxTurns, "max-turns", 0, "stop after this many model calls (default: the config's limits.max_turns, else 50)")
@@ -99,57 +98,40 @@ func runRun(ctx context.Context, app *App, o runOptions, prompt string) error {
 			return exitcode.With(exitcode.Usage, fmt.Errorf("--permission-mode: %w", err))
 		}
 	}
-	flags := runFlags(o)
 	// The model client starts first: its start-up (the vendors' SDKs) runs
 	// while the configuration loads, so the first request does not wait.
 	client := remote.Start()
-	defer client.Close()
-	// A resumed session's history is needed for the first request, so its
-	// store opens now; a new session is created while that request runs.
-	var store *storeFuture
+	clients := sessionfactory.NewPool(client)
+	defer clients.Close()
+	fc, err := factoryConfig(app, layers.TrustOptions{Project: o.trustProject})
+	if err != nil {
+		return err
+	}
+	fc.Clients = clients
+	// A resumed session's record and history are needed before the first
+	// request, so its store opens now; a new session's record is created
+	// while that request runs.
+	req := sessionfactory.Request{Request: o.request(), Resume: o.session}
 	if o.session != "" {
-		store = openStoreAsync(ctx, app)
-	}
-	res, err := loadConfigTrust(app, flags, layers.TrustOptions{Project: o.trustProject})
-	if err != nil {
-		store.discard()
-		return err
-	}
-	// Refused requirements or a broken config stop here, before any model call.
-	if err := sessionGate(res); err != nil {
-		store.discard()
-		return err
-	}
-	rt, err := buildRuntime(ctx, app, res, o, client)
-	if err != nil {
-		store.discard()
-		return err
-	}
-	defer rt.close()
-	tel := startTelemetry(ctx, app, res)
-	defer closeTelemetry(app, tel)
-
-	out := newRenderer(app, o.format)
-	opts := runner.Options{Turn: rt.cfg, SubAgent: rt.subAgent, MCP: rt.mcp, Resume: o.session,
-		OnEvent: func(e runner.Event) {
-			out.event(e.Event)
-			tel.Event(e.Event)
-			if TestHooks.OnEvent != nil {
-				TestHooks.OnEvent(e.Event)
-			}
-		}}
-	opts.Turn.Notices = rt.notices // emitted after start, with their time
-	if store != nil {
-		opts.OpenStore = func(context.Context) (*session.Store, error) { return store.get() }
+		store := openStoreAsync(ctx, app)
+		defer store.discardUnused()
+		fc.OpenStore = store.take
 	} else {
-		opts.OpenStore = func(ctx context.Context) (*session.Store, error) { return openStore(ctx, app) }
-		opts.CreateAfter = client.Sent()
+		fc.OpenStore = func(ctx context.Context) (*session.Store, error) { return openStore(ctx, app) }
+		req.CreateAfter = client.Sent()
 	}
-	sess, err := runner.Start(ctx, opts)
-	if errors.Is(err, session.ErrNotFound) {
-		return exitcode.With(exitcode.Usage, fmt.Errorf("--session %s: no such session ('oceancode session list' shows them)", o.session))
-	} else if err != nil {
-		return err
+	f := sessionfactory.New(fc)
+	defer f.Close()
+	out := newRenderer(app, o.format)
+	req.OnEvent = func(e runner.Event) {
+		out.event(e.Event)
+		if TestHooks.OnEvent != nil {
+			TestHooks.OnEvent(e.Event)
+		}
+	}
+	sess, err := f.Open(ctx, req)
+	if err != nil {
+		return runExit(o, err)
 	}
 	// A panic leaves a crash report (no secrets) before the process dies of
 	// it; the session stays marked running, so doctor lists it as orphaned.
@@ -188,48 +170,35 @@ var TestHooks struct {
 	OnEvent func(agent.Event)
 }
 
-// runState is everything a run holds open.
-type runState struct {
-	cfg     agent.Config
-	notices []agent.Event
-	// subAgent is the task tool's sub-agent config (runner.Options.SubAgent).
-	subAgent func(name string) (agent.Config, error)
-	// mcp is the session's MCP servers (runner.Options.MCP).
-	mcp     *mcp.Manager
-	closers []func()
+// runExits is run's one map from the session factory's errors to exit
+// statuses (spec/cli.md); say, if set, rewords the error for --session.
+var runExits = []struct {
+	kind error
+	code int
+	say  func(o runOptions, err error) error
+}{
+	{sessionfactory.ErrRefused, exitcode.Refused, nil},
+	{sessionfactory.ErrNotFound, exitcode.Usage, func(o runOptions, _ error) error {
+		return fmt.Errorf("--session %s: no such session ('oceancode session list' shows them)", o.session)
+	}},
+	{sessionfactory.ErrLocked, exitcode.Error, func(o runOptions, err error) error {
+		return fmt.Errorf("--session %s: %w: wait for it to end, or see 'oceancode doctor'", o.session, err)
+	}},
+	{sessionfactory.ErrBadRequest, exitcode.Usage, nil},
+	{sessionfactory.ErrInvalid, exitcode.Invalid, nil},
 }
 
-func (r *runState) close() {
-	for i := len(r.closers) - 1; i >= 0; i-- {
-		r.closers[i]()
-	}
-}
-
-// buildRuntime turns the resolved configuration into the agent's plain
-// values (sessionconfig.Build: the gate, the model, the tools and their
-// environment); the runner opens the session.
-func buildRuntime(ctx context.Context, app *App, res *layers.Resolved, o runOptions, client *remote.Client) (*runState, error) {
-	rt := &runState{}
-	cwd, err := app.WorkDir()
-	if err != nil {
-		return nil, err
-	}
-	sc, err := sessionconfig.Build(ctx, res, o.request(), sessionconfig.Host{
-		Getenv: app.Getenv, WorkDir: cwd,
-		Provider: func(cfg provider.Config) (provider.Provider, error) {
-			if err := client.Configure(cfg); err != nil {
-				return nil, err
+// runExit gives an error of the session factory its exit status.
+func runExit(o runOptions, err error) error {
+	for _, e := range runExits {
+		if errors.Is(err, e.kind) {
+			if e.say != nil {
+				err = e.say(o, err)
 			}
-			return client, nil
-		},
-		Warn: func(line string) { fmt.Fprintf(app.Stderr, "oceancode: %s\n", line) },
-	})
-	if err != nil {
-		return nil, err
+			return exitcode.With(e.code, err)
+		}
 	}
-	rt.closers = append(rt.closers, sc.Close)
-	rt.cfg, rt.notices, rt.subAgent, rt.mcp = sc.Turn, sc.Turn.Notices, sc.SubAgent, sc.MCP
-	return rt, nil
+	return err
 }
 
 // request is the session run asks for, from its flags.

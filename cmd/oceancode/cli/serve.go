@@ -11,22 +11,18 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/oceancode/oceancode/agent"
-	"github.com/oceancode/oceancode/agent/provider"
-	"github.com/oceancode/oceancode/agent/provider/remote"
 	"github.com/oceancode/oceancode/agent/runner"
 	"github.com/oceancode/oceancode/agent/server"
 	"github.com/oceancode/oceancode/agent/session"
 	"github.com/oceancode/oceancode/internal/exitcode"
 	"github.com/oceancode/oceancode/layers"
 	"github.com/oceancode/oceancode/sessionconfig"
+	"github.com/oceancode/oceancode/sessionfactory"
 )
 
 func init() { extraCommands = append(extraCommands, newServeCmd) }
@@ -122,14 +118,23 @@ func runServe(ctx context.Context, app *App, o serveOptions) error {
 		hosts = interfaceHosts(ln.Addr())
 		fmt.Fprintf(app.Stderr, "oceancode: warning: serving on %s beyond this machine (--allow-remote): whoever reaches it and holds the token can run commands, read and write files as you; the connection is not encrypted\n", addr)
 	}
-	f := &sessionFactory{app: app, store: store, trust: pinTrust(o.trustProject, res)}
-	defer f.close()
+	fc, err := factoryConfig(app, pinTrust(o.trustProject, res))
+	if err != nil {
+		return err
+	}
+	clients := sessionfactory.NewPool(nil)
+	defer clients.Close()
+	fc.Store, fc.Clients, fc.Via, fc.Interactive, fc.SwitchError = store, clients, "api", true, httpError
+	f := sessionfactory.New(fc)
+	defer f.Close()
 	srv, err := server.New(server.Config{
 		Token: token, TokenHint: tokenPath, Addr: addr, Hosts: hosts,
-		NewSession:  f.newSession,
+		NewSession: func(ctx context.Context, r server.CreateRequest) (*runner.Session, error) {
+			return serveSession(ctx, f, r)
+		},
 		Inspect:     func() ([]byte, error) { return inspectJSON(app) },
-		Resumable:   f.resumable,
-		Sessions:    func(ctx context.Context) ([]session.Session, error) { return storedSessions(ctx, f.store, app) },
+		Resumable:   func(ctx context.Context) ([]string, error) { return resumable(ctx, store, fc.WorkDir) },
+		Sessions:    func(ctx context.Context) ([]session.Session, error) { return storedSessions(ctx, store, app) },
 		MaxSessions: o.maxSessions,
 	})
 	if err != nil {
@@ -284,159 +289,54 @@ func createToken(path string) error {
 	return nil
 }
 
-// sessionFactory builds the server's sessions as run builds its one: the
-// layers resolved with the request as session-layer settings, the same
-// session gate and locks, the engine config from sessionconfig.
-type sessionFactory struct {
-	app *App
-	// trust is serve's (or the pager's) --trust-project for every session
-	// it builds, pinned to the loosening config the process started with.
-	trust layers.TrustOptions
-	store *session.Store
-	// via names the front end in the settings' origins ("" is "api").
-	via string
-	mu  sync.Mutex
-	// clients are the model clients, one per provider configuration,
-	// shared by the sessions (each is safe for concurrent calls).
-	clients map[string]*remote.Client
-	closers []func()
-}
-
-func (f *sessionFactory) provider(cfg provider.Config) (provider.Provider, error) {
-	key := fmt.Sprintf("%s\x00%s\x00%s\x00%v\x00%v", cfg.Type, cfg.BaseURL, cfg.APIKey, cfg.Stream, sortedHeaders(cfg.Headers))
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if c := f.clients[key]; c != nil {
-		return c, nil
-	}
-	c := remote.Start()
-	if err := c.Configure(cfg); err != nil {
-		c.Close()
-		return nil, err
-	}
-	if f.clients == nil {
-		f.clients = map[string]*remote.Client{}
-	}
-	f.clients[key] = c
-	return c, nil
-}
-
-func sortedHeaders(h map[string]string) []string {
-	var out []string
-	for k, v := range h {
-		out = append(out, k+"="+v)
-	}
-	sort.Strings(out)
-	return out
-}
-
-func (f *sessionFactory) newSession(ctx context.Context, r server.CreateRequest) (*runner.Session, error) {
-	via := f.via
-	if via == "" {
-		via = "api"
-	}
-	req := sessionconfig.Request{Agent: r.Agent, Model: r.Model, PermissionMode: r.PermissionMode, Via: via, MCPServers: r.MCPServers}
-	if r.Resume != "" {
-		meta, err := f.store.Get(ctx, r.Resume)
-		if err != nil {
-			return nil, err
-		}
-		// The record keeps the model's name without its provider: a
-		// resumed session runs on the configuration's model, as
-		// `run --session` does, in the mode it was left in.
-		req.Agent, req.PermissionMode = meta.Agent, meta.Mode
-		if strings.Contains(meta.Model, "/") {
-			req.Model = meta.Model
-		}
-	}
-	if req.Agent == "" {
-		req.Agent = "build"
-	}
-	res, err := loadConfigTrust(f.app, req.Settings(), f.trust)
-	if err != nil {
-		return nil, err
-	}
-	if err := sessionGate(res); err != nil {
-		if flagsOnly(res) {
-			// The request's own fields are wrong: say which, in the answer.
-			var lines []string
-			for _, d := range res.Diagnostics {
-				if d.Severity == layers.Error {
-					lines = append(lines, d.String())
-				}
-			}
-			return nil, server.Errorf(http.StatusBadRequest, "bad_request", errors.New(strings.Join(lines, "; ")))
-		}
-		return nil, httpError(err)
-	}
-	cwd, err := f.app.WorkDir()
-	if err != nil {
-		return nil, err
-	}
-	// The server's sessions live as long as the server, not a request.
-	sc, err := sessionconfig.Build(context.WithoutCancel(ctx), res, req, sessionconfig.Host{Getenv: f.app.Getenv, WorkDir: cwd, Provider: f.provider})
+// serveSession opens a session of the API (POST /api/session, or a stored
+// session the server takes up on start) through the session factory; the
+// server's sessions live as long as the server, not a request.
+func serveSession(ctx context.Context, f *sessionfactory.Factory, r server.CreateRequest) (*runner.Session, error) {
+	req := sessionfactory.Request{Resume: r.Resume, Request: sessionconfig.Request{
+		Agent: r.Agent, Model: r.Model, PermissionMode: r.PermissionMode, MCPServers: r.MCPServers}}
+	sess, err := f.Open(context.WithoutCancel(ctx), req)
 	if err != nil {
 		return nil, httpError(err)
 	}
-	for _, w := range sc.Warnings {
-		fmt.Fprintf(f.app.Stderr, "oceancode: %s\n", w)
-	}
-	opts := runner.Options{Turn: sc.Turn, SubAgent: sc.SubAgent, MCP: sc.MCP, Store: f.store, Resume: r.Resume, Interactive: true,
-		Sandbox: sc.Sandbox, Policy: sc.Policy,
-		Reconfigure: func(ctx context.Context, name, model string) (agent.Config, error) {
-			c, err := sc.Reconfigure(ctx, name, model)
-			return c, httpError(err)
-		}}
-	// The managed audit stream, as run exports it (telemetry.enabled):
-	// each session's decisions, with its resolution's attestation.
-	tel := startTelemetry(context.WithoutCancel(ctx), f.app, res)
-	if tel != nil {
-		opts.OnEvent = func(e runner.Event) { tel.Event(e.Event) }
-	}
-	release := func() {
-		if sc.Close != nil {
-			sc.Close()
-		}
-		closeTelemetry(f.app, tel)
-	}
-	sess, err := runner.Start(context.WithoutCancel(ctx), opts)
-	if err != nil {
-		release()
-		return nil, err
-	}
-	f.mu.Lock()
-	f.closers = append(f.closers, release)
-	f.mu.Unlock()
 	return sess, nil
 }
 
-// httpError gives a session's configuration error its HTTP status.
+// serveStatuses is serve's one map from the session factory's errors to
+// HTTP statuses and error codes (docs/server.md).
+var serveStatuses = []struct {
+	kind   error
+	status int
+	code   string
+}{
+	{sessionfactory.ErrRefused, http.StatusForbidden, "refused"},
+	{sessionfactory.ErrNotFound, http.StatusNotFound, "no_session"},
+	{sessionfactory.ErrLocked, http.StatusConflict, "session_held"},
+	{sessionfactory.ErrBadRequest, http.StatusBadRequest, "bad_request"},
+	{sessionfactory.ErrInvalid, http.StatusInternalServerError, "invalid_config"},
+}
+
+// httpError gives an error of the session factory (or of a live switch,
+// which goes through the same checks) its HTTP status.
 func httpError(err error) error {
-	switch {
-	case errors.Is(err, layers.ErrRequirementsRefused):
-		return server.Errorf(http.StatusForbidden, "refused", err)
-	case errors.Is(err, sessionconfig.ErrUsage), exitcode.Code(err, 0) == exitcode.Usage:
-		return server.Errorf(http.StatusBadRequest, "bad_request", err)
-	case errors.Is(err, sessionconfig.ErrInvalid), errors.Is(err, layers.ErrInvalidConfig), exitcode.Code(err, 0) == exitcode.Invalid:
-		return server.Errorf(http.StatusInternalServerError, "invalid_config", err)
+	for _, e := range serveStatuses {
+		if errors.Is(err, e.kind) {
+			return server.Errorf(e.status, e.code, err)
+		}
 	}
 	return err
 }
 
 // resumable lists the stored sessions of this directory with pending
 // asks (one a live process holds fails to resume, said on stderr).
-func (f *sessionFactory) resumable(ctx context.Context) ([]string, error) {
-	cwd, err := f.app.WorkDir()
-	if err != nil {
-		return nil, err
-	}
-	pending, err := f.store.PendingAskSessions(ctx)
+func resumable(ctx context.Context, store *session.Store, cwd string) ([]string, error) {
+	pending, err := store.PendingAskSessions(ctx)
 	if err != nil {
 		return nil, err
 	}
 	var ids []string
 	for _, id := range pending {
-		s, err := f.store.Get(ctx, id)
+		s, err := store.Get(ctx, id)
 		if err != nil {
 			return nil, err
 		}
@@ -445,15 +345,4 @@ func (f *sessionFactory) resumable(ctx context.Context) ([]string, error) {
 		}
 	}
 	return ids, nil
-}
-
-func (f *sessionFactory) close() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for i := len(f.closers) - 1; i >= 0; i-- {
-		f.closers[i]()
-	}
-	for _, c := range f.clients {
-		c.Close()
-	}
 }

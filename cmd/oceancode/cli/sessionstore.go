@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 
 	"github.com/oceancode/oceancode/agent/session"
 	"github.com/oceancode/oceancode/layers"
@@ -21,12 +22,13 @@ func crashDir(app *App) string {
 }
 
 // storeFuture opens the session store in the background while a resumed run
-// resolves its configuration: both are on the path to the first model
-// request, and they do not depend on each other.
+// starts its model client and resolves its configuration: the store is on
+// the path to the first model request.
 type storeFuture struct {
-	done chan struct{}
-	st   *session.Store
-	err  error
+	done  chan struct{}
+	st    *session.Store
+	err   error
+	taken atomic.Bool
 }
 
 func openStoreAsync(ctx context.Context, app *App) *storeFuture {
@@ -47,18 +49,21 @@ func openStore(ctx context.Context, app *App) (*session.Store, error) {
 	return session.Open(ctx, path)
 }
 
-// get waits for the store.
-func (f *storeFuture) get() (*session.Store, error) {
+// take waits for the store and hands it over (sessionfactory.Config's
+// OpenStore): who takes it closes it.
+func (f *storeFuture) take(context.Context) (*session.Store, error) {
+	f.taken.Store(true)
 	<-f.done
 	return f.st, f.err
 }
 
-// discard closes the store if the run stops before using it.
-func (f *storeFuture) discard() {
-	if f == nil {
+// discardUnused closes the store if nobody took it.
+func (f *storeFuture) discardUnused() {
+	if f.taken.Load() {
 		return
 	}
-	if st, err := f.get(); err == nil {
-		st.Close()
+	<-f.done
+	if f.err == nil {
+		f.st.Close()
 	}
 }
