@@ -21,7 +21,7 @@ RACE_PKGS ?= ./agent/provider/... ./agent/session ./agent/sandbox/... ./agent/to
 	./agent/permission ./agent/gate ./agent/runner ./agent/server/... ./agent/pager ./agent/jev ./agent ./agent/mcp/... ./internal/telemetry/... \
 	./schema ./cmd/oceancode/cli ./internal/prestart
 
-.PHONY: help build test test-load race demo bench fuzz lint tools clean
+.PHONY: help build test test-load race demo bench bench-compare fuzz lint tools clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -69,6 +69,11 @@ demo: build ## the main job end to end: sign a policy, layer configs, inspect, t
 
 bench: build ## run the benchmarks recorded in docs/benchmarks.md
 	OCEANCODE_HELPER=$(CURDIR)/$(BIN)/oceancode-sandbox $(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
+
+bench-compare: tools ## REF=<commit> [ROUNDS=15]: --version, inspect, one turn and a ten-call turn, whole process, against REF, interleaved (medians, ratios)
+	@test -n "$(REF)" || { echo "bench-compare: name the commit to compare with: make bench-compare REF=<commit>"; exit 2; }
+	@command -v python3 >/dev/null || { echo "bench-compare: python3 is missing: apt-get install python3"; exit 1; }
+	@python3 scripts/bench-compare.py $(REF) $(or $(ROUNDS),15)
 
 fuzz: tools ## run every fuzz target for FUZZTIME each
 	@scripts/fuzz.sh $(FUZZTIME)

@@ -171,7 +171,7 @@ var TestHooks struct {
 }
 
 // runExits is run's one map from the session factory's errors to exit
-// statuses (spec/cli.md); say, if set, rewords the error for --session.
+// statuses (docs/cli.md); say, if set, rewords the error for --session.
 var runExits = []struct {
 	kind error
 	code int
