@@ -66,9 +66,15 @@ func startPagerBin(t testing.TB, bin string, m *layerstest.Machine, width, heigh
 	// poll with a deadline (tmux keeps a signal sent before anyone waits).
 	cmd.WriteString("; " + shellQuote(tmuxBin(t)) + " -S " + shellQuote(tm.socket) + " wait-for -S " + exitChannel)
 	// remain-on-exit keeps the pane (and its last screen) after the
-	// pager exits, so a test can read what it printed last.
-	tm.tmux("-f", "/dev/null", "new-session", "-d", "-s", tm.name, "-x", fmt.Sprint(width), "-y", fmt.Sprint(height), "-c", m.Project, cmd.String())
-	tm.tmux("set-option", "-t", tm.name, "remain-on-exit", "on")
+	// pager exits, so a test can read what it printed last. It is set in
+	// the server's config, before the pane starts: a pager that exits at
+	// once (the companion missing) would otherwise end the server before
+	// a set-option after new-session reached it.
+	conf := filepath.Join(filepath.Dir(tm.socket), "tmux.conf")
+	if err := os.WriteFile(conf, []byte("set-option -g remain-on-exit on\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tm.tmux("-f", conf, "new-session", "-d", "-s", tm.name, "-x", fmt.Sprint(width), "-y", fmt.Sprint(height), "-c", m.Project, cmd.String())
 	t.Cleanup(func() { exec.Command("tmux", "-S", tm.socket, "kill-server").Run() })
 	return tm
 }
