@@ -87,10 +87,15 @@ var EnvSet = [][2]string{
 // unlike GIT_CONFIG_COUNT, git hands on to the child gits it starts in
 // submodules). env's backing array is reused.
 func Overrides(env []string) []string {
-	return overrides(env, ConfigOverrides)
+	return overrides(env, ConfigOverrides, overrideParameters)
 }
 
-func overrides(env []string, config [][2]string) []string {
+// overrideParameters is ConfigOverrides in GIT_CONFIG_PARAMETERS form,
+// rendered once: Overrides runs for every read-only git command a tool
+// call makes.
+var overrideParameters = Parameters(ConfigOverrides)
+
+func overrides(env []string, config [][2]string, params string) []string {
 	out := env[:0]
 	for _, kv := range env {
 		k, _, _ := strings.Cut(kv, "=")
@@ -110,7 +115,7 @@ func overrides(env []string, config [][2]string) []string {
 		out = append(out, "GIT_CONFIG_KEY_"+n+"="+kv[0], "GIT_CONFIG_VALUE_"+n+"="+kv[1])
 	}
 	out = append(out, "GIT_CONFIG_COUNT="+strconv.Itoa(len(config)))
-	return SetEnv(out, "GIT_CONFIG_PARAMETERS", Parameters(config), false)
+	return SetEnv(out, "GIT_CONFIG_PARAMETERS", params, false)
 }
 
 // Parameters renders config in GIT_CONFIG_PARAMETERS form ('key'='value'
@@ -147,7 +152,7 @@ func Command(ctx context.Context, dir string, args ...string) *exec.Cmd {
 	config = append(config, Named(ctx, dir, env)...)
 	cmd := exec.CommandContext(ctx, "git", append([]string{"--no-pager"}, args...)...)
 	cmd.Dir = dir
-	cmd.Env = overrides(env, config)
+	cmd.Env = overrides(env, config, Parameters(config))
 	return cmd
 }
 
@@ -166,7 +171,7 @@ const namedKeys = `^(filter|diff|protocol|submodule)\.`
 func Named(ctx context.Context, dir string, env []string) [][2]string {
 	cmd := exec.CommandContext(ctx, "git", "config", "--name-only", "--get-regexp", namedKeys)
 	cmd.Dir = dir
-	cmd.Env = overrides(append([]string(nil), env...), ConfigOverrides)
+	cmd.Env = overrides(append([]string(nil), env...), ConfigOverrides, overrideParameters)
 	out, _ := cmd.Output()
 	var config [][2]string
 	for k := range strings.SplitSeq(string(out), "\n") {
