@@ -137,7 +137,8 @@ func Parameters(config [][2]string) string {
 // configuration is skipped, and the overrides are applied: those of
 // Overrides, those of a query (no signature verification, no colour), and
 // one per filter, diff driver, protocol and submodule the repository's
-// configuration names (Named: one git config read before the query).
+// configuration names (Named: one git config read before the query,
+// skipped for the listings of noContent).
 // Callers that show diffs still pass --no-ext-diff: a diff driver's
 // command comes from .gitattributes.
 func Command(ctx context.Context, dir string, args ...string) *exec.Cmd {
@@ -149,11 +150,30 @@ func Command(ctx context.Context, dir string, args ...string) *exec.Cmd {
 	}
 	env = append(env, "GIT_CONFIG_NOSYSTEM=1")
 	config := append(append([][2]string(nil), ConfigOverrides...), queryOverrides...)
-	config = append(config, Named(ctx, dir, env)...)
+	if !noContent[subcommand(args)] {
+		config = append(config, Named(ctx, dir, env)...)
+	}
 	cmd := exec.CommandContext(ctx, "git", append([]string{"--no-pager"}, args...)...)
 	cmd.Dir = dir
 	cmd.Env = overrides(env, config, Parameters(config))
 	return cmd
+}
+
+// noContent are the subcommands that list names and object ids and never
+// pass a file's content through a filter or a diff driver: they need no
+// Named read (one git process fewer for the advisor's ls-tree and the
+// pager's file list).
+var noContent = map[string]bool{"ls-tree": true, "ls-files": true, "rev-parse": true}
+
+// subcommand is the first of args that is not an option (Command's
+// callers pass only options that take no separate value before it).
+func subcommand(args []string) string {
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") {
+			return a
+		}
+	}
+	return ""
 }
 
 // namedKeys selects the configuration keys whose name holds a
