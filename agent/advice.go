@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/oceancode/oceancode/agent/engineapi"
 	"github.com/oceancode/oceancode/agent/gate"
 	"github.com/oceancode/oceancode/agent/jev"
 	"github.com/oceancode/oceancode/agent/message"
@@ -16,7 +17,7 @@ import (
 
 // StopAdvisorBreaker is the stop reason of a headless --auto run the Jev
 // advisor's circuit breaker stopped (see Breaker*).
-const StopAdvisorBreaker = "advisor_breaker"
+const StopAdvisorBreaker = string(engineapi.StopAdvisorBreaker)
 
 // ErrAdvisorBreaker is returned when the advisor's circuit breaker stopped
 // the run: too many of its calls were rejected (oceancode run exits 6).

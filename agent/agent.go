@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/oceancode/oceancode/agent/engineapi"
 	"github.com/oceancode/oceancode/agent/gate"
 	"github.com/oceancode/oceancode/agent/jev"
 	"github.com/oceancode/oceancode/agent/message"
@@ -117,9 +118,6 @@ type Ask struct {
 	Advice *jev.Advice
 }
 
-// Answer is the user's answer to an Ask.
-type Answer string
-
 // Reply is the user's answer to an Ask and what they want the model told
 // with it (Feedback, optional): with a deny it is the reason the model reads
 // in the tool result, with an approval a note that goes with the result.
@@ -127,13 +125,6 @@ type Reply struct {
 	Answer   Answer
 	Feedback string
 }
-
-// Answers.
-const (
-	Once   Answer = "once"
-	Always Answer = "always"
-	Deny   Answer = "deny"
-)
 
 // Result is how a run ended.
 type Result struct {
@@ -149,10 +140,10 @@ type Result struct {
 // The stop reasons the loop sets itself (Result.StopReason); otherwise it
 // is the model's own (end_turn, max_tokens, …).
 const (
-	StopMaxTurns  = "max_turns"
-	StopCancelled = "cancelled"
-	StopTimeout   = "timeout"
-	StopError     = "error"
+	StopMaxTurns  = string(engineapi.StopMaxTurns)
+	StopCancelled = string(engineapi.StopCancelled)
+	StopTimeout   = string(engineapi.StopTimeout)
+	StopError     = string(engineapi.StopError)
 	// StopAdvisorBreaker (advice.go): the Jev advisor's circuit breaker.
 )
 

@@ -1,171 +1,57 @@
 package agent
 
-import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
-	"time"
+import "github.com/oceancode/oceancode/agent/engineapi"
 
-	"github.com/oceancode/oceancode/agent/jev"
-	"github.com/oceancode/oceancode/agent/message"
-)
+// The events and the ask's values are the engine's boundary vocabulary
+// (agent/engineapi), named here as they always were.
 
 // EventType names an event of the turn loop.
-type EventType string
+type EventType = engineapi.EventType
 
 // The events, one stream that the terminal, the JSON output formats, the
-// session store and the HTTP API all render.
+// session store and the HTTP API all render (engineapi.EventStart, …).
 const (
-	EventStart      EventType = "start"       // Text: the prompt; Mode, Agent
-	EventModeChange EventType = "mode_change" // a requested value was downgraded: Key, Requested, Mode (in effect), Text = why
-	EventText       EventType = "text"        // Text: a delta of the model's answer
-	EventToolCall   EventType = "tool_call"   // ToolCall
-	EventPermission EventType = "permission"  // Decision for ToolCall
-	EventToolResult EventType = "tool_result" // Result for ToolCall
-	EventUsage      EventType = "usage"       // Usage of one model call
-	EventRetry      EventType = "retry"       // Text: why the provider retries
-	EventError      EventType = "error"       // Text
-	EventDone       EventType = "done"        // StopReason, total Usage
-	EventMCP        EventType = "mcp"         // an MCP server's state: Key the server, Mode the state, Text why
-	// EventAsk: a permission ask (or a question of the question tool) waits
-	// for a client's answer: Ask. Only sessions with a broker (agent/runner,
-	// interactive) emit it.
-	EventAsk EventType = "ask"
-	// EventResolved: an ask was answered: AskID, Answer, By, Feedback.
-	EventResolved EventType = "resolved"
-	// EventAdvice: the Jev advisor's advice on a bash ask: ToolCall, Advice
-	// (status safe | unsafe | unavailable | timeout, the scores, whether it
-	// acted). Unavailable and unsafe are different statuses.
-	EventAdvice EventType = "advice"
+	EventStart      = engineapi.EventStart
+	EventModeChange = engineapi.EventModeChange
+	EventText       = engineapi.EventText
+	EventToolCall   = engineapi.EventToolCall
+	EventPermission = engineapi.EventPermission
+	EventToolResult = engineapi.EventToolResult
+	EventUsage      = engineapi.EventUsage
+	EventRetry      = engineapi.EventRetry
+	EventError      = engineapi.EventError
+	EventDone       = engineapi.EventDone
+	EventMCP        = engineapi.EventMCP
+	EventAsk        = engineapi.EventAsk
+	EventResolved   = engineapi.EventResolved
+	EventAdvice     = engineapi.EventAdvice
 )
 
-// Event is one step of a run.
-type Event struct {
-	Type  EventType `json:"type"`
-	Time  time.Time `json:"time"`
-	Agent string    `json:"agent,omitempty"`
-	Mode  string    `json:"mode,omitempty"`
-	// Key and Requested are for mode_change: the config key whose value was
-	// not used (permission_mode, agents.NAME.permission_mode, sandbox.mode,
-	// sandbox.enabled, sandbox.network) and the value that was asked for;
-	// Mode is then the value in effect.
-	Key        string              `json:"key,omitempty"`
-	Requested  string              `json:"requested,omitempty"`
-	Text       string              `json:"text,omitempty"`
-	ToolCall   *message.ToolCall   `json:"tool_call,omitempty"`
-	Decision   *Decision           `json:"decision,omitempty"`
-	Result     *message.ToolResult `json:"result,omitempty"`
-	Usage      *message.Usage      `json:"usage,omitempty"`
-	StopReason string              `json:"stop_reason,omitempty"`
-	// Ask is the pending ask of an ask event.
-	Ask *PendingAsk `json:"ask,omitempty"`
-	// AskID, Answer, By and Feedback are a resolved event's: the ask, the
-	// answer (once, always, deny, or a question's answer), who answered (a
-	// client's label, "abort") and what they told the model. A permission
-	// event of an advised ask carries Feedback too, and a shadow advice
-	// event that came after the user's answer carries Answer and Feedback:
-	// the advice's label (docs/jev.md).
-	AskID    string `json:"ask_id,omitempty"`
-	Answer   string `json:"answer,omitempty"`
-	By       string `json:"by,omitempty"`
-	Feedback string `json:"feedback,omitempty"`
-	// Advice is an advice event's (and, in the stored ask, the advice that
-	// came with it).
-	Advice *jev.Advice `json:"advice,omitempty"`
-	// Workspace is the start event's account of the workspace's trust:
-	// whether the project's config loosens the session, and each key it
-	// would have loosened that was ignored (docs/trust.md).
-	Workspace *WorkspaceTrust `json:"workspace,omitempty"`
-}
+type (
+	// Event is one step of a run.
+	Event = engineapi.Event
+	// WorkspaceTrust is the workspace's trust as a session started with it.
+	WorkspaceTrust = engineapi.WorkspaceTrust
+	// IgnoredKey is one project config key an untrusted workspace ignored.
+	IgnoredKey = engineapi.IgnoredKey
+	// PendingAsk is an ask waiting for a client's answer.
+	PendingAsk = engineapi.PendingAsk
+	// AskSegment is one segment of a bash command in an ask.
+	AskSegment = engineapi.AskSegment
+	// Remember is what "always" adds.
+	Remember = engineapi.Remember
+	// Decision is a permission decision as events carry it.
+	Decision = engineapi.Decision
+	// Answer is the user's answer to an Ask.
+	Answer = engineapi.Answer
+)
 
-// WorkspaceTrust is the workspace's trust as a session started with it.
-type WorkspaceTrust struct {
-	Root    string       `json:"root,omitempty"`
-	State   string       `json:"state"` // trusted or untrusted
-	Reason  string       `json:"reason"`
-	Ignored []IgnoredKey `json:"ignored,omitempty"`
-}
-
-// IgnoredKey is one project config key that was not applied because the
-// workspace is not trusted: the key, where it is set (file:line:col) and
-// what it would have done.
-type IgnoredKey struct {
-	Key      string `json:"key"`
-	Location string `json:"location"`
-	Why      string `json:"why"`
-}
-
-// PendingAsk is an ask waiting for a client's answer, as the ask event, the
-// session store and the HTTP API carry it.
-type PendingAsk struct {
-	ID string `json:"id"`
-	// Kind is "permission" (a rule asked about a tool call) or "question"
-	// (the question tool asks the user).
-	Kind     string          `json:"kind"`
-	Tool     string          `json:"tool"`  // the tool call's name
-	Input    json.RawMessage `json:"input"` // the tool call's input
-	Decision *Decision       `json:"decision,omitempty"`
-	// Target is what the rule was asked about (the command for bash, the
-	// path for file tools; the question's text for a question).
-	Target      string    `json:"target,omitempty"`
-	InputDigest string    `json:"input_digest"` // "sha256:" + hex of Input
-	CallID      string    `json:"call_id"`
-	Created     time.Time `json:"created_at"`
-	// Choices are the answers allowed: once, always (only where it can be
-	// remembered), deny; for a question, its options ([] = free text).
-	Choices []string `json:"choices"`
-	// Segments are a bash command's segments as the shell guard parsed
-	// them, each with its verdict and reason; Asked marks those that asked.
-	Segments []AskSegment `json:"segments,omitempty"`
-	// Remember is what an "always" answer adds and where it is kept (nil
-	// when "always" is not offered).
-	Remember *Remember `json:"remember,omitempty"`
-	// Diff is a unified diff of what a file tool would change (edit, write,
-	// apply_patch), computed by the engine; "" for other tools.
-	Diff string `json:"diff,omitempty"`
-	// Advice is the Jev advisor's advice when it advised this ask.
-	Advice *jev.Advice `json:"advice,omitempty"`
-}
-
-// AskSegment is one segment of a bash command in an ask.
-type AskSegment struct {
-	Text    string `json:"text"`
-	Verdict string `json:"verdict"` // safe, allow, ask, deny, floor
-	Reason  string `json:"reason,omitempty"`
-	Asked   bool   `json:"asked,omitempty"`
-}
-
-// Remember is what "always" adds: the approvals in the rule syntax
-// (`bash "git commit *"`, `edit src/main.go`, `mcp server/*`) and where they
-// are kept ("session": for this session, stored with it).
-type Remember struct {
-	Rules []string `json:"rules"`
-	Scope string   `json:"scope"`
-}
+// Answers.
+const (
+	Once   = engineapi.Once
+	Always = engineapi.Always
+	Deny   = engineapi.Deny
+)
 
 // InputDigest is "sha256:" + the hex SHA-256 of a tool call's input bytes.
-func InputDigest(input []byte) string {
-	sum := sha256.Sum256(input)
-	return "sha256:" + hex.EncodeToString(sum[:])
-}
-
-// Decision is a permission decision as events carry it: the action, the
-// rule that decided and where that rule came from.
-type Decision struct {
-	Action string `json:"action"` // allow, ask, deny
-	Floor  bool   `json:"floor,omitempty"`
-	Rule   string `json:"rule,omitempty"`
-	Layer  string `json:"layer,omitempty"`
-	Source string `json:"source,omitempty"`
-	Line   int    `json:"line,omitempty"`
-	Reason string `json:"reason,omitempty"`
-	Unit   string `json:"unit,omitempty"`
-	// Approved is true when an "always" answer earlier in the session
-	// turned this ask into an allow (Rule is the rule that asked).
-	Approved bool `json:"approved,omitempty"`
-	// Answer says how an ask ended: "user:once", "user:always", "user:deny",
-	// "auto" (headless --auto), "refused" (headless without --auto), "jev"
-	// (a safe act advice approved it), "jev:rejected" (an act advice
-	// rejected it under headless --auto).
-	Answer string `json:"answer,omitempty"`
-}
+func InputDigest(input []byte) string { return engineapi.InputDigest(input) }

@@ -85,13 +85,13 @@ func TestSafeClass(t *testing.T) {
 		s    Scores
 		want []string
 	}{
-		{Scores{19, 19, 80, BlastFile}, nil},
-		{Scores{0, 0, 100, BlastProject}, nil},
-		{Scores{20, 0, 100, BlastFile}, []string{"destructive 20 >= 20"}},
-		{Scores{0, 20, 100, BlastFile}, []string{"network_egress 20 >= 20"}},
-		{Scores{0, 0, 79, BlastFile}, []string{"easily_undone 79 < 80"}},
-		{Scores{0, 0, 100, BlastSystem}, []string{"blast_radius system is wider than the project"}},
-		{Scores{85, 40, 10, BlastThirdParty}, []string{"destructive 85 >= 20", "network_egress 40 >= 20", "easily_undone 10 < 80", "blast_radius third_party is wider than the project"}},
+		{Scores{Destructive: 19, Egress: 19, Undoable: 80, Blast: BlastFile}, nil},
+		{Scores{Destructive: 0, Egress: 0, Undoable: 100, Blast: BlastProject}, nil},
+		{Scores{Destructive: 20, Egress: 0, Undoable: 100, Blast: BlastFile}, []string{"destructive 20 >= 20"}},
+		{Scores{Destructive: 0, Egress: 20, Undoable: 100, Blast: BlastFile}, []string{"network_egress 20 >= 20"}},
+		{Scores{Destructive: 0, Egress: 0, Undoable: 79, Blast: BlastFile}, []string{"easily_undone 79 < 80"}},
+		{Scores{Destructive: 0, Egress: 0, Undoable: 100, Blast: BlastSystem}, []string{"blast_radius system is wider than the project"}},
+		{Scores{Destructive: 85, Egress: 40, Undoable: 10, Blast: BlastThirdParty}, []string{"destructive 85 >= 20", "network_egress 40 >= 20", "easily_undone 10 < 80", "blast_radius third_party is wider than the project"}},
 	} {
 		if diff := cmp.Diff(c.want, SafeClass(c.s)); diff != "" {
 			t.Errorf("SafeClass(%+v) (-want +got):\n%s", c.s, diff)

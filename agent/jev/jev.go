@@ -25,22 +25,23 @@ import (
 
 	"golang.org/x/sync/singleflight"
 
+	"github.com/oceancode/oceancode/agent/engineapi"
 	"github.com/oceancode/oceancode/agent/permission"
 	"github.com/oceancode/oceancode/agent/provider"
 	"github.com/oceancode/oceancode/agent/shellguard"
 )
 
-// Mode is jev.permissions.
-type Mode string
+// Mode is jev.permissions (engineapi.AdviceMode).
+type Mode = engineapi.AdviceMode
 
 // Modes.
 const (
 	// Shadow: the advice runs in the background and is only recorded; the
 	// user is asked as before, without waiting.
-	Shadow Mode = "shadow"
+	Shadow = engineapi.AdviceShadow
 	// Act: a command inside the safe class runs without the prompt; the
 	// prompt waits at most the deadline for the advice.
-	Act Mode = "act"
+	Act = engineapi.AdviceAct
 )
 
 // DefaultDeadline is jev.deadline_ms's default.
@@ -48,60 +49,33 @@ const DefaultDeadline = 1500 * time.Millisecond
 
 // Blast radius values (Scores.Blast).
 const (
-	BlastFile       = "single_file"
-	BlastProject    = "project"
-	BlastSystem     = "system"
-	BlastThirdParty = "third_party"
+	BlastFile       = engineapi.BlastFile
+	BlastProject    = engineapi.BlastProject
+	BlastSystem     = engineapi.BlastSystem
+	BlastThirdParty = engineapi.BlastThirdParty
 )
 
-// Scores are the model's answers to the four bounded questions, each a
-// likelihood in percent (0..100) except the blast radius.
-type Scores struct {
-	Destructive int    `json:"destructive"`    // does it destroy or overwrite data?
-	Egress      int    `json:"network_egress"` // does it send data over the network?
-	Undoable    int    `json:"easily_undone"`  // can its effect be easily undone?
-	Blast       string `json:"blast_radius"`   // single_file | project | system | third_party
-}
-
-// Status is the kind of an Advice.
-type Status string
+// The advice's values are the engine's boundary vocabulary (a front end
+// shows them without linking the advisor): Scores, Status and Advice are
+// engineapi's AdviceScores, AdviceStatus and Advice.
+type (
+	// Scores are the model's answers to the four bounded questions.
+	Scores = engineapi.AdviceScores
+	// Status is the kind of an Advice.
+	Status = engineapi.AdviceStatus
+	// Advice is one advised decision, as the advice event and the session
+	// store carry it; Advice.Safe reports the bounded safe class.
+	Advice = engineapi.Advice
+)
 
 // Statuses. Unavailable and timeout are not unsafe: they say the advisor
 // could not answer, and the call is asked as without Jev.
 const (
-	StatusSafe        Status = "safe"        // inside the bounded safe class
-	StatusUnsafe      Status = "unsafe"      // outside it (Reasons say which answer)
-	StatusUnavailable Status = "unavailable" // the model failed or its answer did not parse
-	StatusTimeout     Status = "timeout"     // no answer within the deadline
+	StatusSafe        = engineapi.AdviceSafe
+	StatusUnsafe      = engineapi.AdviceUnsafe
+	StatusUnavailable = engineapi.AdviceUnavailable
+	StatusTimeout     = engineapi.AdviceTimeout
 )
-
-// Advice is one advised decision, as the advice event and the session store
-// carry it.
-type Advice struct {
-	Status Status  `json:"status"`
-	Mode   Mode    `json:"mode"`
-	Scores *Scores `json:"scores,omitempty"`
-	// Reasons say why the advice is outside the safe class ("destructive
-	// 80 >= 20", "injection: the command addresses the advisor") or why it
-	// is unavailable ("model: 503 ...", "answer: not JSON").
-	Reasons []string `json:"reasons,omitempty"`
-	// Injection is true when the injection guard tripped (the command
-	// carries text addressed to the advisor); such advice is unsafe.
-	Injection bool `json:"injection,omitempty"`
-	// Cached is true when an identical command earlier in the session
-	// answered (no model request was made).
-	Cached bool `json:"cached,omitempty"`
-	// Key is the verdict cache key: a digest of the normalised command and
-	// the facts computed in code.
-	Key       string `json:"key"`
-	LatencyMS int64  `json:"latency_ms"`
-	Tokens    int    `json:"tokens,omitempty"` // input + output tokens of the request
-	// Acted is true when the advice approved the call (act mode, safe).
-	Acted bool `json:"acted,omitempty"`
-}
-
-// Safe reports whether the advice puts the command inside the safe class.
-func (a Advice) Safe() bool { return a.Status == StatusSafe }
 
 // Request is one command put to the advisor.
 type Request struct {

@@ -14,6 +14,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/oceancode/oceancode/agent/engineapi"
 	"github.com/oceancode/oceancode/agent/permission"
 	"github.com/oceancode/oceancode/agent/sandbox"
 	"github.com/oceancode/oceancode/agent/tools"
@@ -46,29 +47,21 @@ type Config struct {
 	Version string
 }
 
-// The states of a server.
+// The states of a server (engineapi.MCPConnected, …).
 const (
-	StateConnected = "connected"
-	StateRefused   = "refused"   // the requirements' allow-list refused it
-	StateDenied    = "denied"    // the permission rules deny all its tools
-	StateUntrusted = "untrusted" // a project server awaiting trust (or changed since)
-	StateFailed    = "failed"    // it did not start, or did not list its tools
-	StateDisabled  = "disabled"  // enabled: false
-	StateExited    = "exited"    // it was connected and went away (the next call reconnects)
-	StatePending   = "starting"
+	StateConnected = engineapi.MCPConnected
+	StateRefused   = engineapi.MCPRefused
+	StateDenied    = engineapi.MCPDenied
+	StateUntrusted = engineapi.MCPUntrusted
+	StateFailed    = engineapi.MCPFailed
+	StateDisabled  = engineapi.MCPDisabled
+	StateExited    = engineapi.MCPExited
+	StatePending   = engineapi.MCPPending
 )
 
-// Status is a server's state as `mcp list`, events and inspect show it.
-type Status struct {
-	Name   string
-	Origin string
-	Source string
-	State  string
-	Reason string   // why not connected; skipped tools
-	Tools  []string // the tools listed (server-side names)
-	// Took is how long the last start took, admission to listing.
-	Took time.Duration
-}
+// Status is a server's state as `mcp list`, events and inspect show it
+// (engineapi.MCPStatus; Status.Event is its session event).
+type Status = engineapi.MCPStatus
 
 // Manager owns a session's MCP servers.
 type Manager struct {

@@ -6,12 +6,13 @@ import (
 	"strings"
 
 	"github.com/oceancode/oceancode/agent"
+	"github.com/oceancode/oceancode/agent/engineapi"
 	"github.com/oceancode/oceancode/agent/session"
 )
 
 // StopAdvisorBreaker: the Jev advisor's circuit breaker stopped a headless
 // --auto turn (agent.ErrAdvisorBreaker; oceancode run exits 6).
-const StopAdvisorBreaker StopReason = agent.StopAdvisorBreaker
+const StopAdvisorBreaker = engineapi.StopAdvisorBreaker
 
 // withAdvice completes the turn config for the Jev advisor: a shadow advice
 // that outlives its turn is bounded by the session's life.

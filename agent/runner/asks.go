@@ -10,13 +10,14 @@ import (
 	"time"
 
 	"github.com/oceancode/oceancode/agent"
+	"github.com/oceancode/oceancode/agent/engineapi"
 	"github.com/oceancode/oceancode/agent/tools"
 )
 
 // Kinds of asks.
 const (
-	KindPermission = "permission"
-	KindQuestion   = "question"
+	KindPermission = engineapi.KindPermission
+	KindQuestion   = engineapi.KindQuestion
 )
 
 // ask is one ask of the broker.

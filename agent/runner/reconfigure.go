@@ -7,13 +7,14 @@ import (
 	"strings"
 
 	"github.com/oceancode/oceancode/agent"
+	"github.com/oceancode/oceancode/agent/engineapi"
 	"github.com/oceancode/oceancode/agent/mcp"
 	"github.com/oceancode/oceancode/agent/permission"
 )
 
 // ErrUnsupported is returned by a switch the session was not given the
 // means for (Options without the hook it needs).
-var ErrUnsupported = errors.New("not supported by this session")
+var ErrUnsupported = engineapi.ErrUnsupported
 
 // SetModel switches the model for the next turn; the running turn keeps
 // its model. The requirements' allowed_models and allowed_providers apply

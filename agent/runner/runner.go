@@ -28,15 +28,10 @@ package runner
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"time"
 
 	"github.com/oceancode/oceancode/agent"
+	"github.com/oceancode/oceancode/agent/engineapi"
 	"github.com/oceancode/oceancode/agent/mcp"
-	"github.com/oceancode/oceancode/agent/message"
-	"github.com/oceancode/oceancode/agent/permission"
 	"github.com/oceancode/oceancode/agent/session"
 )
 
@@ -109,86 +104,50 @@ type Options struct {
 	OnEvent func(Event)
 }
 
-// Event is one event of the session as every client sees it.
-type Event struct {
-	Seq   int64           // per-session, starts at 1, no gaps, the SSE id; stored with the event
-	Event agent.Event     // the event (Type as in stream-json)
-	Data  json.RawMessage // the event's JSON exactly as stored (the SSE data: line), redacted
-}
-
-// PendingAsk is an ask waiting for a client's answer. It is stored: it
-// survives a restart.
-type PendingAsk = agent.PendingAsk
-
-// Reply answers an ask.
-type Reply struct {
-	// Answer is once, always or deny; for a question (Kind "question"), the
-	// answer's text (one of Choices when it has any), or deny to decline.
-	Answer   agent.Answer `json:"answer"`
-	Feedback string       `json:"feedback,omitempty"` // optional: told to the model with a deny (or with an approval)
-	Digest   string       `json:"digest,omitempty"`   // optional: if set, must equal the ask's InputDigest
-	By       string       `json:"by,omitempty"`       // who answered (a client label), recorded in the resolved event
-}
-
-// ModeResult is a mode switch's outcome (and the current mode).
-type ModeResult struct {
-	Mode       permission.Mode `json:"mode"` // in effect
-	Requested  permission.Mode `json:"requested"`
-	Downgraded bool            `json:"downgraded"`
-	Reason     string          `json:"reason,omitempty"` // why it was downgraded ("" when not)
-}
-
-// State is a session's state (GET /api/session/{id}).
-type State struct {
-	ID, Agent, Model string
-	Mode             ModeResult
-	Status           string // idle, running, waiting (an ask is pending), closed
-	Turns            int
-	Queued           int
-	Usage            message.Usage
-	LastSeq          int64
-	StopReason       StopReason // the last turn's
-	// Modes are the permission modes in the order a mode cycle offers them
-	// (default, acceptEdits, plan, then the others), each with whether the
-	// locks rule it out and why — so a client shows a locked mode with its
-	// reason instead of skipping it.
-	Modes []ModeOption
-	// Sandbox is the sandbox mode in effect (read-only, workspace-write,
-	// danger-full-access, or "off"); Policy the requirements' status as one
-	// line ("signed, serial 7" / "none" / "refused: ...").
-	Sandbox, Policy string
-}
-
-// ModeOption is one permission mode and whether it may be switched to.
-type ModeOption struct {
-	Mode   permission.Mode `json:"mode"`
-	Locked bool            `json:"locked,omitempty"`
-	Reason string          `json:"reason,omitempty"` // why it is locked
-}
+// The values that cross to the session's clients are the engine's
+// boundary vocabulary (agent/engineapi), so that a front end reads them
+// without linking the engine; here they keep their names.
+type (
+	// Event is one event of the session as every client sees it.
+	Event = engineapi.SessionEvent
+	// PendingAsk is an ask waiting for a client's answer. It is stored: it
+	// survives a restart.
+	PendingAsk = engineapi.PendingAsk
+	// Reply answers an ask.
+	Reply = engineapi.Reply
+	// ModeResult is a mode switch's outcome (and the current mode).
+	ModeResult = engineapi.ModeResult
+	// State is a session's state (GET /api/session/{id}).
+	State = engineapi.State
+	// ModeOption is one permission mode and whether it may be switched to.
+	ModeOption = engineapi.ModeOption
+	// StopReason is why a turn ended; a session's record status derives
+	// from its last turn's (RecordStatus).
+	StopReason = engineapi.StopReason
+	// AnsweredError: the ask was answered already; First is that answer.
+	AnsweredError = engineapi.AnsweredError
+)
 
 // Statuses of State.Status.
 const (
-	StatusIdle    = "idle"
-	StatusRunning = "running"
-	StatusWaiting = "waiting"
-	StatusClosed  = "closed"
+	StatusIdle    = engineapi.StatusIdle
+	StatusRunning = engineapi.StatusRunning
+	StatusWaiting = engineapi.StatusWaiting
+	StatusClosed  = engineapi.StatusClosed
 )
-
-// StopReason is why a turn ended; a session's record status derives from
-// its last turn's.
-type StopReason string
 
 // Stop reasons.
 const (
-	StopEndTurn   StopReason = "end_turn" // the model stopped (its own reason is kept in the done event)
-	StopMaxTurns  StopReason = agent.StopMaxTurns
-	StopCancelled StopReason = agent.StopCancelled
-	StopTimeout   StopReason = agent.StopTimeout
-	StopError     StopReason = agent.StopError
+	StopEndTurn   = engineapi.StopEndTurn
+	StopMaxTurns  = engineapi.StopMaxTurns
+	StopCancelled = engineapi.StopCancelled
+	StopTimeout   = engineapi.StopTimeout
+	StopError     = engineapi.StopError
 )
 
-// Status is the session record's status after a turn that stopped for r.
-func (r StopReason) Status() session.Status {
+// RecordStatus is the session record's status after a turn that stopped
+// for r.
+func RecordStatus(r StopReason) session.Status {
 	switch r {
 	case StopEndTurn, "":
 		return session.Completed
@@ -217,28 +176,19 @@ func stopOf(res agent.Result, err error) StopReason {
 	return StopError
 }
 
-// Errors.
+// Errors (engineapi's: a front end branches on them without linking the
+// engine).
 var (
 	// ErrClosed: the session is closed.
-	ErrClosed = errors.New("runner: session closed")
+	ErrClosed = engineapi.ErrClosed
 	// ErrLagged: a subscriber fell further behind than its buffer.
-	ErrLagged = errors.New("runner: subscriber fell behind and was dropped")
+	ErrLagged = engineapi.ErrLagged
 	// ErrGap: events a Subscribe asked for are no longer held (not recorded).
-	ErrGap = errors.New("runner: events before the replay window are not recorded")
+	ErrGap = engineapi.ErrGap
 	// ErrNoAsk: no ask has that id.
-	ErrNoAsk = errors.New("runner: no such ask")
+	ErrNoAsk = engineapi.ErrNoAsk
 	// ErrDigest: a reply's digest is not the ask's input digest.
-	ErrDigest = errors.New("runner: the input digest does not match the ask")
+	ErrDigest = engineapi.ErrDigest
 	// ErrAnswer: a reply's answer is not one of the ask's choices.
-	ErrAnswer = errors.New("runner: not one of the ask's choices")
+	ErrAnswer = engineapi.ErrAnswer
 )
-
-// AnsweredError: the ask was answered already; First is that answer.
-type AnsweredError struct {
-	First Reply
-	At    time.Time
-}
-
-func (e *AnsweredError) Error() string {
-	return fmt.Sprintf("runner: the ask was answered already (%s by %s at %s)", e.First.Answer, e.First.By, e.At.Format(time.RFC3339))
-}

@@ -619,7 +619,7 @@ func TestStopReasonStatus(t *testing.T) {
 		{runner.StopMaxTurns, session.Failed},
 		{runner.StopError, session.Failed},
 	} {
-		if got := tc.r.Status(); got != tc.want {
+		if got := runner.RecordStatus(tc.r); got != tc.want {
 			t.Errorf("%s: status %s, want %s", tc.r, got, tc.want)
 		}
 	}

@@ -743,7 +743,7 @@ func (s *Session) Close() error {
 	var err error
 	if s.rec != nil {
 		s.mu.Lock()
-		st := s.stop.Status()
+		st := RecordStatus(s.stop)
 		if wasRunning || s.pendingLocked() > 0 {
 			st = session.Interrupted
 		}

@@ -8,24 +8,31 @@ import (
 	"time"
 
 	"github.com/oceancode/oceancode/agent"
+	"github.com/oceancode/oceancode/agent/engineapi"
 	"github.com/oceancode/oceancode/agent/mcp"
-	"github.com/oceancode/oceancode/agent/message"
 	"github.com/oceancode/oceancode/agent/permission"
 	"github.com/oceancode/oceancode/agent/runner"
+	"github.com/oceancode/oceancode/agent/session"
 )
 
 // The API's answers (ModeBody, StateBody, MCPStatusBody, MCPListBody,
-// SessionsBody) are exported so that agent/server/client reads them back
-// into the engine's types through the same definitions the server writes:
-// the two sides cannot drift apart.
-
-// ModeBody is a mode's JSON: GET/POST …/permission/mode, and in a state.
-type ModeBody struct {
-	Mode       permission.Mode `json:"mode"`
-	Requested  permission.Mode `json:"requested"`
-	Downgraded bool            `json:"downgraded"`
-	Reason     string          `json:"reason"`
-}
+// SessionsBody) are agent/engineapi's, so that agent/server/client reads
+// them back into the engine's types through the same definitions the server
+// writes: the two sides cannot drift apart.
+type (
+	// ModeBody is a mode's JSON: GET/POST …/permission/mode, and in a state.
+	ModeBody = engineapi.ModeBody
+	// StateBody is a session's state (GET /api/session/{id}, and POST
+	// /api/session's answer).
+	StateBody = engineapi.StateBody
+	// MCPStatusBody is POST /mcp's answer: the server's state after the add.
+	MCPStatusBody = engineapi.MCPStatusBody
+	// MCPListBody is GET …/mcp's answer.
+	MCPListBody = engineapi.MCPListBody
+	// SessionsBody is GET /api/session's answer: the sessions open on this
+	// server (their states) and the stored ones (Config.Sessions).
+	SessionsBody = engineapi.SessionsBody[session.Session]
+)
 
 func modeOf(m runner.ModeResult) ModeBody {
 	req := m.Requested
@@ -35,45 +42,11 @@ func modeOf(m runner.ModeResult) ModeBody {
 	return ModeBody{Mode: m.Mode, Requested: req, Downgraded: m.Downgraded, Reason: m.Reason}
 }
 
-// Result is the mode as the engine's ModeResult (a client's reading).
-func (m ModeBody) Result() runner.ModeResult {
-	return runner.ModeResult{Mode: m.Mode, Requested: m.Requested, Downgraded: m.Downgraded, Reason: m.Reason}
-}
-
-// StateBody is a session's state (GET /api/session/{id}, and POST /api/session's answer).
-type StateBody struct {
-	ID         string        `json:"id"`
-	Agent      string        `json:"agent"`
-	Model      string        `json:"model"`
-	Mode       ModeBody      `json:"mode"`
-	Status     string        `json:"status"`
-	Turns      int           `json:"turns"`
-	Queued     int           `json:"queued"`
-	Usage      message.Usage `json:"usage"`
-	LastSeq    int64         `json:"last_seq"`
-	StopReason string        `json:"stop_reason"`
-	Pending    int           `json:"pending"`
-	// Modes are the permission modes in the cycle's order, each with its
-	// lock; Sandbox and Policy the sandbox mode and the requirements'
-	// status line.
-	Modes   []runner.ModeOption `json:"modes"`
-	Sandbox string              `json:"sandbox"`
-	Policy  string              `json:"policy"`
-}
-
 func stateOf(id string, sess *runner.Session) StateBody {
 	st := sess.State()
 	return StateBody{ID: id, Agent: st.Agent, Model: st.Model, Mode: modeOf(st.Mode), Status: st.Status,
 		Turns: st.Turns, Queued: st.Queued, Usage: st.Usage, LastSeq: st.LastSeq, StopReason: string(st.StopReason),
 		Pending: len(sess.Pending()), Modes: st.Modes, Sandbox: st.Sandbox, Policy: st.Policy}
-}
-
-// State is the state as the engine's State (a client's reading; Pending
-// is not in it: GET …/permission/pending lists the asks).
-func (b StateBody) State() runner.State {
-	return runner.State{ID: b.ID, Agent: b.Agent, Model: b.Model, Mode: b.Mode.Result(), Status: b.Status, Turns: b.Turns,
-		Queued: b.Queued, Usage: b.Usage, LastSeq: b.LastSeq, StopReason: runner.StopReason(b.StopReason),
-		Modes: b.Modes, Sandbox: b.Sandbox, Policy: b.Policy}
 }
 
 func (s *Server) create(w http.ResponseWriter, r *http.Request) {
@@ -299,17 +272,6 @@ type mcpBody struct {
 	Env     map[string]string `json:"env,omitempty"`
 	URL     string            `json:"url,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"`
-}
-
-// MCPStatusBody is POST /mcp's answer: the server's state after the add.
-type MCPStatusBody struct {
-	Name   string   `json:"name"`
-	Origin string   `json:"origin"`
-	Source string   `json:"source"`
-	State  string   `json:"state"`
-	Reason string   `json:"reason,omitempty"`
-	Tools  []string `json:"tools"`
-	TookMS float64  `json:"took_ms"`
 }
 
 // mcp adds an MCP server to a session at runtime. The add is the user's

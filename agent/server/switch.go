@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/oceancode/oceancode/agent/mcp"
 	"github.com/oceancode/oceancode/agent/runner"
@@ -66,11 +65,6 @@ func switched(w http.ResponseWriter, id string, sess *runner.Session, what strin
 	}
 }
 
-// MCPListBody is GET …/mcp's answer.
-type MCPListBody struct {
-	Servers []MCPStatusBody `json:"servers"`
-}
-
 func mcpStatusOf(st mcp.Status) MCPStatusBody {
 	b := MCPStatusBody{Name: st.Name, Origin: st.Origin, Source: st.Source, State: st.State, Reason: st.Reason,
 		Tools: st.Tools, TookMS: float64(st.Took.Microseconds()) / 1000}
@@ -80,25 +74,12 @@ func mcpStatusOf(st mcp.Status) MCPStatusBody {
 	return b
 }
 
-// Status is the server's state as mcp.Status (a client's reading).
-func (b MCPStatusBody) Status() mcp.Status {
-	return mcp.Status{Name: b.Name, Origin: b.Origin, Source: b.Source, State: b.State, Reason: b.Reason, Tools: b.Tools,
-		Took: time.Duration(b.TookMS * float64(time.Millisecond))}
-}
-
 func (s *Server) mcpList(w http.ResponseWriter, r *http.Request, id string, sess *runner.Session) {
 	out := MCPListBody{Servers: []MCPStatusBody{}}
 	for _, st := range sess.MCPServers() {
 		out.Servers = append(out.Servers, mcpStatusOf(st))
 	}
 	writeJSON(w, http.StatusOK, out)
-}
-
-// SessionsBody is GET /api/session's answer: the sessions open on this
-// server (their states) and the stored ones (Config.Sessions).
-type SessionsBody struct {
-	Open   []StateBody       `json:"open"`
-	Stored []session.Session `json:"stored"`
 }
 
 func (s *Server) list(w http.ResponseWriter, r *http.Request) {
