@@ -295,3 +295,64 @@ func TestOneSessionFactory(t *testing.T) {
 		}
 	}
 }
+
+// TestFrontEndsLinkNoEngine: the front ends that are clients of the
+// session engine — the HTTP API's Go client, the pager and telemetry —
+// speak its vocabulary (agent/engineapi), not the engine: none of them
+// links the runner, the turn loop, the tools, the gate, the sandbox, the
+// shell guard, the MCP client or the advisor. The in-process pager adapter
+// (agent/pager/pagerlocal) is the one place that joins the pager to a
+// runner session. And the vocabulary stays small: the standard library
+// and a short allow-list inside the module, no third-party package.
+func TestFrontEndsLinkNoEngine(t *testing.T) {
+	pkgs := listPackages(t)
+	engine := []struct{ pkg, why string }{
+		{"agent/runner", "the session engine"},
+		{"agent/tools", "the tools run commands and write files"},
+		{"agent/sandbox", "the kernel sandbox"},
+		{"agent/shellguard", "the shell guard"},
+		{"agent/gate", "the permission gate"},
+		{"agent/mcp", "the MCP client starts servers"},
+		{"agent/jev", "the advisor"},
+	}
+	for _, fe := range []string{"agent/server/client", "agent/pager", "internal/telemetry"} {
+		p, ok := pkgs[fe]
+		if !ok {
+			t.Errorf("go list did not list %s", fe)
+			continue
+		}
+		for _, d := range internalDeps(p) {
+			if d == "agent" {
+				t.Errorf("%s links the turn loop (package agent): import agent/engineapi for its events", fe)
+			}
+			for _, e := range engine {
+				if under(d, e.pkg) {
+					t.Errorf("%s links %s (%s): a front end imports agent/engineapi, not the engine", fe, d, e.why)
+				}
+			}
+		}
+	}
+	const vocab = "agent/engineapi"
+	p, ok := pkgs[vocab]
+	if !ok {
+		t.Fatalf("go list did not list %s", vocab)
+	}
+	imports := map[string]bool{module + "/agent/message": true, module + "/agent/permission": true}
+	for _, imp := range p.Imports {
+		if strings.Contains(strings.Split(imp, "/")[0], ".") && !imports[imp] {
+			t.Errorf("%s imports %s: it may import only the standard library and %v", vocab, imp, imports)
+		}
+	}
+	// What those imports bring in (agent/permission's own leaves).
+	deps := map[string]bool{"agent/message": true, "agent/permission": true, "provenance": true, "internal/glob": true}
+	for _, d := range p.Deps {
+		switch {
+		case strings.HasPrefix(d, module+"/"):
+			if !deps[strings.TrimPrefix(d, module+"/")] {
+				t.Errorf("%s depends on %s; inside the module it may depend only on %v", vocab, d, deps)
+			}
+		case strings.Contains(strings.Split(d, "/")[0], "."):
+			t.Errorf("%s depends on %s: the vocabulary links no third-party package", vocab, d)
+		}
+	}
+}

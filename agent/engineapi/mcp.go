@@ -80,7 +80,6 @@ func (s MCPServer) Validate() error {
 	return nil
 }
 
-
 // The states of an MCP server (MCPStatus.State).
 const (
 	MCPConnected = "connected"

@@ -9,8 +9,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/oceancode/oceancode/agent"
-	"github.com/oceancode/oceancode/agent/runner"
+	"github.com/oceancode/oceancode/agent/engineapi"
 )
 
 // DeniedMax is how many denied calls the list keeps. (Additive.)
@@ -53,20 +52,20 @@ const mapLimit = 64
 
 // Observe takes every event; a permission event whose decision denied (a
 // rule, the floor, or the user) adds the call.
-func (d *Denied) Observe(ev runner.Event) {
+func (d *Denied) Observe(ev engineapi.SessionEvent) {
 	e := ev.Event
 	switch e.Type {
-	case agent.EventAsk:
+	case engineapi.EventAsk:
 		if e.Ask != nil && len(d.asks) < mapLimit {
 			d.asks[e.Ask.ID] = askRef{callID: e.Ask.CallID, target: e.Ask.Target}
 		}
 		return
-	case agent.EventResolved:
+	case engineapi.EventResolved:
 		if ref, ok := d.asks[e.AskID]; ok && e.Feedback != "" && len(d.feedback) < mapLimit {
 			d.feedback[ref.callID] = e.Feedback
 		}
 		return
-	case agent.EventPermission:
+	case engineapi.EventPermission:
 	default:
 		return
 	}
@@ -139,7 +138,7 @@ func (d *Denied) target(callID string, input json.RawMessage) string {
 }
 
 // ruleText names the rule of a decision with its layer and file:line.
-func ruleText(dec *agent.Decision) string {
+func ruleText(dec *engineapi.Decision) string {
 	s := "the default"
 	if dec.Rule != "" {
 		s = "rule " + dec.Rule

@@ -11,9 +11,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/oceancode/oceancode/agent"
-	"github.com/oceancode/oceancode/agent/jev"
-	"github.com/oceancode/oceancode/agent/runner"
+	"github.com/oceancode/oceancode/agent/engineapi"
 	"github.com/oceancode/oceancode/internal/termtext"
 )
 
@@ -24,7 +22,7 @@ const DiffLines = 16
 
 // Dialog is the approval dialog for one pending ask.
 type Dialog struct {
-	Ask   runner.PendingAsk // read-only after NewDialog (the view caches it)
+	Ask   engineapi.PendingAsk // read-only after NewDialog (the view caches it)
 	theme Theme
 	width int
 
@@ -53,34 +51,34 @@ type Dialog struct {
 // The highlighted choice starts on "once", as Claude Code and Codex do,
 // except when Jev advised the call unsafe: an unsafe advice never
 // pre-selects an approval, so "deny" is highlighted then.
-func NewDialog(ask runner.PendingAsk, queued int, th Theme, width int) *Dialog {
+func NewDialog(ask engineapi.PendingAsk, queued int, th Theme, width int) *Dialog {
 	d := &Dialog{Ask: ask, theme: th, width: width, queued: queued, window: DiffLines}
 	d.diffRaw = splitDiff(ask.Diff)
 	d.diffN = len(d.diffRaw)
 	d.note = newInput(th, "why not? (Enter sends, Esc skips)")
 	d.text = newInput(th, "your answer")
-	if ask.Kind == runner.KindQuestion {
+	if ask.Kind == engineapi.KindQuestion {
 		d.choices = ask.Choices
 		if len(ask.Choices) == 0 {
 			d.text.Focus()
 		}
 		return d
 	}
-	for _, c := range []agent.Answer{agent.Once, agent.Always, agent.Deny} {
-		if slices.Contains(ask.Choices, string(c)) || c == agent.Deny {
+	for _, c := range []engineapi.Answer{engineapi.Once, engineapi.Always, engineapi.Deny} {
+		if slices.Contains(ask.Choices, string(c)) || c == engineapi.Deny {
 			d.choices = append(d.choices, string(c)) // deny is always possible
 		}
 	}
-	d.sel = slices.Index(d.choices, string(agent.Once))
+	d.sel = slices.Index(d.choices, string(engineapi.Once))
 	if d.sel < 0 || unsafeAdvice(ask.Advice) {
-		d.sel = slices.Index(d.choices, string(agent.Deny))
+		d.sel = slices.Index(d.choices, string(engineapi.Deny))
 	}
 	return d
 }
 
 // unsafeAdvice reports whether a is Jev's advice that the call is unsafe.
-func unsafeAdvice(a *jev.Advice) bool {
-	return a != nil && (a.Status == jev.StatusUnsafe || a.Injection)
+func unsafeAdvice(a *engineapi.Advice) bool {
+	return a != nil && (a.Status == engineapi.AdviceUnsafe || a.Injection)
 }
 
 func newInput(th Theme, placeholder string) textinput.Model {
@@ -113,34 +111,34 @@ func (d *Dialog) Noting() bool { return d.noting }
 // (y once, a always, n deny — n first opens a one-line note to the model,
 // Enter sends it; arrows + Enter choose too; Esc on the note sends deny
 // without one).
-func (d *Dialog) Update(msg tea.KeyPressMsg) (done bool, reply runner.Reply) {
+func (d *Dialog) Update(msg tea.KeyPressMsg) (done bool, reply engineapi.Reply) {
 	d.flash = ""
-	if d.Ask.Kind == runner.KindQuestion {
+	if d.Ask.Kind == engineapi.KindQuestion {
 		return d.updateQuestion(msg)
 	}
 	if d.noting {
 		switch msg.String() {
 		case "enter":
-			return true, d.reply(agent.Deny, strings.TrimSpace(d.note.Value()))
+			return true, d.reply(engineapi.Deny, strings.TrimSpace(d.note.Value()))
 		case "esc":
-			return true, d.reply(agent.Deny, "")
+			return true, d.reply(engineapi.Deny, "")
 		}
 		d.note, _ = d.note.Update(msg)
-		return false, runner.Reply{}
+		return false, engineapi.Reply{}
 	}
 	switch msg.String() {
 	case "y", "Y":
-		return true, d.reply(agent.Once, "")
+		return true, d.reply(engineapi.Once, "")
 	case "a", "A":
-		if !slices.Contains(d.choices, string(agent.Always)) {
+		if !slices.Contains(d.choices, string(engineapi.Always)) {
 			d.flash = "always is not offered: this call cannot be remembered"
-			return false, runner.Reply{}
+			return false, engineapi.Reply{}
 		}
-		return true, d.reply(agent.Always, "")
+		return true, d.reply(engineapi.Always, "")
 	case "n", "N":
 		d.openNote()
 	case "esc":
-		return true, d.reply(agent.Deny, "")
+		return true, d.reply(engineapi.Deny, "")
 	case "left", "up", "shift+tab", "h", "k":
 		d.sel = (d.sel + len(d.choices) - 1) % len(d.choices)
 	case "right", "down", "tab", "l", "j":
@@ -150,14 +148,14 @@ func (d *Dialog) Update(msg tea.KeyPressMsg) (done bool, reply runner.Reply) {
 	case "pgup":
 		d.scrollBy(-(d.window - 1))
 	case "enter":
-		switch c := agent.Answer(d.Selected()); c {
-		case agent.Deny:
+		switch c := engineapi.Answer(d.Selected()); c {
+		case engineapi.Deny:
 			d.openNote()
-		case agent.Once, agent.Always:
+		case engineapi.Once, engineapi.Always:
 			return true, d.reply(c, "")
 		}
 	}
-	return false, runner.Reply{}
+	return false, engineapi.Reply{}
 }
 
 // Paste puts pasted text into the open note or a question's free-text
@@ -168,14 +166,14 @@ func (d *Dialog) Paste(msg tea.PasteMsg) {
 	switch {
 	case d.noting:
 		d.note, _ = d.note.Update(msg)
-	case d.Ask.Kind == runner.KindQuestion && len(d.choices) == 0:
+	case d.Ask.Kind == engineapi.KindQuestion && len(d.choices) == 0:
 		d.text, _ = d.text.Update(msg)
 	}
 }
 
 func (d *Dialog) openNote() {
 	d.noting = true
-	d.sel = slices.Index(d.choices, string(agent.Deny))
+	d.sel = slices.Index(d.choices, string(engineapi.Deny))
 	d.note.Focus()
 }
 
@@ -185,24 +183,24 @@ func (d *Dialog) scrollBy(n int) {
 
 // reply is the answer a, bound to the ask's input digest so the engine
 // refuses it if the call changed under the dialog.
-func (d *Dialog) reply(a agent.Answer, feedback string) runner.Reply {
-	return runner.Reply{Answer: a, Feedback: feedback, Digest: d.Ask.InputDigest}
+func (d *Dialog) reply(a engineapi.Answer, feedback string) engineapi.Reply {
+	return engineapi.Reply{Answer: a, Feedback: feedback, Digest: d.Ask.InputDigest}
 }
 
-func (d *Dialog) updateQuestion(msg tea.KeyPressMsg) (bool, runner.Reply) {
+func (d *Dialog) updateQuestion(msg tea.KeyPressMsg) (bool, engineapi.Reply) {
 	k := msg.String()
 	if k == "esc" {
-		return true, d.reply(agent.Deny, "")
+		return true, d.reply(engineapi.Deny, "")
 	}
 	if len(d.choices) == 0 {
 		if k == "enter" {
 			if t := strings.TrimSpace(d.text.Value()); t != "" {
-				return true, d.reply(agent.Answer(t), "")
+				return true, d.reply(engineapi.Answer(t), "")
 			}
-			return false, runner.Reply{}
+			return false, engineapi.Reply{}
 		}
 		d.text, _ = d.text.Update(msg)
-		return false, runner.Reply{}
+		return false, engineapi.Reply{}
 	}
 	switch k {
 	case "up", "left", "shift+tab", "k":
@@ -210,13 +208,13 @@ func (d *Dialog) updateQuestion(msg tea.KeyPressMsg) (bool, runner.Reply) {
 	case "down", "right", "tab", "j":
 		d.sel = (d.sel + 1) % len(d.choices)
 	case "enter":
-		return true, d.reply(agent.Answer(d.choices[d.sel]), "")
+		return true, d.reply(engineapi.Answer(d.choices[d.sel]), "")
 	default:
 		if n, err := strconv.Atoi(k); err == nil && n >= 1 && n <= len(d.choices) {
-			return true, d.reply(agent.Answer(d.choices[n-1]), "")
+			return true, d.reply(engineapi.Answer(d.choices[n-1]), "")
 		}
 	}
-	return false, runner.Reply{}
+	return false, engineapi.Reply{}
 }
 
 // SetWidth re-flows the dialog.
@@ -238,7 +236,7 @@ func (d *Dialog) View() string {
 	inner := w - 4 // border and padding
 	th := d.theme
 	var b []string
-	if d.Ask.Kind == runner.KindQuestion {
+	if d.Ask.Kind == engineapi.KindQuestion {
 		b = append(d.title(inner), d.questionBody(inner)...)
 	} else {
 		// A bounded height shows fewer diff lines (at least 3), so the
@@ -270,7 +268,7 @@ func (d *Dialog) View() string {
 func (d *Dialog) title(inner int) []string {
 	th := d.theme
 	title := th.Accent.Render("Permission · " + clean(d.Ask.Tool))
-	if d.Ask.Kind == runner.KindQuestion {
+	if d.Ask.Kind == engineapi.KindQuestion {
 		title = th.Accent.Render("Question")
 	} else if t := d.inlineTarget(inner - lipgloss.Width(title) - len(d.counter()) - 3); t != "" {
 		title += "  " + th.Header.Render(t)
@@ -373,7 +371,7 @@ func (d *Dialog) permissionTail(inner int) []string {
 		b = append(b, th.Muted.Render(wrap("Enter deny with this note · Esc deny without one", inner)))
 	} else {
 		help := "y once · a always · n deny (with a note) · ←/→ Tab Enter choose · Esc deny"
-		if !slices.Contains(d.choices, string(agent.Always)) {
+		if !slices.Contains(d.choices, string(engineapi.Always)) {
 			help = "y once · n deny (with a note) · ←/→ Tab Enter choose · Esc deny"
 		}
 		if d.diffN > d.window {
@@ -472,7 +470,7 @@ func (d *Dialog) decision() string {
 // offered.
 func (d *Dialog) always() string {
 	th, r := d.theme, d.Ask.Remember
-	if !slices.Contains(d.choices, string(agent.Always)) {
+	if !slices.Contains(d.choices, string(engineapi.Always)) {
 		return th.Muted.Render("not offered: cannot be remembered")
 	}
 	if r == nil || len(r.Rules) == 0 {
@@ -495,16 +493,16 @@ func (d *Dialog) advice(width int) string {
 	th, a := d.theme, d.Ask.Advice
 	var status string
 	switch a.Status {
-	case jev.StatusSafe:
+	case engineapi.AdviceSafe:
 		status = th.OK.Render("safe")
-	case jev.StatusUnsafe:
+	case engineapi.AdviceUnsafe:
 		status = th.Error.Render("unsafe")
-	case jev.StatusTimeout:
+	case engineapi.AdviceTimeout:
 		status = th.Muted.Render("advice unavailable (timeout)")
 	default:
 		status = th.Muted.Render("advice unavailable")
 	}
-	if a.Injection && a.Status != jev.StatusUnsafe {
+	if a.Injection && a.Status != engineapi.AdviceUnsafe {
 		status = th.Error.Render("unsafe")
 	}
 	if unsafeAdvice(a) {
@@ -514,7 +512,7 @@ func (d *Dialog) advice(width int) string {
 		status += th.Muted.Render(" (cached)")
 	}
 	lines := []string{status}
-	answered := a.Status == jev.StatusSafe || a.Status == jev.StatusUnsafe
+	answered := a.Status == engineapi.AdviceSafe || a.Status == engineapi.AdviceUnsafe
 	if s := a.Scores; s != nil && answered {
 		lines = append(lines, th.Text.Render(wrap(fmt.Sprintf("destructive %d%% · egress %d%% · undoable %d%% · blast %s",
 			s.Destructive, s.Egress, s.Undoable, clean(s.Blast)), width)))

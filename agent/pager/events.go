@@ -7,31 +7,19 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/oceancode/oceancode/agent"
+	"github.com/oceancode/oceancode/agent/engineapi"
 	"github.com/oceancode/oceancode/agent/message"
 	"github.com/oceancode/oceancode/agent/permission"
-	"github.com/oceancode/oceancode/agent/tools"
 )
 
 // maxResultLines is how many lines of a tool result the scrollback shows.
 const maxResultLines = 4
 
-// builtinTools finds a built-in tool by name (for a call's target).
-var builtinTools = func() map[string]tools.Tool {
-	m := map[string]tools.Tool{}
-	for _, t := range tools.Builtins() {
-		m[t.Def().Name] = t
-	}
-	return m
-}()
-
 // callTarget is what a call touches, as the rules see it (the command, the
 // path); else its input, compacted.
 func callTarget(tc message.ToolCall) string {
-	if t, ok := builtinTools[tc.Name]; ok {
-		if tg, err := t.Target(tc.Input); err == nil && tg.Input != "" {
-			return tg.Input
-		}
+	if tg := engineapi.CallTarget(tc.Name, tc.Input); tg != "" {
+		return tg
 	}
 	var v any
 	if err := json.Unmarshal(tc.Input, &v); err == nil {
@@ -59,7 +47,7 @@ func toolLine(th Theme, tc message.ToolCall, width int) string {
 }
 
 // where is a rule's provenance: "(project .oceancode/oceancode.json:4)".
-func where(d *agent.Decision) string {
+func where(d *engineapi.Decision) string {
 	if d.Layer == "" && d.Source == "" {
 		return ""
 	}
@@ -72,7 +60,7 @@ func where(d *agent.Decision) string {
 
 // decisionLine says how a call was decided: the rule and its layer, the
 // floor, or who answered the ask (by: the answering client, "" = unknown).
-func decisionLine(th Theme, d *agent.Decision, by string, width int) string {
+func decisionLine(th Theme, d *engineapi.Decision, by string, width int) string {
 	rule := d.Rule
 	if rule == "" {
 		rule = "the default"
@@ -153,7 +141,7 @@ func resultLines(th Theme, r *message.ToolResult, width int) string {
 }
 
 // modeLine is a mode change; a downgrade says what was asked and why not.
-func modeLine(th Theme, e agent.Event) string {
+func modeLine(th Theme, e engineapi.Event) string {
 	if e.Key == "" || e.Key == "permission_mode" {
 		if e.Requested != "" && e.Requested != e.Mode {
 			return th.Warn.Render(fmt.Sprintf("mode %s refused, %s in effect: %s", e.Requested, e.Mode, e.Text))
@@ -168,7 +156,7 @@ func modeLine(th Theme, e agent.Event) string {
 }
 
 // adviceLine is Jev's advice on a call.
-func adviceLine(th Theme, e agent.Event) string {
+func adviceLine(th Theme, e engineapi.Event) string {
 	a := e.Advice
 	if a == nil {
 		return ""
@@ -192,7 +180,7 @@ func adviceLine(th Theme, e agent.Event) string {
 }
 
 // doneLine ends a turn: its stop reason and tokens.
-func doneLine(th Theme, e agent.Event) string {
+func doneLine(th Theme, e engineapi.Event) string {
 	s := "─ " + e.StopReason
 	if e.StopReason == "" {
 		s = "─ done"

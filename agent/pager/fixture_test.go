@@ -12,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/oceancode/oceancode/agent"
+	"github.com/oceancode/oceancode/agent/pager/pagerlocal"
 	"github.com/oceancode/oceancode/agent/permission"
 	"github.com/oceancode/oceancode/agent/provider/providertest"
 	"github.com/oceancode/oceancode/agent/runner"
@@ -38,7 +39,7 @@ type fixture struct {
 	store *session.Store
 	locks permission.Locks
 	mode  permission.Mode
-	hooks LocalHooks
+	hooks pagerlocal.Hooks
 	// buffer is the subscribers' buffer (0: the runner's default).
 	buffer int
 	// unrecorded starts sessions without a store.
@@ -57,7 +58,7 @@ func newFixture(t testing.TB, turns ...providertest.Turn) *fixture {
 	}
 	t.Cleanup(func() { st.Close() })
 	f := &fixture{t: t, srv: providertest.New(t, turns...), dir: dir, store: st}
-	f.hooks = LocalHooks{Sessions: func(ctx context.Context) ([]session.Session, error) {
+	f.hooks = pagerlocal.Hooks{Sessions: func(ctx context.Context) ([]session.Session, error) {
 		list, err := f.store.List(ctx, session.ListOptions{})
 		var out []session.Session
 		for _, s := range list {
@@ -80,7 +81,7 @@ func (f *fixture) config() agent.Config {
 }
 
 // start starts a session (resume: a stored one) and returns it with its
-// Local engine.
+// in-process engine (agent/pager/pagerlocal).
 func (f *fixture) start(resume string) (*runner.Session, Engine) {
 	f.t.Helper()
 	o := runner.Options{Turn: f.config(), Store: f.store, Interactive: true, Resume: resume, Buffer: f.buffer}
@@ -92,7 +93,7 @@ func (f *fixture) start(resume string) (*runner.Session, Engine) {
 		f.t.Fatal(err)
 	}
 	f.t.Cleanup(func() { s.Close() })
-	return s, Local(s, f.hooks)
+	return s, pagerlocal.New(s, f.hooks)
 }
 
 // harness drives the model as the program would, without a terminal: it

@@ -10,10 +10,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/oceancode/oceancode/agent"
+	"github.com/oceancode/oceancode/agent/engineapi"
 	"github.com/oceancode/oceancode/agent/message"
 	"github.com/oceancode/oceancode/agent/permission"
-	"github.com/oceancode/oceancode/agent/runner"
 )
 
 // askedCall is what the model keeps of an open ask.
@@ -39,21 +38,21 @@ type (
 	}
 	eventsMsg struct {
 		gen int
-		evs []runner.Event
+		evs []engineapi.SessionEvent
 		end bool // the stream ended after evs
 		err error
 	}
 	stateMsg struct {
 		gen int
-		st  runner.State
+		st  engineapi.State
 		err error
 	}
 	pendingMsg struct {
 		gen  int
-		asks []runner.PendingAsk
+		asks []engineapi.PendingAsk
 	}
 	modeMsg struct {
-		res  runner.ModeResult
+		res  engineapi.ModeResult
 		err  error
 		via  string          // cycle, always-approve, auto, mode, restore
 		prev permission.Mode // the mode before the request
@@ -81,7 +80,7 @@ type (
 		args []string
 	}
 	// replyMsg answers the ask shown (what the dialog's keys decide).
-	replyMsg struct{ r runner.Reply }
+	replyMsg struct{ r engineapi.Reply }
 	// gapMsg: subscribe again after the engine's newest event.
 	gapMsg struct {
 		gen   int
@@ -109,14 +108,14 @@ type model struct {
 	gen     int // the engine's generation: messages of an older one are dropped
 	lastSeq int64
 
-	state   runner.State
+	state   engineapi.State
 	usage   message.Usage
 	working bool
 	started time.Time
 	spin    int
 	ticking bool
 
-	asks       []runner.PendingAsk // waiting, oldest first; asks[0] is shown
+	asks       []engineapi.PendingAsk // waiting, oldest first; asks[0] is shown
 	dialog     *Dialog
 	showDenied bool
 	// asked maps an open ask's id to its call and kind, answeredBy a
@@ -186,7 +185,7 @@ func waitEvents(st Stream, gen int) tea.Cmd {
 		if !ok {
 			return eventsMsg{gen: gen, end: true, err: st.Err()}
 		}
-		evs := []runner.Event{ev}
+		evs := []engineapi.SessionEvent{ev}
 		for len(evs) < eventBatch {
 			select {
 			case ev, ok := <-ch:
@@ -270,7 +269,7 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 			}
 			return nil
 		}
-		if errors.Is(msg.err, runner.ErrGap) {
+		if errors.Is(msg.err, engineapi.ErrGap) {
 			// The events after the last one shown are no longer held: go on
 			// from the engine's newest.
 			m.print(m.th.Warn.Render("some events of this session were not recorded: " + msg.err.Error()))
@@ -297,7 +296,7 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		switch {
 		case !msg.end:
 			cmds = append(cmds, waitEvents(m.sub, m.gen))
-		case errors.Is(msg.err, runner.ErrLagged):
+		case errors.Is(msg.err, engineapi.ErrLagged):
 			m.sub.Close()
 			cmds = append(cmds, m.subscribe()) // from the last seen event
 		default:
@@ -322,7 +321,7 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		m.state = msg.st
-		if msg.st.LastSeq >= m.lastSeq && (msg.st.Status == runner.StatusIdle || msg.st.Status == runner.StatusClosed) {
+		if msg.st.LastSeq >= m.lastSeq && (msg.st.Status == engineapi.StatusIdle || msg.st.Status == engineapi.StatusClosed) {
 			// The events say when a turn starts and ends; a replayed turn
 			// that never ended (the process stopped) is not running.
 			m.working = false
@@ -342,11 +341,11 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		return m.command(msg.name, msg.args)
 	case answeredMsg:
 		if msg.err != nil {
-			var ae *runner.AnsweredError
+			var ae *engineapi.AnsweredError
 			switch {
 			case errors.As(msg.err, &ae):
 				m.notice = fmt.Sprintf("already answered: %s by %s", ae.First.Answer, ae.First.By)
-			case errors.Is(msg.err, runner.ErrNoAsk):
+			case errors.Is(msg.err, engineapi.ErrNoAsk):
 				m.notice = "that ask is no longer waiting"
 			default:
 				m.notice = "answer: " + msg.err.Error()
@@ -417,29 +416,29 @@ func (m *model) flushText() {
 }
 
 // event renders one event; true when the state should be fetched again.
-func (m *model) event(ev runner.Event) bool {
+func (m *model) event(ev engineapi.SessionEvent) bool {
 	if ev.Seq != 0 && ev.Seq <= m.lastSeq {
 		return false // seen before a resubscribe
 	}
 	m.lastSeq = ev.Seq
 	m.denied.Observe(ev)
 	e := untrusted(ev.Event)
-	if e.Type != agent.EventText && e.Type != agent.EventUsage {
+	if e.Type != engineapi.EventText && e.Type != engineapi.EventUsage {
 		m.flushText()
 	}
 	w := m.width
 	switch e.Type {
-	case agent.EventStart:
+	case engineapi.EventStart:
 		m.print(m.th.Accent.Render("> ") + oneLine(e.Text, w-2))
 		m.setWorking(true)
 		return true
-	case agent.EventText:
+	case engineapi.EventText:
 		m.print(m.md.Push(e.Text))
-	case agent.EventToolCall:
+	case engineapi.EventToolCall:
 		if e.ToolCall != nil {
 			m.print(toolLine(m.th, *e.ToolCall, w))
 		}
-	case agent.EventPermission:
+	case engineapi.EventPermission:
 		if e.Decision != nil {
 			by := ""
 			if e.ToolCall != nil {
@@ -448,47 +447,47 @@ func (m *model) event(ev runner.Event) bool {
 			}
 			m.print(decisionLine(m.th, e.Decision, by, w))
 		}
-	case agent.EventToolResult:
+	case engineapi.EventToolResult:
 		if e.Result != nil {
 			m.print(resultLines(m.th, e.Result, w))
 		}
-	case agent.EventUsage:
+	case engineapi.EventUsage:
 		if e.Usage != nil {
 			m.usage = m.usage.Add(*e.Usage)
 		}
-	case agent.EventRetry:
+	case engineapi.EventRetry:
 		m.print(m.th.Warn.Render("  retrying: " + e.Text))
-	case agent.EventError:
+	case engineapi.EventError:
 		m.print(m.th.Error.Render("error: " + e.Text))
-	case agent.EventDone:
+	case engineapi.EventDone:
 		m.print(doneLine(m.th, e))
 		m.working = false
 		return true
-	case agent.EventModeChange:
+	case engineapi.EventModeChange:
 		m.print(modeLine(m.th, e))
 		if e.Key == "" || e.Key == "permission_mode" {
 			m.state.Mode.Mode = permission.Mode(e.Mode)
 		}
 		return true
-	case agent.EventMCP:
+	case engineapi.EventMCP:
 		s := fmt.Sprintf("mcp %s: %s", e.Key, e.Mode)
 		if e.Text != "" {
 			s += " — " + e.Text
 		}
 		m.print(m.th.Muted.Render(s))
-	case agent.EventAsk:
+	case engineapi.EventAsk:
 		if e.Ask != nil {
 			m.addAsk(*e.Ask)
 		}
 		return true
-	case agent.EventResolved:
+	case engineapi.EventResolved:
 		if a, ok := m.asked[e.AskID]; ok && a.callID != "" {
 			m.answeredBy[a.callID] = e.By
 		}
 		m.resolved(e)
 		delete(m.asked, e.AskID)
 		return true
-	case agent.EventAdvice:
+	case engineapi.EventAdvice:
 		m.print(adviceLine(m.th, e))
 	}
 	return false
@@ -496,7 +495,7 @@ func (m *model) event(ev runner.Event) bool {
 
 // addAsk queues an ask (once); the first opens the dialog (a question is
 // answered in the composer).
-func (m *model) addAsk(a runner.PendingAsk) {
+func (m *model) addAsk(a engineapi.PendingAsk) {
 	for _, q := range m.asks {
 		if q.ID == a.ID {
 			return
@@ -542,8 +541,8 @@ func (m *model) dropAsk(id string) bool {
 }
 
 // resolved closes an ask another client (or this one) answered.
-func (m *model) resolved(e agent.Event) {
-	var ask *runner.PendingAsk
+func (m *model) resolved(e engineapi.Event) {
+	var ask *engineapi.PendingAsk
 	for i := range m.asks {
 		if m.asks[i].ID == e.AskID {
 			a := m.asks[i]
@@ -551,7 +550,7 @@ func (m *model) resolved(e agent.Event) {
 		}
 	}
 	m.dropAsk(e.AskID)
-	if m.asked[e.AskID].kind == runner.KindQuestion {
+	if m.asked[e.AskID].kind == engineapi.KindQuestion {
 		m.print(m.th.Muted.Render("  ↳ " + oneLine(e.Answer, m.width-4)))
 	}
 	if e.By != "" && e.By != clientLabel && ask != nil {
@@ -560,7 +559,7 @@ func (m *model) resolved(e agent.Event) {
 }
 
 // answer sends a reply to the first ask.
-func (m *model) answer(r runner.Reply) tea.Cmd {
+func (m *model) answer(r engineapi.Reply) tea.Cmd {
 	if len(m.asks) == 0 {
 		return nil
 	}
@@ -574,7 +573,7 @@ func (m *model) answer(r runner.Reply) tea.Cmd {
 }
 
 // question is the ask the composer answers (nil: none).
-func (m *model) question() *runner.PendingAsk {
+func (m *model) question() *engineapi.PendingAsk {
 	if len(m.asks) > 0 && m.asks[0].Kind == "question" {
 		return &m.asks[0]
 	}
@@ -615,7 +614,7 @@ func (m *model) key(k tea.KeyPressMsg) tea.Cmd {
 		return m.requestMode(permission.BypassPermissions, "always-approve")
 	case "esc":
 		if q := m.question(); q != nil && m.composer.Value() == "" {
-			return m.answer(runner.Reply{Answer: agent.Deny})
+			return m.answer(engineapi.Reply{Answer: engineapi.Deny})
 		}
 	}
 	return m.composerUpdate(k)
@@ -679,7 +678,7 @@ func (m *model) submit(text string) tea.Cmd {
 		return m.command(name, args)
 	}
 	if q := m.question(); q != nil {
-		return m.answer(runner.Reply{Answer: agent.Answer(text)})
+		return m.answer(engineapi.Reply{Answer: engineapi.Answer(text)})
 	}
 	return m.send(text)
 }
@@ -698,7 +697,7 @@ func (m *model) switched(msg switchMsg) tea.Cmd {
 	old := m.eng
 	m.eng, m.gen, m.lastSeq = msg.eng, m.gen+1, 0
 	m.asks, m.dialog, m.showDenied, m.working, m.usage = nil, nil, false, false, message.Usage{}
-	m.state, m.cycleAt = runner.State{}, ""
+	m.state, m.cycleAt = engineapi.State{}, ""
 	id := msg.eng.ID()
 	if id == "" {
 		id = "(new)" // recorded with its first prompt
@@ -787,7 +786,7 @@ func plain(s string) string { return ansi.Strip(s) }
 // too, not where each line is drawn: a tool's name is the model's, an MCP
 // server's (Key) a project's .mcp.json, a stop reason the provider's, an
 // advice's reasons may quote an advisor's error.
-func untrusted(e agent.Event) agent.Event {
+func untrusted(e engineapi.Event) engineapi.Event {
 	e.Text = cleanText(e.Text)
 	e.Feedback = clean(e.Feedback)
 	e.Key, e.Mode, e.Requested = clean(e.Key), clean(e.Mode), clean(e.Requested)

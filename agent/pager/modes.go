@@ -3,8 +3,8 @@ package pager
 import (
 	"fmt"
 
+	"github.com/oceancode/oceancode/agent/engineapi"
 	"github.com/oceancode/oceancode/agent/permission"
-	"github.com/oceancode/oceancode/agent/runner"
 )
 
 // cycleModes is the Shift+Tab cycle: default → acceptEdits (auto) → plan
@@ -14,25 +14,25 @@ var cycleModes = []permission.Mode{permission.Default, permission.AcceptEdits, p
 // modeOptions are the modes with their locks: the state's when the engine
 // says (State.Modes), else every permission mode unlocked (the engine still
 // enforces its locks: a locked mode comes back downgraded).
-func modeOptions(st runner.State) []runner.ModeOption {
+func modeOptions(st engineapi.State) []engineapi.ModeOption {
 	if len(st.Modes) > 0 {
 		return st.Modes
 	}
-	var out []runner.ModeOption
+	var out []engineapi.ModeOption
 	for _, m := range permission.Modes() {
-		out = append(out, runner.ModeOption{Mode: m})
+		out = append(out, engineapi.ModeOption{Mode: m})
 	}
 	return out
 }
 
 // modeOption is m's option (unlocked when the state does not list it).
-func modeOption(st runner.State, m permission.Mode) runner.ModeOption {
+func modeOption(st engineapi.State, m permission.Mode) engineapi.ModeOption {
 	for _, o := range modeOptions(st) {
 		if o.Mode == m {
 			return o
 		}
 	}
-	return runner.ModeOption{Mode: m}
+	return engineapi.ModeOption{Mode: m}
 }
 
 // nextInCycle is the cycle's mode after from (a mode outside the cycle,
@@ -49,7 +49,7 @@ func nextInCycle(from permission.Mode) permission.Mode {
 // cycle is where one Shift+Tab press from `from` goes, with its lock: a
 // locked mode is not entered (the press says why) and the next press goes
 // on from it.
-func cycle(st runner.State, from permission.Mode) runner.ModeOption {
+func cycle(st engineapi.State, from permission.Mode) engineapi.ModeOption {
 	return modeOption(st, nextInCycle(from))
 }
 

@@ -12,9 +12,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/oceancode/oceancode/agent/mcp"
+	"github.com/oceancode/oceancode/agent/engineapi"
 	"github.com/oceancode/oceancode/agent/permission"
-	"github.com/oceancode/oceancode/agent/runner"
 )
 
 // command runs a slash command (its name and help are pager.Commands').
@@ -170,7 +169,7 @@ func (m *model) modeList() string {
 }
 
 // reconfigure is /model and /agent: without a name, the current one.
-func (m *model) reconfigure(what, current string, args []string, set func(context.Context, string) (runner.State, error)) tea.Cmd {
+func (m *model) reconfigure(what, current string, args []string, set func(context.Context, string) (engineapi.State, error)) tea.Cmd {
 	if len(args) == 0 {
 		if current == "" {
 			current = "(unknown)"
@@ -182,7 +181,7 @@ func (m *model) reconfigure(what, current string, args []string, set func(contex
 	return func() tea.Msg {
 		st, err := set(ctx, name)
 		switch {
-		case errors.Is(err, runner.ErrUnsupported):
+		case errors.Is(err, engineapi.ErrUnsupported):
 			return outputMsg{err: fmt.Errorf("/%s: %s switching unavailable in this session", what, what)}
 		case err != nil:
 			return outputMsg{err: fmt.Errorf("/%s %s: %w", what, name, err)}
@@ -434,29 +433,29 @@ func (m *model) mcpCommand(args []string) tea.Cmd {
 		if err != nil {
 			return outputMsg{err: fmt.Errorf("/mcp add %s: %w", name, err)}
 		}
-		return outputMsg{text: mcpText([]mcp.Status{st})}
+		return outputMsg{text: mcpText([]engineapi.MCPStatus{st})}
 	}
 }
 
-func parseMCPAdd(args []string) (mcp.Server, string, error) {
+func parseMCPAdd(args []string) (engineapi.MCPServer, string, error) {
 	const usage = "usage: /mcp add NAME -- COMMAND ARGS… or /mcp add NAME URL"
 	if args[0] != "add" || len(args) < 3 {
-		return mcp.Server{}, "", errors.New(usage)
+		return engineapi.MCPServer{}, "", errors.New(usage)
 	}
 	name, rest := args[1], args[2:]
 	if rest[0] == "--" {
 		if len(rest) < 2 {
-			return mcp.Server{}, "", errors.New(usage)
+			return engineapi.MCPServer{}, "", errors.New(usage)
 		}
-		return mcp.Server{Name: name, Command: rest[1], Args: rest[2:], Source: "runtime add"}, name, nil
+		return engineapi.MCPServer{Name: name, Command: rest[1], Args: rest[2:], Source: "runtime add"}, name, nil
 	}
 	if u, err := url.Parse(rest[0]); err == nil && (u.Scheme == "http" || u.Scheme == "https") && len(rest) == 1 {
-		return mcp.Server{Name: name, URL: rest[0], Source: "runtime add"}, name, nil
+		return engineapi.MCPServer{Name: name, URL: rest[0], Source: "runtime add"}, name, nil
 	}
-	return mcp.Server{}, "", errors.New(usage)
+	return engineapi.MCPServer{}, "", errors.New(usage)
 }
 
-func mcpText(list []mcp.Status) string {
+func mcpText(list []engineapi.MCPStatus) string {
 	if len(list) == 0 {
 		return "mcp: no servers"
 	}

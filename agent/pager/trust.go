@@ -3,7 +3,7 @@ package pager
 import (
 	"context"
 
-	"github.com/oceancode/oceancode/agent/mcp"
+	"github.com/oceancode/oceancode/agent/engineapi"
 )
 
 // MCPTruster is an Engine that can answer a trust prompt: a project
@@ -14,11 +14,11 @@ import (
 // no pager command calls it yet, so the pager itself offers no trust
 // prompt: `/mcp` lists such a server as untrusted, with its reason.
 type MCPTruster interface {
-	TrustMCP(ctx context.Context, name string) (mcp.Status, error)
+	TrustMCP(ctx context.Context, name string) (engineapi.MCPStatus, error)
 }
 
 // TrustMCP implements MCPTruster (POST …/mcp/{name}/trust).
-func (r *remote) TrustMCP(ctx context.Context, name string) (mcp.Status, error) {
+func (r *remote) TrustMCP(ctx context.Context, name string) (engineapi.MCPStatus, error) {
 	return r.c.TrustMCP(ctx, r.id, name)
 }
 

@@ -27,7 +27,7 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/oceancode/oceancode/agent"
+	"github.com/oceancode/oceancode/agent/engineapi"
 )
 
 // ScopeName is the instrumentation scope of the exported spans.
@@ -112,8 +112,8 @@ func Start(ctx context.Context, o Options) (*Exporter, error) {
 
 // Event records a permission event (others are ignored). It never blocks
 // on the network: it is safe on the goroutine that runs the turn.
-func (x *Exporter) Event(e agent.Event) {
-	if x == nil || e.Type != agent.EventPermission || e.Decision == nil {
+func (x *Exporter) Event(e engineapi.Event) {
+	if x == nil || e.Type != engineapi.EventPermission || e.Decision == nil {
 		return
 	}
 	d := e.Decision

@@ -10,7 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"go.opentelemetry.io/otel/attribute"
 
-	"github.com/oceancode/oceancode/agent"
+	"github.com/oceancode/oceancode/agent/engineapi"
 	"github.com/oceancode/oceancode/agent/message"
 	"github.com/oceancode/oceancode/internal/telemetry"
 	"github.com/oceancode/oceancode/internal/telemetry/otlptest"
@@ -25,8 +25,8 @@ func receiver(t *testing.T) *otlptest.Receiver {
 	return r
 }
 
-func permission(tool, input string, d agent.Decision) agent.Event {
-	return agent.Event{Type: agent.EventPermission, Time: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC), Agent: "build", Mode: "default",
+func permission(tool, input string, d engineapi.Decision) engineapi.Event {
+	return engineapi.Event{Type: engineapi.EventPermission, Time: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC), Agent: "build", Mode: "default",
 		ToolCall: &message.ToolCall{ID: "c1", Name: tool, Input: json.RawMessage(input)}, Decision: &d}
 }
 
@@ -49,9 +49,9 @@ func TestExportsDecisions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		x.Event(permission("bash", `{"command":"git status"}`, agent.Decision{Action: "allow", Rule: "permission.bash.git status", Layer: "managed", Source: "/etc/oceancode/managed.json", Line: 3}))
-		x.Event(permission("bash", `{"command":"rm -rf /"}`, agent.Decision{Action: "deny", Floor: true, Rule: "dangerous floor", Reason: "deletes the root"}))
-		x.Event(agent.Event{Type: agent.EventText, Text: "not a decision"})
+		x.Event(permission("bash", `{"command":"git status"}`, engineapi.Decision{Action: "allow", Rule: "permission.bash.git status", Layer: "managed", Source: "/etc/oceancode/managed.json", Line: 3}))
+		x.Event(permission("bash", `{"command":"rm -rf /"}`, engineapi.Decision{Action: "deny", Floor: true, Rule: "dangerous floor", Reason: "deletes the root"}))
+		x.Event(engineapi.Event{Type: engineapi.EventText, Text: "not a decision"})
 		if err := closeWithin(t, x, 10*time.Second); err != nil {
 			t.Fatal(err)
 		}
@@ -103,7 +103,7 @@ func TestFullQueueDrops(t *testing.T) {
 	}
 	const n = 50
 	for range n {
-		x.Event(permission("read", `{}`, agent.Decision{Action: "allow", Rule: "read"}))
+		x.Event(permission("read", `{}`, engineapi.Decision{Action: "allow", Rule: "read"}))
 	}
 	// At most the one span in the stuck export and the four queued got
 	// through; the rest were dropped.
@@ -122,7 +122,7 @@ func TestFullQueueDrops(t *testing.T) {
 // records nothing and closes at once.
 func TestNilExporter(t *testing.T) {
 	var x *telemetry.Exporter
-	x.Event(permission("read", `{}`, agent.Decision{Action: "allow"}))
+	x.Event(permission("read", `{}`, engineapi.Decision{Action: "allow"}))
 	if x.Dropped() != 0 || x.Close(context.Background()) != nil {
 		t.Error("a nil exporter did something")
 	}
@@ -139,7 +139,7 @@ func BenchmarkEvent(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	e := permission("bash", `{"command":"git status"}`, agent.Decision{Action: "allow", Rule: "Bash(git status) allow", Layer: "managed", Source: "/etc/oceancode/managed.json", Line: 3})
+	e := permission("bash", `{"command":"git status"}`, engineapi.Decision{Action: "allow", Rule: "Bash(git status) allow", Layer: "managed", Source: "/etc/oceancode/managed.json", Line: 3})
 	b.ReportAllocs()
 	for b.Loop() {
 		x.Event(e)
@@ -169,7 +169,7 @@ func TestOTLPVariables(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	x.Event(permission("read", `{}`, agent.Decision{Action: "allow", Rule: "read"}))
+	x.Event(permission("read", `{}`, engineapi.Decision{Action: "allow", Rule: "read"}))
 	if err := closeWithin(t, x, 10*time.Second); err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +198,7 @@ func TestCollectorRefusal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	x.Event(permission("read", `{}`, agent.Decision{Action: "allow"}))
+	x.Event(permission("read", `{}`, engineapi.Decision{Action: "allow"}))
 	if err := closeWithin(t, x, 10*time.Second); err == nil || !strings.Contains(err.Error(), "404") {
 		t.Errorf("Close: %v, want the collector's 404", err)
 	}

@@ -3,9 +3,13 @@
 // that reads the SSE, resumes with Last-Event-ID after a dropped
 // connection and surfaces what replay cannot fill (resync, lagged). Errors
 // map back to the engine's own (a 409 already_answered is a
-// *runner.AnsweredError, a 404 no_ask wraps runner.ErrNoAsk, …), so a
+// *engineapi.AnsweredError, a 404 no_ask wraps engineapi.ErrNoAsk, …), so a
 // client of this package handles them as it would in process. The pager's
 // Remote engine (agent/pager) is built on it.
+//
+// It speaks the engine's vocabulary (agent/engineapi), not the engine: a
+// client links none of the runner, the tools, the gate, the sandbox or the
+// shell guard (deps_test.go at the module root holds it to that).
 package client
 
 import (
@@ -20,11 +24,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/oceancode/oceancode/agent"
-	"github.com/oceancode/oceancode/agent/mcp"
+	"github.com/oceancode/oceancode/agent/engineapi"
 	"github.com/oceancode/oceancode/agent/permission"
-	"github.com/oceancode/oceancode/agent/runner"
-	"github.com/oceancode/oceancode/agent/server"
 	"github.com/oceancode/oceancode/agent/session"
 )
 
@@ -66,9 +67,8 @@ var (
 )
 
 // Error is an error answer of the server. Unwrap gives the engine's error
-// it stands for, where there is one (runner.ErrNoAsk, runner.ErrDigest,
-// runner.ErrAnswer, runner.ErrClosed, runner.ErrUnsupported) or
-// ErrUnauthorized / ErrForbidden.
+// it stands for, where there is one (engineapi.ErrNoAsk, ErrDigest,
+// ErrAnswer, ErrClosed, ErrUnsupported) or ErrUnauthorized / ErrForbidden.
 type Error struct {
 	Op      string // "POST /api/session/ID/message"
 	Status  int
@@ -100,11 +100,11 @@ type answerBody struct {
 
 // sentinels maps error codes to the engine's errors.
 var sentinels = map[string]error{
-	"no_ask":          runner.ErrNoAsk,
-	"digest_mismatch": runner.ErrDigest,
-	"bad_answer":      runner.ErrAnswer,
-	"session_closed":  runner.ErrClosed,
-	"unsupported":     runner.ErrUnsupported,
+	"no_ask":          engineapi.ErrNoAsk,
+	"digest_mismatch": engineapi.ErrDigest,
+	"bad_answer":      engineapi.ErrAnswer,
+	"session_closed":  engineapi.ErrClosed,
+	"unsupported":     engineapi.ErrUnsupported,
 	"unauthorized":    ErrUnauthorized,
 	"origin_refused":  ErrForbidden,
 	"host_refused":    ErrForbidden,
@@ -118,7 +118,7 @@ func errorOf(op string, resp *http.Response) error {
 		b.Code, b.Error = "unknown", strings.TrimSpace(string(data))
 	}
 	if b.Code == "already_answered" && b.First != nil {
-		return &runner.AnsweredError{First: runner.Reply{Answer: agent.Answer(b.First.Answer), Feedback: b.First.Feedback, By: b.First.By}, At: b.First.At}
+		return &engineapi.AnsweredError{First: engineapi.Reply{Answer: engineapi.Answer(b.First.Answer), Feedback: b.First.Feedback, By: b.First.By}, At: b.First.At}
 	}
 	return &Error{Op: op, Status: resp.StatusCode, Code: b.Code, Message: b.Error, wrapped: sentinels[b.Code]}
 }
@@ -188,22 +188,22 @@ func sessionPath(id string, rest ...string) string {
 
 // CreateRequest is POST /api/session's body.
 type CreateRequest struct {
-	Agent          string                `json:"agent,omitempty"`
-	Model          string                `json:"model,omitempty"`
-	PermissionMode string                `json:"permission_mode,omitempty"`
-	MCPServers     map[string]mcp.Server `json:"mcp_servers,omitempty"`
+	Agent          string                         `json:"agent,omitempty"`
+	Model          string                         `json:"model,omitempty"`
+	PermissionMode string                         `json:"permission_mode,omitempty"`
+	MCPServers     map[string]engineapi.MCPServer `json:"mcp_servers,omitempty"`
 }
 
 // Create creates a session and returns its state (State.ID is its id).
-func (c *Client) Create(ctx context.Context, r CreateRequest) (runner.State, error) {
-	var b server.StateBody
+func (c *Client) Create(ctx context.Context, r CreateRequest) (engineapi.State, error) {
+	var b engineapi.StateBody
 	err := c.do(ctx, "POST", "/api/session", r, &b)
 	return b.State(), err
 }
 
 // State is GET /api/session/{id}.
-func (c *Client) State(ctx context.Context, id string) (runner.State, error) {
-	var b server.StateBody
+func (c *Client) State(ctx context.Context, id string) (engineapi.State, error) {
+	var b engineapi.StateBody
 	err := c.do(ctx, "GET", sessionPath(id), nil, &b)
 	return b.State(), err
 }
@@ -219,47 +219,47 @@ func (c *Client) Send(ctx context.Context, id, text string) (int64, error) {
 }
 
 // Mode is GET …/permission/mode.
-func (c *Client) Mode(ctx context.Context, id string) (runner.ModeResult, error) {
-	var b server.ModeBody
+func (c *Client) Mode(ctx context.Context, id string) (engineapi.ModeResult, error) {
+	var b engineapi.ModeBody
 	err := c.do(ctx, "GET", sessionPath(id, "/permission/mode"), nil, &b)
 	return b.Result(), err
 }
 
 // SetMode is POST …/permission/mode.
-func (c *Client) SetMode(ctx context.Context, id string, m permission.Mode) (runner.ModeResult, error) {
-	var b server.ModeBody
+func (c *Client) SetMode(ctx context.Context, id string, m permission.Mode) (engineapi.ModeResult, error) {
+	var b engineapi.ModeBody
 	err := c.do(ctx, "POST", sessionPath(id, "/permission/mode"), map[string]string{"mode": string(m)}, &b)
 	return b.Result(), err
 }
 
 // SetModel is POST …/model.
-func (c *Client) SetModel(ctx context.Context, id, model string) (runner.State, error) {
-	var b server.StateBody
+func (c *Client) SetModel(ctx context.Context, id, model string) (engineapi.State, error) {
+	var b engineapi.StateBody
 	err := c.do(ctx, "POST", sessionPath(id, "/model"), map[string]string{"model": model}, &b)
 	return b.State(), err
 }
 
 // SetAgent is POST …/agent.
-func (c *Client) SetAgent(ctx context.Context, id, name string) (runner.State, error) {
-	var b server.StateBody
+func (c *Client) SetAgent(ctx context.Context, id, name string) (engineapi.State, error) {
+	var b engineapi.StateBody
 	err := c.do(ctx, "POST", sessionPath(id, "/agent"), map[string]string{"agent": name}, &b)
 	return b.State(), err
 }
 
 // Pending is GET …/permission/pending.
-func (c *Client) Pending(ctx context.Context, id string) ([]runner.PendingAsk, error) {
+func (c *Client) Pending(ctx context.Context, id string) ([]engineapi.PendingAsk, error) {
 	var b struct {
-		Pending []runner.PendingAsk `json:"pending"`
+		Pending []engineapi.PendingAsk `json:"pending"`
 	}
 	err := c.do(ctx, "GET", sessionPath(id, "/permission/pending"), nil, &b)
 	return b.Pending, err
 }
 
 // Answer is POST …/permission/{ask}: nil when this answer settled the ask;
-// *runner.AnsweredError when another came first; errors wrapping
-// runner.ErrNoAsk, runner.ErrDigest or runner.ErrAnswer. Reply.By is not
-// sent (the server names the client: Label).
-func (c *Client) Answer(ctx context.Context, id, askID string, r runner.Reply) error {
+// *engineapi.AnsweredError when another came first; errors wrapping
+// engineapi.ErrNoAsk, ErrDigest or ErrAnswer. Reply.By is not sent (the
+// server names the client: Label).
+func (c *Client) Answer(ctx context.Context, id, askID string, r engineapi.Reply) error {
 	body := map[string]string{"answer": string(r.Answer)}
 	if r.Feedback != "" {
 		body["feedback"] = r.Feedback
@@ -276,10 +276,10 @@ func (c *Client) Abort(ctx context.Context, id string) error {
 }
 
 // MCP is GET …/mcp: the session's MCP servers.
-func (c *Client) MCP(ctx context.Context, id string) ([]mcp.Status, error) {
-	var b server.MCPListBody
+func (c *Client) MCP(ctx context.Context, id string) ([]engineapi.MCPStatus, error) {
+	var b engineapi.MCPListBody
 	err := c.do(ctx, "GET", sessionPath(id, "/mcp"), nil, &b)
-	var out []mcp.Status
+	var out []engineapi.MCPStatus
 	for _, s := range b.Servers {
 		out = append(out, s.Status())
 	}
@@ -288,7 +288,7 @@ func (c *Client) MCP(ctx context.Context, id string) ([]mcp.Status, error) {
 
 // AddMCP is POST /mcp: srv (its Name or name, its command or url) is added
 // to the session.
-func (c *Client) AddMCP(ctx context.Context, id, name string, srv mcp.Server) (mcp.Status, error) {
+func (c *Client) AddMCP(ctx context.Context, id, name string, srv engineapi.MCPServer) (engineapi.MCPStatus, error) {
 	if name == "" {
 		name = srv.Name
 	}
@@ -308,23 +308,23 @@ func (c *Client) AddMCP(ctx context.Context, id, name string, srv mcp.Server) (m
 	if len(srv.Headers) > 0 {
 		body["headers"] = srv.Headers
 	}
-	var b server.MCPStatusBody
+	var b engineapi.MCPStatusBody
 	err := c.do(ctx, "POST", "/mcp", body, &b)
 	return b.Status(), err
 }
 
 // TrustMCP is POST …/mcp/{name}/trust: the server waiting for trust is
 // trusted (the user's trust store) and started.
-func (c *Client) TrustMCP(ctx context.Context, id, name string) (mcp.Status, error) {
-	var b server.MCPStatusBody
+func (c *Client) TrustMCP(ctx context.Context, id, name string) (engineapi.MCPStatus, error) {
+	var b engineapi.MCPStatusBody
 	err := c.do(ctx, "POST", sessionPath(id, "/mcp/", url.PathEscape(name), "/trust"), nil, &b)
 	return b.Status(), err
 }
 
 // Sessions is GET /api/session: the sessions open on the server and the
 // stored ones.
-func (c *Client) Sessions(ctx context.Context) (open []runner.State, stored []session.Session, err error) {
-	var b server.SessionsBody
+func (c *Client) Sessions(ctx context.Context) (open []engineapi.State, stored []session.Session, err error) {
+	var b engineapi.SessionsBody[session.Session]
 	err = c.do(ctx, "GET", "/api/session", nil, &b)
 	for _, s := range b.Open {
 		open = append(open, s.State())

@@ -13,21 +13,20 @@ import (
 	"sync"
 	"time"
 
-	"github.com/oceancode/oceancode/agent"
-	"github.com/oceancode/oceancode/agent/runner"
+	"github.com/oceancode/oceancode/agent/engineapi"
 )
 
 // EventResync is the type of the event a Stream delivers when the server
 // cannot replay what was asked for (its resync notice): Seq is the event
 // the stream goes on after, Text says why. Fetch the state again
 // (Client.State): the events in between are not coming.
-const EventResync agent.EventType = "resync"
+const EventResync engineapi.EventType = "resync"
 
 // Stream is a session's events read off GET …/events, in Seq order. A
 // dropped connection is resumed with Last-Event-ID (the replay is the
 // server's: nothing is lost or repeated) for up to Client.Retry.
 type Stream struct {
-	ch     chan runner.Event
+	ch     chan engineapi.SessionEvent
 	cancel context.CancelFunc
 	done   chan struct{}
 	mu     sync.Mutex
@@ -36,10 +35,10 @@ type Stream struct {
 }
 
 // Events delivers the events; it closes when the stream ends (Err says why).
-func (s *Stream) Events() <-chan runner.Event { return s.ch }
+func (s *Stream) Events() <-chan engineapi.SessionEvent { return s.ch }
 
 // Err is why Events closed: nil when ctx ended or the session closed;
-// runner.ErrLagged when the server dropped this stream for falling behind
+// engineapi.ErrLagged when the server dropped this stream for falling behind
 // (subscribe again after the last Seq received); otherwise the error that
 // ended it (the connection could not be resumed, the session is gone).
 func (s *Stream) Err() error {
@@ -71,7 +70,7 @@ func (c *Client) Events(ctx context.Context, id string, after int64) (*Stream, e
 		cancel()
 		return nil, err
 	}
-	s := &Stream{ch: make(chan runner.Event, 256), cancel: cancel, done: make(chan struct{})}
+	s := &Stream{ch: make(chan engineapi.SessionEvent, 256), cancel: cancel, done: make(chan struct{})}
 	go s.run(ctx, c, id, after, body)
 	return s, nil
 }
@@ -111,14 +110,14 @@ func (s *Stream) run(ctx context.Context, c *Client, id string, last int64, body
 		switch {
 		case ctx.Err() != nil:
 			return
-		case errors.Is(err, runner.ErrLagged):
-			s.fail(runner.ErrLagged)
+		case errors.Is(err, engineapi.ErrLagged):
+			s.fail(engineapi.ErrLagged)
 			return
 		}
 		// The connection ended: resume after the last event received.
 		body, err = s.reconnect(ctx, c, id, last, retry)
 		if err != nil {
-			if !errors.Is(err, runner.ErrClosed) && ctx.Err() == nil {
+			if !errors.Is(err, engineapi.ErrClosed) && ctx.Err() == nil {
 				s.fail(fmt.Errorf("events of session %s: %w", id, err))
 			}
 			return
@@ -173,7 +172,7 @@ type notice struct {
 }
 
 // read delivers one connection's events; it returns the last Seq
-// delivered and why the connection ended (runner.ErrLagged for a lagged
+// delivered and why the connection ended (engineapi.ErrLagged for a lagged
 // notice).
 func (s *Stream) read(ctx context.Context, body io.Reader, last int64) (int64, error) {
 	br := bufio.NewReaderSize(body, 64<<10)
@@ -190,7 +189,7 @@ func (s *Stream) read(ctx context.Context, body io.Reader, last int64) (int64, e
 				ev, lagged, ok := decode(id, data)
 				switch {
 				case lagged:
-					return last, runner.ErrLagged
+					return last, engineapi.ErrLagged
 				case ok && (ev.Seq > last || ev.Event.Type == EventResync):
 					select {
 					case s.ch <- ev:
@@ -223,7 +222,7 @@ func (s *Stream) read(ctx context.Context, body io.Reader, last int64) (int64, e
 
 // decode turns one SSE event into an engine event (or a resync event);
 // lagged reports the lagged notice.
-func decode(id, data string) (ev runner.Event, lagged, ok bool) {
+func decode(id, data string) (ev engineapi.SessionEvent, lagged, ok bool) {
 	var n notice
 	if err := json.Unmarshal([]byte(data), &n); err != nil {
 		return ev, false, false
@@ -232,13 +231,13 @@ func decode(id, data string) (ev runner.Event, lagged, ok bool) {
 	case "lagged":
 		return ev, true, false
 	case "resync":
-		return runner.Event{Seq: n.LastSeq, Event: agent.Event{Type: EventResync, Text: n.Text}, Data: json.RawMessage(data)}, false, true
+		return engineapi.SessionEvent{Seq: n.LastSeq, Event: engineapi.Event{Type: EventResync, Text: n.Text}, Data: json.RawMessage(data)}, false, true
 	}
 	seq, err := strconv.ParseInt(id, 10, 64)
 	if err != nil {
 		return ev, false, false
 	}
-	ev = runner.Event{Seq: seq, Data: json.RawMessage(data)}
+	ev = engineapi.SessionEvent{Seq: seq, Data: json.RawMessage(data)}
 	if err := json.Unmarshal([]byte(data), &ev.Event); err != nil {
 		return ev, false, false
 	}

@@ -12,6 +12,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/oceancode/oceancode/agent/pager"
+	"github.com/oceancode/oceancode/agent/pager/pagerlocal"
 	"github.com/oceancode/oceancode/agent/server/client"
 	"github.com/oceancode/oceancode/cmd/oceancode/cli"
 )
@@ -40,14 +41,14 @@ func Run(ctx context.Context, h cli.PagerHost) error {
 			return engines.set(pager.Remote(c, st.ID)), nil
 		}
 	default:
-		hooks := pager.LocalHooks{Inspect: h.Inspect, Sessions: h.Sessions}
-		o.Engine = engines.set(pager.Local(h.First, hooks))
+		hooks := pagerlocal.Hooks{Inspect: h.Inspect, Sessions: h.Sessions}
+		o.Engine = engines.set(pagerlocal.New(h.First, hooks))
 		o.Resume = func(ctx context.Context, id string) (pager.Engine, error) {
 			sess, err := h.Open(ctx, id)
 			if err != nil {
 				return nil, err
 			}
-			return engines.set(pager.Local(sess, hooks)), nil
+			return engines.set(pagerlocal.New(sess, hooks)), nil
 		}
 		o.New = func(ctx context.Context) (pager.Engine, error) { return o.Resume(ctx, "") }
 	}
