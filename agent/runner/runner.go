@@ -23,6 +23,11 @@
 // and permission mode, updated by every live switch and by a resume that runs
 // on others, so that a resume can take them up.
 //
+// What crosses to the clients (events, state, asks, replies, the errors
+// they branch on) is declared in agent/engineapi; the names here (Event,
+// State, PendingAsk, Reply, ErrLagged, …) are aliases of those, so a client
+// reads them without linking the engine.
+//
 // See docs/runtime.md ("The session engine").
 package runner
 
