@@ -51,7 +51,7 @@ type Engine interface {
 	AddMCP(ctx context.Context, name string, srv engineapi.MCPServer) (engineapi.MCPStatus, error)
 	// Sessions lists stored sessions (for /sessions).
 	Sessions(ctx context.Context) ([]session.Session, error)
-	// Close detaches (Local: closes the session).
+	// Close detaches (in process: closes the session).
 	Close() error
 }
 

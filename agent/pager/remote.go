@@ -17,9 +17,9 @@ import (
 // Subscribe's stream resumes a dropped connection with Last-Event-ID (no
 // event lost or repeated); the server's resync notice arrives as an event
 // of type client.EventResync (fetch State again), its lagged notice ends the
-// stream with engineapi.ErrLagged, as Local's does. Sessions are the server's
-// stored sessions of its directory; Close detaches. It also implements
-// MCPTruster.
+// stream with engineapi.ErrLagged, as the in-process engine's does. Sessions
+// are the server's stored sessions of its directory; Close detaches. It also
+// implements MCPTruster.
 func Remote(c *client.Client, id string) Engine { return &remote{c: c, id: id} }
 
 type remote struct {
