@@ -490,8 +490,8 @@ func TestAttackProcSysWrites(t *testing.T) {
 }
 
 // TestAttackNamespacesAndCapabilities: the command has no capability at
-// all (the exec helper held two for its binds), cannot make a new user
-// namespace by any system call, and cannot undo a protected path's mount.
+// all, cannot make a new user namespace by any system call, and cannot
+// undo a protected path's mount.
 func TestAttackNamespacesAndCapabilities(t *testing.T) {
 	requireSandbox(t)
 	f := newFixture(t)
@@ -528,11 +528,73 @@ func TestAttackNamespacesAndCapabilities(t *testing.T) {
 	}
 }
 
+// TestHelperHoldsNoCapability: bubblewrap starts the helper (the exec
+// helper; the Go helper in the fallback run) with no capability at all —
+// it makes no mount, so it gets none (no --cap-add): a stand-in that
+// reports its own five sets before it execs the real helper sees them
+// empty, in both modes that bind protected paths or not.
+func TestHelperHoldsNoCapability(t *testing.T) {
+	requireSandbox(t)
+	slot := &ExecHelperPath
+	if *slot == "" {
+		slot = &HelperPath
+	}
+	real := *slot
+	// A copy of the real helper where the sandbox sees it (not under /tmp).
+	dir := hermetictest.Scratch(t)
+	b, err := os.ReadFile(real)
+	must(t, err)
+	must(t, os.WriteFile(filepath.Join(dir, "real-helper"), b, 0o755))
+	standIn := filepath.Join(dir, "helper-stand-in")
+	write(t, standIn, "#!/bin/sh\ngrep -E '^Cap(Inh|Prm|Eff|Bnd|Amb):' /proc/self/status >&2\nexec "+filepath.Join(dir, "real-helper")+` "$@"`+"\n")
+	must(t, os.Chmod(standIn, 0o755))
+	*slot = standIn
+	t.Cleanup(func() { *slot = real })
+	f := newFixture(t)
+	for _, mode := range []Mode{ModeWorkspaceWrite, ModeReadOnly} {
+		r := run(t, f.policy(mode), `echo RAN`, f.env()...)
+		if !strings.Contains(r.out, "RAN") {
+			t.Fatalf("%s: the command did not run through the stand-in (exit %d): %q %q", mode, r.code, r.out, r.errOut)
+		}
+		for _, set := range []string{"CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"} {
+			if !strings.Contains(r.errOut, set+":\t0000000000000000") {
+				t.Errorf("%s: the helper's %s is not empty:\n%s", mode, set, r.errOut)
+			}
+		}
+	}
+}
+
+// TestDisableUsernsWithoutSeccomp: bubblewrap's --disable-userns holds on
+// its own, on both helpers' paths: the plan's bubblewrap arguments without
+// the seccomp filter (which refuses first, with EPERM) leave the command
+// no room for a user namespace (ENOSPC; a raw clone, as unshare needs a
+// single-threaded caller).
+func TestDisableUsernsWithoutSeccomp(t *testing.T) {
+	sup := requireSandbox(t)
+	f := newFixture(t)
+	for _, eh := range []string{"/usr/libexec/oceancode-sandbox-exec", ""} {
+		pl, err := buildPlan(f.policy(ModeReadOnly), Env{Helper: HelperPath, ExecHelper: eh, LandlockABI: sup.LandlockABI})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var args []string
+		for i := 0; i < len(pl.args); i++ {
+			if pl.args[i] == "--seccomp" {
+				i++
+				continue
+			}
+			args = append(args, pl.args[i])
+		}
+		out, _ := exec.Command(sup.Bwrap, append(args, "--", f.attack, "__attack", "clone-user")...).CombinedOutput()
+		if !strings.Contains(string(out), "DENIED: no space left on device") {
+			t.Errorf("exec helper %q: want ENOSPC from clone(CLONE_NEWUSER), got %q", eh, out)
+		}
+	}
+}
+
 // TestAttackDenyRootOverProtectedPath: a sandbox.deny root over protected
 // paths (the git dir's hooks, the whole .git) keeps them masked and the
-// command still runs — whoever makes the protected paths' binds (the exec
-// helper leaves out a self-bind under a mask; bubblewrap's mask comes
-// after its binds).
+// command still runs (bubblewrap's mask comes after its binds).
 func TestAttackDenyRootOverProtectedPath(t *testing.T) {
 	requireSandbox(t)
 	for _, deny := range []string{".git/hooks", ".git"} {

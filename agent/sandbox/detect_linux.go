@@ -57,11 +57,6 @@ func detect(withVersion bool) Support {
 		return s
 	}
 	s.UserNS = true
-	if withVersion {
-		if eh := execHelperPath(); eh != "" && mountAPI() {
-			s.HelperBinds = probeHelperBinds(path, eh, false)
-		}
-	}
 	s.ProcessLimit = processLimitMode()
 	if strings.HasPrefix(s.ProcessLimit, "not enforced") {
 		s.Warnings = append(s.Warnings, "process limit "+s.ProcessLimit)
@@ -160,54 +155,6 @@ func probeBwrap(path string, useCache bool) string {
 	return ""
 }
 
-// probeHelperBinds runs the exec helper once inside bubblewrap as the
-// sandbox would to make the protected paths' binds (its two capabilities,
-// no --disable-userns), binding /etc onto itself read-only and dropping
-// its capabilities before `true`; it reports whether that worked. With
-// useCache the answer, either way, is kept in the state directory
-// (helperBindsCacheFile) under the bubblewrap probe's key plus the
-// helper's own file identity, so a changed helper, bubblewrap or kernel
-// probes again. A wrong entry cannot weaken the sandbox: the binds are the
-// same whoever makes them, and a helper that cannot make them refuses the
-// command (126).
-func probeHelperBinds(bwrap, execHelper string, useCache bool) bool {
-	var key, file string
-	if d := probeCacheDir.Load(); useCache && d != nil && *d != "" {
-		k, ok := probeKey(bwrap)
-		var st unix.Stat_t
-		if ok && unix.Stat(execHelper, &st) == nil {
-			key = fmt.Sprintf("%s %s:%d:%d:%d:%d.%d", k, execHelper, st.Dev, st.Ino, st.Size, st.Mtim.Sec, st.Mtim.Nsec)
-			file = filepath.Join(*d, helperBindsCacheFile)
-			if b, err := os.ReadFile(file); err == nil {
-				switch strings.TrimSpace(string(b)) {
-				case "binds " + key:
-					return true
-				case "nobinds " + key:
-					return false
-				}
-			}
-		}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	probe := exec.CommandContext(ctx, bwrap, "--unshare-all", "--unshare-user", "--die-with-parent", "--new-session",
-		"--cap-drop", "ALL", "--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETPCAP",
-		"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-		"--", execHelper, "--ro-bind", "/etc", "--chdir", "/", "--", "true")
-	ok := probe.Run() == nil
-	if file != "" {
-		verdict := "nobinds "
-		if ok {
-			verdict = "binds "
-		}
-		writeProbeCache(file, verdict+key+"\n")
-	}
-	return ok
-}
-
-// helperBindsCacheFile keeps probeHelperBinds's answer.
-const helperBindsCacheFile = "sandbox-binds-probe"
-
 // writeProbeCache replaces the cache file atomically (best effort: a cache
 // that cannot be written only costs the next probe).
 func writeProbeCache(file, content string) {
@@ -277,11 +224,7 @@ func QuickDetect() Support {
 // start-up: loading configuration). Command waits for whatever is still
 // running. Call it as early as a confined command is likely.
 func Prewarm(limits Limits) {
-	go func() {
-		if sup := cachedSupport(); sup.Problem == "" {
-			helperBinds(sup.Bwrap, execHelperPath())
-		}
-	}()
+	go cachedSupport()
 	if n := (Policy{Limits: limits}).EffectiveLimits().Processes; n > 0 && os.Geteuid() == 0 {
 		go sharedPidsCgroup(n + pidsHeadroom)
 	}

@@ -8,14 +8,16 @@
 //     namespaces, the host root mounted read-only, writable roots bound back
 //     read-write, protected paths re-bound read-only after them, credential
 //     stores and deny roots masked, /proc/sys read-only, private /tmp and
-//     /run, all capabilities dropped, a new session, and death with the
-//     agent;
+//     /run, all capabilities dropped, no nested user namespaces
+//     (--disable-userns), a new session, and death with the agent;
+//     bubblewrap makes every mount;
 //   - a Landlock ruleset ([LandlockRules], golden-tested as text) plus a
-//     seccomp filter and resource limits, applied by a helper: the oceancode
-//     binary re-executed inside bubblewrap in a hidden mode ([HelperArg],
-//     [HelperMain]) right before it execs the command. go-landlock always
-//     restricts the whole calling process, so the agent itself is never
-//     restricted.
+//     seccomp filter and resource limits, applied by a helper that holds no
+//     capability right before it execs the command: the C exec helper
+//     (cmd/oceancode-sandbox-exec), or the Go one (the lean
+//     oceancode-sandbox, or the oceancode binary re-executed in a hidden
+//     mode: [HelperArg], [HelperMain]). go-landlock always restricts the
+//     whole calling process, so the agent itself is never restricted.
 //
 // With network allowlist the command's network namespace has no route out
 // either; its only egress is the session's HTTP/HTTPS proxy

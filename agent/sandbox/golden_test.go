@@ -148,7 +148,7 @@ func TestGoldenBwrapArgsAndLandlock(t *testing.T) {
 	pinSystem(t)
 	root, ws, home := goldenFixture(t)
 	helper := "/opt/oceancode/bin/oceancode"
-	env := Env{Helper: helper, ExecHelper: "/opt/oceancode/bin/oceancode-sandbox-exec", HelperMounts: true, Home: home, LandlockABI: 7}
+	env := Env{Helper: helper, ExecHelper: "/opt/oceancode/bin/oceancode-sandbox-exec", Home: home, LandlockABI: 7}
 	cases := []struct {
 		name string
 		p    Policy
@@ -192,6 +192,44 @@ func TestGoldenBwrapArgsAndLandlock(t *testing.T) {
 				t.Errorf("BwrapArgs differs from the plan")
 			}
 		})
+	}
+}
+
+// TestNoCapabilityOnAnyPath: whatever the mode, the network and the
+// helper (the exec helper, or the Go helper: without the exec helper, and
+// always for a network allowlist), bubblewrap gets --disable-userns and
+// no --cap-add (the helpers make no mount, so none holds a capability),
+// and the exec helper's arguments carry only limits and Landlock.
+func TestNoCapabilityOnAnyPath(t *testing.T) {
+	pinSystem(t)
+	_, ws, home := goldenFixture(t)
+	for _, mode := range []Mode{ModeWorkspaceWrite, ModeReadOnly} {
+		for _, net := range []Network{NetworkOff, NetworkOn, NetworkAllowlist} {
+			for _, eh := range []string{"/opt/oceancode/bin/oceancode-sandbox-exec", ""} {
+				p := Policy{Mode: mode, Workspace: ws, Network: net, AllowHosts: []string{"proxy.golang.org:443"}}
+				env := Env{Helper: "/opt/oceancode/bin/oceancode", ExecHelper: eh, Home: home, LandlockABI: 7, EgressSocket: "/tmp/egress/proxy.sock"}
+				pl, err := buildPlan(p, env)
+				if err != nil {
+					t.Fatalf("%s %s %q: %v", mode, net, eh, err)
+				}
+				args := " " + strings.Join(pl.args, " ") + " "
+				if !strings.Contains(args, " --unshare-user --disable-userns ") || strings.Contains(args, "--cap-add") || !strings.Contains(args, " --cap-drop ALL ") {
+					t.Errorf("%s %s %q: bubblewrap's arguments: %s", mode, net, eh, args)
+				}
+				if pl.exec {
+					a, err := pl.helper.ExecArgs()
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, x := range a {
+						if strings.HasPrefix(x, "--") && !strings.HasPrefix(x, "--landlock") && x != "--rule" && x != "--" &&
+							x != "--nproc" && x != "--as" && x != "--fsize" && x != "--nofile" {
+							t.Errorf("%s %s: the exec helper gets %s", mode, net, x)
+						}
+					}
+				}
+			}
+		}
 	}
 }
 

@@ -31,9 +31,6 @@ type ExitStatus = helper.ExitStatus
 // helperSpec is what the helper applies to itself inside bubblewrap.
 type helperSpec = helper.Spec
 
-// helperBind is one self-bind the exec helper makes.
-type helperBind = helper.Bind
-
 // HelperMain is the helper mode of the oceancode binary (package helper's
 // Main: see there). It returns only on failure, or with *ExitStatus when
 // the command ran as the helper's child. args are the arguments after

@@ -94,14 +94,14 @@ func TestGoHelperFallback(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := "^(TestAttack(WritesOutsideWorkspace|ProtectedPathsInsideWorkspace|CredentialReads|NetworkEgress|ProcSysWrites|VsockAndIoUring|NamespacesAndCapabilities|HelperInWorkspace|DenyRootOverProtectedPath)|TestOnlyStdioReachesCommand|TestProcessLimitBounds|TestModesWorkAsAdvertised|TestGitDirsProtected|TestHistorySurvivesDestructiveCommands|TestGitHistoryWorkflowInside)$"
+	run := "^(TestAttack(WritesOutsideWorkspace|ProtectedPathsInsideWorkspace|CredentialReads|NetworkEgress|ProcSysWrites|VsockAndIoUring|NamespacesAndCapabilities|HelperInWorkspace|DenyRootOverProtectedPath)|TestHelperHoldsNoCapability|TestDisableUsernsWithoutSeccomp|TestOnlyStdioReachesCommand|TestProcessLimitBounds|TestModesWorkAsAdvertised|TestGitDirsProtected|TestHistorySurvivesDestructiveCommands|TestGitHistoryWorkflowInside)$"
 	cmd := exec.Command(exe, "-test.run", run, "-test.v", "-test.count=1")
 	cmd.Env = append(os.Environ(), envGoHelperOnly+"=1")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("the suite with the Go helper: %v\n%s", err, out)
 	}
-	for _, name := range []string{"TestAttackWritesOutsideWorkspace", "TestAttackVsockAndIoUring", "TestAttackNamespacesAndCapabilities", "TestOnlyStdioReachesCommand", "TestGitDirsProtected", "TestHistorySurvivesDestructiveCommands", "TestGitHistoryWorkflowInside"} {
+	for _, name := range []string{"TestAttackWritesOutsideWorkspace", "TestAttackVsockAndIoUring", "TestAttackNamespacesAndCapabilities", "TestHelperHoldsNoCapability", "TestOnlyStdioReachesCommand", "TestGitDirsProtected", "TestHistorySurvivesDestructiveCommands", "TestGitHistoryWorkflowInside"} {
 		if !strings.Contains(string(out), "--- PASS: "+name) {
 			t.Errorf("the fallback run did not pass %s:\n%s", name, out)
 		}

@@ -23,10 +23,6 @@ type Env struct {
 	// for the plain exec path ("" = not installed: Helper serves). A
 	// network allowlist always takes Helper (its forwarder is Go).
 	ExecHelper string
-	// HelperMounts: the exec helper makes the protected paths' binds
-	// (the kernel has open_tree, mount_setattr and move_mount: Linux
-	// 5.12); otherwise bubblewrap does.
-	HelperMounts bool
 	// Home is the home directory whose credential stores are masked
 	// ("" = os.UserHomeDir()).
 	Home string
@@ -561,21 +557,16 @@ func buildPlan(p Policy, env Env) (*plan, error) {
 	b := &argBuilder{}
 	pl := &plan{}
 	// The exec helper runs the command unless a network allowlist needs
-	// the Go helper's forwarder; it makes the protected paths' binds
-	// itself when env.HelperMounts (see below).
+	// the Go helper's forwarder. Either helper only confines itself
+	// (limits, Landlock, sometimes seccomp) and execs: bubblewrap makes
+	// every mount, and no helper holds a capability.
 	pl.exec = env.ExecHelper != "" && net != NetworkAllowlist
-	helperMounts := pl.exec && env.HelperMounts
 
 	// Namespaces: everything bubblewrap supports, always a new user
 	// namespace (the child is never host root), and no nested ones:
-	// bubblewrap's --disable-userns, except where the exec helper makes
-	// the binds (it would run the helper in a nested user namespace that
-	// does not own the mounts); the seccomp filter forbids them on every
-	// path (helper.SeccompFilter).
-	b.add("--unshare-all", "--unshare-user")
-	if !helperMounts {
-		b.add("--disable-userns")
-	}
+	// bubblewrap's --disable-userns, and the seccomp filter refuses them
+	// as well (helper.SeccompFilter).
+	b.add("--unshare-all", "--unshare-user", "--disable-userns")
 	if net == NetworkOn {
 		b.add("--share-net")
 	}
@@ -590,11 +581,6 @@ func buildPlan(p Policy, env Env) (*plan, error) {
 		}
 	}
 	b.add("--die-with-parent", "--new-session", "--cap-drop", "ALL")
-	if helperMounts {
-		// For the binds, and to empty the bounding set; the helper drops
-		// both before the command.
-		b.add("--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETPCAP")
-	}
 	b.add("--ro-bind", "/", "/")
 	b.add("--dev", "/dev", "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys")
 	if sysExists("/proc/sysrq-trigger") {
@@ -740,7 +726,7 @@ func buildPlan(p Policy, env Env) (*plan, error) {
 	// writable binds so they win.
 	seen := map[string]bool{}
 	var heads []string
-	var prot []helperBind // self-binds: bubblewrap's, or the exec helper's (see below)
+	var prot []selfBind // bubblewrap makes them before the masks (see below)
 	for _, r := range roots {
 		for _, pp := range protectedFor(r.path, r.kind) {
 			prot = protect(prot, pl, r.path, pp, home, seen)
@@ -785,26 +771,16 @@ func buildPlan(p Policy, env Env) (*plan, error) {
 			sysMasks = append(sysMasks, mask{path: s})
 		}
 	}
-	// The protected paths' self-binds: bubblewrap makes them, before the
-	// masks, or (exec helper, kernel with the new mount API) the helper
-	// does, after them, in a few system calls each instead of bubblewrap's
-	// reread of the whole mount table per bind. Seen from inside, a
-	// self-bind under a mask would bind the mask onto itself (it is
-	// dropped: masked already); one above a mask takes the mask along
-	// (recursive), as bubblewrap's later mask would cover it.
-	allMasks := append(sysMasks, masksFor(masks)...)
-	if !helperMounts {
-		for _, bd := range prot {
-			op := "--bind"
-			if bd.RO {
-				op = "--ro-bind"
-			}
-			b.add(op, bd.Path, bd.Path)
+	// The protected paths' self-binds, then the masks, so a mask wins
+	// over a self-bind above it.
+	for _, bd := range prot {
+		op := "--bind"
+		if bd.RO {
+			op = "--ro-bind"
 		}
+		b.add(op, bd.Path, bd.Path)
 	}
-	var maskPaths []string
-	for _, m := range allMasks {
-		maskPaths = append(maskPaths, m.path)
+	for _, m := range append(sysMasks, masksFor(masks)...) {
 		if m.dir {
 			b.add("--tmpfs", m.path, "--remount-ro", m.path)
 		} else {
@@ -834,14 +810,6 @@ func buildPlan(p Policy, env Env) (*plan, error) {
 	h.AS = uint64(l.AddressSpaceMB) << 20
 	h.FSize = uint64(l.FileSizeMB) << 20
 	h.NoFile = uint64(l.OpenFiles)
-	if helperMounts {
-		for _, bd := range prot {
-			if !coveredBy(bd.Path, maskPaths) {
-				h.Binds = append(h.Binds, bd)
-			}
-		}
-		h.Chdir = dir
-	}
 	pl.helper = h
 	return pl, nil
 }
@@ -930,12 +898,19 @@ func notARepository(gitDir string) bool {
 	return errors.Is(err, fs.ErrNotExist)
 }
 
+// selfBind is a protected path's bind onto itself: read-only (RO), or a
+// writable pin (a mount point cannot be renamed or removed).
+type selfBind struct {
+	Path string
+	RO   bool
+}
+
 // protect write-protects r/pp.rel, appending its self-binds to binds:
 // ancestors between r and the path are pinned (bound onto themselves, so
 // renaming them fails with EBUSY) and the path is bound read-only. A
 // missing path is blocked at its first missing component, which becomes a
 // placeholder.
-func protect(binds []helperBind, pl *plan, r string, pp protectedPath, home string, seen map[string]bool) []helperBind {
+func protect(binds []selfBind, pl *plan, r string, pp protectedPath, home string, seen map[string]bool) []selfBind {
 	parts := strings.Split(pp.rel, "/")
 	cur := r
 	for i, part := range parts {
@@ -957,7 +932,7 @@ func protect(binds []helperBind, pl *plan, r string, pp protectedPath, home stri
 			}
 			seen[next] = true
 			pl.placeholders = append(pl.placeholders, placeholder{Path: next, Dir: !last || pp.dir})
-			return append(binds, helperBind{Path: next, RO: true})
+			return append(binds, selfBind{Path: next, RO: true})
 		}
 		if last {
 			if seen[next] {
@@ -973,14 +948,14 @@ func protect(binds []helperBind, pl *plan, r string, pp protectedPath, home stri
 				}
 				next = t
 			}
-			return append(binds, helperBind{Path: next, RO: true})
+			return append(binds, selfBind{Path: next, RO: true})
 		}
 		if fi.Mode()&fs.ModeSymlink != 0 || !fi.IsDir() {
 			return binds
 		}
 		if !seen["pin:"+next] {
 			seen["pin:"+next] = true
-			binds = append(binds, helperBind{Path: next})
+			binds = append(binds, selfBind{Path: next})
 		}
 		cur = next
 	}

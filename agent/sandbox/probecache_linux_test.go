@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/oceancode/oceancode/internal/hermetictest"
 )
 
 // TestProbeCache: the bubblewrap probe (a real bwrap behind a counting
@@ -72,55 +70,5 @@ func TestProbeCache(t *testing.T) {
 		if _, err := os.Stat(cache); (err == nil) != s.cached {
 			t.Errorf("%s: cache entry present = %v, want %v", s.name, err == nil, s.cached)
 		}
-	}
-}
-
-// TestHelperBindsProbe: whether the exec helper can make the protected
-// paths' binds is probed for real once and kept, either way, under a key
-// that includes the helper's file: a helper that cannot (a stand-in that
-// fails, as on a host whose policy refuses its mounts) gets bubblewrap's
-// binds; the kept answer is used while the key holds; a changed helper
-// probes again; the real helper, as root on this kernel, can.
-func TestHelperBindsProbe(t *testing.T) {
-	requireSandbox(t)
-	if !mountAPI() {
-		t.Skip("the exec helper binds only for a root agent on Linux 5.12+")
-	}
-	if ExecHelperPath == "" {
-		t.Skip("the Go-helper-only run")
-	}
-	bwrap := cachedSupport().Bwrap
-	dir := hermetictest.Scratch(t) // visible inside the probe's sandbox
-	state := filepath.Join(dir, "state")
-	SetProbeCacheDir(state)
-	t.Cleanup(func() { SetProbeCacheDir("") })
-	cache := filepath.Join(state, helperBindsCacheFile)
-	standIn := filepath.Join(dir, ExecHelperBinary)
-	must(t, os.WriteFile(standIn, []byte("#!/bin/sh\necho 'sandbox: bind /etc: open_tree: Operation not permitted' >&2\nexit 126\n"), 0o755))
-
-	if probeHelperBinds(bwrap, standIn, true) {
-		t.Fatal("a helper that cannot bind was taken for one that can")
-	}
-	b, err := os.ReadFile(cache)
-	if err != nil || !strings.HasPrefix(string(b), "nobinds ") {
-		t.Fatalf("the negative answer was not kept: %q %v", b, err)
-	}
-	// The kept answer is used (not the stand-in, which would fail).
-	must(t, os.WriteFile(cache, []byte("binds "+strings.TrimPrefix(string(b), "nobinds ")), 0o600))
-	if !probeHelperBinds(bwrap, standIn, true) {
-		t.Error("the kept answer was not used")
-	}
-	// A changed helper probes again.
-	future := time.Now().Add(time.Hour)
-	must(t, os.Chtimes(standIn, future, future))
-	if probeHelperBinds(bwrap, standIn, true) {
-		t.Error("a changed helper was not probed again")
-	}
-	// The real one can, cached or not.
-	if !probeHelperBinds(bwrap, ExecHelperPath, true) || !probeHelperBinds(bwrap, ExecHelperPath, false) {
-		t.Error("the real exec helper cannot bind here")
-	}
-	if b, _ := os.ReadFile(cache); !strings.HasPrefix(string(b), "binds ") {
-		t.Errorf("cache after the real helper: %q", b)
 	}
 }

@@ -294,8 +294,7 @@ func Command(ctx context.Context, p Policy, argv []string, env []string) (*Cmd, 
 	if err != nil {
 		return nil, err
 	}
-	execHelper := execHelperPath()
-	penv := Env{Helper: helper, ExecHelper: execHelper, HelperMounts: helperBinds(sup.Bwrap, execHelper), LandlockABI: sup.LandlockABI, Getenv: envLookup(env)}
+	penv := Env{Helper: helper, ExecHelper: execHelperPath(), LandlockABI: sup.LandlockABI, Getenv: envLookup(env)}
 	pl, err := buildPlan(p, penv)
 	if err != nil {
 		return nil, err
@@ -321,9 +320,6 @@ func Command(ctx context.Context, p Policy, argv []string, env []string) (*Cmd, 
 		}
 		helperArgs = append([]string{realPath(pl.exe)}, helperArgs...)
 	} else {
-		if len(hs.Binds) > 0 {
-			return nil, errors.New("sandbox: the plan gave binds to the Go helper") // a plan bug, never a weaker sandbox
-		}
 		helperEnv = hs.WithOneProc(env)
 		helperArgs = append([]string{realPath(pl.exe), HelperArg}, hs.Args()...)
 	}
@@ -416,46 +412,6 @@ func closeFiles(fs ...*os.File) {
 			f.Close()
 		}
 	}
-}
-
-// mountAPI reports whether the kernel has the new mount API the exec
-// helper binds with (mount_setattr, Linux 5.12; open_tree and move_mount
-// are older) and the agent is root: asked once, with arguments that fail
-// before any effect. For any other uid bubblewrap runs the command in a
-// second, nested user namespace (the first maps root, for devpts), which
-// does not own the mount namespace: there bubblewrap makes the binds.
-var mountAPI = sync.OnceValue(func() bool {
-	if os.Geteuid() != 0 {
-		return false
-	}
-	_, _, errno := unix.Syscall6(unix.SYS_MOUNT_SETATTR, ^uintptr(0), 0, 0, 0, 0, 0)
-	return errno != unix.ENOSYS
-})
-
-var (
-	bindsMu sync.Mutex
-	bindsOK = map[string]bool{}
-)
-
-// helperBinds reports whether the exec helper at execHelper makes the
-// protected paths' binds here: mountAPI, and a probe (cached like the
-// bubblewrap probe, see probeHelperBinds) in which bubblewrap starts the
-// helper with its two capabilities and it binds a path and drops them. A
-// host whose security policy refuses the helper's mounts (an LSM, a
-// container's seccomp profile) gets bubblewrap's binds, never a refusal of
-// every command.
-func helperBinds(bwrap, execHelper string) bool {
-	if execHelper == "" || !mountAPI() {
-		return false
-	}
-	bindsMu.Lock()
-	defer bindsMu.Unlock()
-	ok, seen := bindsOK[execHelper]
-	if !seen {
-		ok = probeHelperBinds(bwrap, execHelper, true)
-		bindsOK[execHelper] = ok
-	}
-	return ok
 }
 
 // seccompPipe is a pipe holding the seccomp filter for bubblewrap's

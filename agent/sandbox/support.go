@@ -32,10 +32,6 @@ type Support struct {
 	LandlockABI int `json:"landlock_abi"`
 	// Seccomp reports whether seccomp filters are available.
 	Seccomp bool `json:"seccomp"`
-	// HelperBinds (doctor's Detect only): the exec helper makes the
-	// protected paths' binds itself here (a root agent, Linux 5.12, and a
-	// real probe run); otherwise bubblewrap makes them.
-	HelperBinds bool `json:"helper_binds,omitempty"`
 	// GitHistory says how workspace-write keeps git history out of a
 	// command's reach ("" = it does not; see docs/sandbox.md).
 	GitHistory string `json:"git_history,omitempty"`

@@ -18,7 +18,7 @@ import (
 // bubblewrap (`bwrap --ro-bind / / --dev /dev --proc /proc --unshare-all
 // --die-with-parent --new-session true`). The sandbox's own cost is the
 // first minus the second; own-cost/bwrap is the figure the budget is set in
-// (≤ 2). The binaries are built as make build builds them, the sandbox's
+// (≤ 2.5 since issue 22). The binaries are built as make build builds them, the sandbox's
 // helpers (the C exec helper, the lean Go one) beside oceancode. The workspace is the test machine's
 // project (an empty .git); OCEANCODE_BENCH_WS names another (a clone of a
 // real repository: its nested-repository search and git dirs' mounts).

@@ -9,22 +9,20 @@
  * agent/sandbox computes everything (which Landlock rights, on which
  * paths, which limits) and hands it over as numbers on the command line;
  * bubblewrap loads the seccomp filter (built by agent/sandbox/helper) with
- * --seccomp before it execs this program. What is left here is applying:
+ * --seccomp before it execs this program. It holds no capability:
+ * bubblewrap made every mount and dropped every capability (--cap-drop ALL,
+ * no --cap-add) before it execs this program, which needs none and makes
+ * no mount (agent/sandbox TestHelperHoldsNoCapability). What is left here
+ * is applying:
  *
  *   1. lower the resource limits (soft and hard; a lower one is kept),
  *   2. set no_new_privs,
  *   3. mark every descriptor above 2 close-on-exec,
- *   4. make the protected paths' bind mounts, in the order given, each with
- *      three system calls of the new mount API (open_tree, mount_setattr,
- *      move_mount) instead of bubblewrap's per-bind rereading of the whole
- *      mount table, then change to the working directory again,
- *   5. drop every capability (bubblewrap left CAP_SYS_ADMIN for step 4 and
- *      CAP_SETPCAP to drop the bounding set) and check none is left,
- *   6. find the command on PATH (as Go's exec.LookPath: no relative result),
- *   7. build the Landlock ruleset from the given handled rights and rules
+ *   4. find the command on PATH (as Go's exec.LookPath: no relative result),
+ *   5. build the Landlock ruleset from the given handled rights and rules
  *      (a missing path is skipped, like go-landlock's IgnoreIfMissing) and
  *      enforce it on itself,
- *   8. exec the command.
+ *   6. exec the command.
  *
  * Any failure before the exec is fatal: the command never runs less
  * confined than asked. Exit status, as the Go helper's: 127 when the
@@ -35,10 +33,6 @@
  *
  *   --landlock FS SCOPED   handled file-system rights and IPC scopes
  *   --rule ACCESS PATH     allow ACCESS beneath PATH (repeatable)
- *   --ro-bind PATH         bind PATH onto itself read-only (repeatable, in order)
- *   --pin PATH             bind PATH onto itself writable (a mount point
- *                          cannot be renamed or removed)
- *   --chdir DIR            the working directory after the mounts
  *   --nproc N --as N --fsize N --nofile N
  *   -- COMMAND [ARG...]
  *
@@ -53,7 +47,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/capability.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -74,30 +67,7 @@
 #ifndef __NR_landlock_restrict_self
 #define __NR_landlock_restrict_self 446
 #endif
-#ifndef __NR_open_tree
-#define __NR_open_tree 428
-#endif
-#ifndef __NR_move_mount
-#define __NR_move_mount 429
-#endif
-#ifndef __NR_mount_setattr
-#define __NR_mount_setattr 442
-#endif
 #define CLOSE_RANGE_CLOEXEC_ (1U << 2)
-#define OPEN_TREE_CLONE_ 1U
-#define AT_RECURSIVE_ 0x8000
-#define MOVE_MOUNT_F_EMPTY_PATH_ 0x4U
-#define MOUNT_ATTR_RDONLY_ 0x1ULL
-#define MOUNT_ATTR_NOSUID_ 0x2ULL
-#define MOUNT_ATTR_NODEV_ 0x4ULL
-#define MS_PRIVATE_ (1ULL << 18)
-
-struct mount_attr_ {
-	uint64_t attr_set;
-	uint64_t attr_clr;
-	uint64_t propagation;
-	uint64_t userns_fd;
-};
 #define LANDLOCK_RULE_PATH_BENEATH_ 1
 
 struct ruleset_attr {
@@ -115,11 +85,6 @@ struct path_beneath_attr {
 
 struct rule {
 	uint64_t access;
-	const char *path;
-};
-
-struct bind {
-	int ro;
 	const char *path;
 };
 
@@ -227,51 +192,6 @@ static const char *look_path(const char *name, char *buf, size_t n)
 	}
 }
 
-/* bind_self binds path onto itself as bubblewrap's --ro-bind / --bind
- * would (recursive, nosuid, nodev, read-only for ro, private), seen from
- * inside the sandbox: a clone of the mount tree at path, its flags set on
- * every mount of the clone at once, attached over path. */
-static void bind_self(const struct bind *b)
-{
-	struct mount_attr_ attr = {.attr_set = MOUNT_ATTR_NOSUID_ | MOUNT_ATTR_NODEV_, .propagation = MS_PRIVATE_};
-	int fd;
-
-	if (b->ro)
-		attr.attr_set |= MOUNT_ATTR_RDONLY_;
-	fd = (int)syscall(__NR_open_tree, AT_FDCWD, b->path, OPEN_TREE_CLONE_ | AT_RECURSIVE_ | O_CLOEXEC);
-	if (fd < 0)
-		die(126, "bind %s: open_tree", b->path, errno);
-	if (syscall(__NR_mount_setattr, fd, "", AT_EMPTY_PATH | AT_RECURSIVE_, &attr, sizeof attr) != 0)
-		die(126, "bind %s: mount_setattr", b->path, errno);
-	if (syscall(__NR_move_mount, fd, "", AT_FDCWD, b->path, MOVE_MOUNT_F_EMPTY_PATH_) != 0)
-		die(126, "bind %s: move_mount", b->path, errno);
-	close(fd);
-}
-
-/* drop_caps leaves the process no capability at all: bounding set,
- * ambient set, then effective, permitted and inheritable; it checks. */
-static void drop_caps(void)
-{
-	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
-	struct __user_cap_data_struct d[2];
-	int c;
-
-	for (c = 0; c < 64; c++) {
-		if (prctl(PR_CAPBSET_READ, c, 0, 0, 0) <= 0)
-			continue; /* not in the set, or beyond the kernel's last */
-		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) != 0)
-			die(126, "drop capabilities: bounding set%s", "", errno);
-	}
-	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL)
-		die(126, "drop capabilities: ambient set%s", "", errno);
-	memset(d, 0, sizeof d);
-	if (syscall(SYS_capset, &h, d) != 0)
-		die(126, "drop capabilities%s", "", errno);
-	if (syscall(SYS_capget, &h, d) != 0 || d[0].effective || d[0].permitted || d[0].inheritable ||
-	    d[1].effective || d[1].permitted || d[1].inheritable)
-		die(126, "drop capabilities: some are left%s", "", 0);
-}
-
 static void apply_landlock(uint64_t fs, uint64_t scoped, const struct rule *rules, int n)
 {
 	struct ruleset_attr attr = {.handled_access_fs = fs, .scoped = scoped};
@@ -303,9 +223,7 @@ static void apply_landlock(uint64_t fs, uint64_t scoped, const struct rule *rule
 int main(int argc, char **argv)
 {
 	static struct rule rules[MAX_RULES];
-	static struct bind binds[MAX_RULES];
-	int nrules = 0, nbinds = 0, landlock = 0, i;
-	const char *dir = NULL;
+	int nrules = 0, landlock = 0, i;
 	uint64_t fs = 0, scoped = 0, nproc = 0, as = 0, fsize = 0, nofile = 0;
 	char **cmd = NULL;
 	char buf[PATH_MAX];
@@ -334,14 +252,6 @@ int main(int argc, char **argv)
 			i += 2;
 		} else if (i + 1 >= argc) {
 			die(126, "helper: %s needs a value", a, 0);
-		} else if (strcmp(a, "--ro-bind") == 0 || strcmp(a, "--pin") == 0) {
-			if (nbinds == MAX_RULES)
-				die(126, "helper: more than %s binds", "256", 0);
-			binds[nbinds].ro = a[2] == 'r';
-			binds[nbinds].path = argv[++i];
-			nbinds++;
-		} else if (strcmp(a, "--chdir") == 0) {
-			dir = argv[++i];
 		} else if (strcmp(a, "--nproc") == 0) {
 			nproc = number(a, argv[++i]);
 		} else if (strcmp(a, "--as") == 0) {
@@ -366,11 +276,6 @@ int main(int argc, char **argv)
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
 		die(126, "set no_new_privs%s", "", errno);
 	cloexec_above_2();
-	for (i = 0; i < nbinds; i++)
-		bind_self(&binds[i]);
-	if (dir && chdir(dir) != 0)
-		die(126, "change to %s", dir, errno);
-	drop_caps();
 	path = look_path(cmd[0], buf, sizeof buf);
 	if (!path)
 		die(127, "command not found: %s", cmd[0], 0);

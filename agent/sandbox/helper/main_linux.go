@@ -39,10 +39,6 @@ func Main(args []string) error {
 	if err != nil {
 		return err
 	}
-	if len(h.Binds) > 0 || h.Chdir != "" {
-		// Only the exec helper makes mounts; never run without them.
-		return fmt.Errorf("sandbox helper: --ro-bind, --pin and --chdir are the exec helper's (oceancode-sandbox-exec)")
-	}
 	if err := restoreMaxProcs(h); err != nil {
 		return err
 	}

@@ -39,8 +39,9 @@ const (
 // user namespaces are refused: unshare and clone with CLONE_NEWUSER get
 // EPERM, and clone3, whose flags a filter cannot read, ENOSYS (the C
 // library and Go then fall back to clone), as container runtimes' default
-// profiles do. (bubblewrap's --disable-userns says the same where it runs,
-// but not when the exec helper makes the binds: see package sandbox.)
+// profiles do. This is the second lock: bubblewrap's --disable-userns,
+// on every path, leaves the sandbox's user namespace no room for another
+// (user.max_user_namespaces 0: ENOSPC where the filter does not run first).
 func seccompProgram(denyUnix bool) []unix.SockFilter {
 	type ins struct {
 		f      unix.SockFilter

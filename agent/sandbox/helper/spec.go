@@ -47,11 +47,6 @@ func (e *ExitStatus) Error() string { return "sandbox: command exit status " + s
 type Spec struct {
 	// Landlock is the ruleset to enforce (nil: none; see NewRuleset).
 	Landlock *Ruleset
-	// Binds are self-binds the exec helper makes, in order, before it
-	// drops its capabilities (only the exec helper: ExecArgs); Chdir is
-	// the working directory it changes to after them.
-	Binds []Bind
-	Chdir string
 	// Seccomp: the helper loads the seccomp filter on its own thread
 	// (network allowlist only: the forwarder's threads must stay outside
 	// it). Otherwise bubblewrap loads it (--seccomp) before the helper runs.
@@ -99,8 +94,7 @@ func (h *Spec) WithOneProc(env []string) []string {
 }
 
 // Args is the spec as the Go helper's arguments, ending in "--" (the
-// command follows). The Go helper makes no binds: a spec with Binds is
-// for ExecArgs only (Parse, and so the Go helper, refuses them).
+// command follows).
 func (h Spec) Args() []string {
 	a := h.landlockArgs()
 	if h.Supervise {
@@ -131,26 +125,7 @@ func (h Spec) ExecArgs() ([]string, error) {
 	if h.Seccomp || h.Egress != "" || h.Supervise || h.OneProc {
 		return nil, errors.New("sandbox helper: this spec needs the Go helper (seccomp on the helper's thread, egress, supervise or GOMAXPROCS)")
 	}
-	var a []string
-	for _, b := range h.Binds {
-		if b.RO {
-			a = append(a, "--ro-bind", b.Path)
-		} else {
-			a = append(a, "--pin", b.Path)
-		}
-	}
-	if h.Chdir != "" {
-		a = append(a, "--chdir", h.Chdir)
-	}
-	a = append(a, h.landlockArgs()...)
-	return append(h.limitArgs(a), "--"), nil
-}
-
-// Bind is a self-bind of Path (recursive, nosuid, nodev; read-only when
-// RO, else a writable pin: a mount point cannot be renamed or removed).
-type Bind struct {
-	Path string
-	RO   bool
+	return append(h.limitArgs(h.landlockArgs()), "--"), nil
 }
 
 func (h Spec) landlockArgs() []string {
@@ -230,10 +205,6 @@ func Parse(args []string) (Spec, []string, error) {
 		v := args[i+1]
 		i++
 		switch a {
-		case "--ro-bind", "--pin":
-			h.Binds = append(h.Binds, Bind{Path: v, RO: a == "--ro-bind"})
-		case "--chdir":
-			h.Chdir = v
 		case "--egress":
 			h.Egress = v
 		case "--gomaxprocs":

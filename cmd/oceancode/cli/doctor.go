@@ -221,11 +221,7 @@ func printDoctor(w io.Writer, rep doctorReport, policy bool, res *layers.Resolve
 	default:
 		fmt.Fprintf(w, "               %s, user namespaces %v, Landlock ABI %d, seccomp %v\n", orNone(s.BwrapVersion, s.Bwrap), s.UserNS, s.LandlockABI, s.Seccomp)
 		if h := rep.Sandbox.Helpers; h.Exec != "" {
-			binds := "bubblewrap binds the protected paths"
-			if s.HelperBinds {
-				binds = "it binds the protected paths itself"
-			}
-			fmt.Fprintf(w, "               helper %s, %s (the Go helper %s for a network allowlist)\n", h.Exec, binds, orNone(h.Go, "none"))
+			fmt.Fprintf(w, "               helper %s, no capabilities, bubblewrap makes every mount (the Go helper %s for a network allowlist)\n", h.Exec, orNone(h.Go, "none"))
 		} else if h.Go != "" {
 			fmt.Fprintf(w, "               helper %s: the exec helper (%s) is not installed beside oceancode, so each sandboxed command starts a Go program (about 1.3 ms more)\n", h.Go, sandbox.ExecHelperBinary)
 		}

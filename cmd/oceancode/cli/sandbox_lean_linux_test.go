@@ -95,8 +95,8 @@ func TestSandboxLeanHelper(t *testing.T) {
 	if !strings.Contains(string(out), `"exec": "`+execHelper+`"`) || !strings.Contains(string(out), `"go": "`+filepath.Join(dir, sandbox.HelperBinary)+`"`) {
 		t.Errorf("doctor --json does not name both helpers:\n%s", out)
 	}
-	if os.Geteuid() == 0 && !strings.Contains(string(out), `"helper_binds": true`) {
-		t.Errorf("doctor --json: as root on this kernel the exec helper should bind the protected paths itself:\n%s", out)
+	if strings.Contains(string(out), "helper_binds") {
+		t.Errorf("doctor --json: no helper binds anything any more (bubblewrap makes every mount):\n%s", out)
 	}
 	// The lean helper refuses to be run by hand.
 	out, err = exec.Command(filepath.Join(dir, sandbox.HelperBinary)).CombinedOutput()
