@@ -68,8 +68,11 @@ func TestBinariesStayLean(t *testing.T) {
 		// The packagers (and their ~14 MB and ~3 ms of init) are oceanadmin's.
 		{module + "/packaging", "packaging is admin side: only oceanadmin links it"},
 		{"github.com/goreleaser/nfpm", "packaging is admin side: only oceanadmin links it"},
-		// ~7 MB and ~1 ms of init per process, telemetry on or off: the
-		// OTLP/HTTP transport is internal/telemetry's own (otlphttp.go).
+		// +6 MiB of resident memory, ~7 MB of binary and ~1 ms of init per
+		// process, telemetry on or off: the OTLP/HTTP transport under the
+		// SDK's exporter is internal/telemetry's own (otlphttp.go).
+		{"google.golang.org/grpc", "the OTLP transport is internal/telemetry's own: otlptracehttp links gRPC"},
+		{"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp", "the OTLP transport is internal/telemetry's own: it links gRPC"},
 		// ~16 ms of package init (chroma's lexers and styles, bluemonday,
 		// goldmark): the pager lives in the oceancode-pager companion.
 		{module + "/agent/pager", "the pager belongs in cmd/oceancode-pager"},
