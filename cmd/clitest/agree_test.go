@@ -321,6 +321,6 @@ func runAdmin(t *testing.T, env map[string]string, dir string, argv ...string) (
 func runAgent(t *testing.T, env map[string]string, dir string, argv ...string) (int, string) {
 	t.Helper()
 	app, out := testApp(env, dir)
-	code := agentcli.Main(context.Background(), argv, app)
+	code := agentcli.Main(context.Background(), argv, app, agentcli.Options{})
 	return code, out.String()
 }

@@ -57,11 +57,11 @@ func TestMain(m *testing.M) {
 			// The suite's oceancode draws the pager itself, as the
 			// oceancode-pager companion does (TestPagerCompanion runs the
 			// two real binaries).
-			agentcli.RunPager = pagerui.Run
+			opts := agentcli.Options{RunPager: pagerui.Run}
 			// OC_TEST_PANIC_AT=tool_call makes the run panic at that event
 			// (test binary only), to prove the crash report and orphan path.
 			if at := os.Getenv("OC_TEST_PANIC_AT"); at != "" {
-				agentcli.TestHooks.OnEvent = func(e agent.Event) {
+				opts.OnEvent = func(e agent.Event) {
 					if string(e.Type) == at {
 						panic("test panic at " + at)
 					}
@@ -69,7 +69,7 @@ func TestMain(m *testing.M) {
 			}
 			// As cmd/oceancode's main: SIGINT and SIGTERM cancel the context.
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			code := agentcli.Main(ctx, os.Args[1:], agentcli.StdIO())
+			code := agentcli.Main(ctx, os.Args[1:], agentcli.StdIO(), opts)
 			stop()
 			os.Exit(code)
 		},

@@ -34,13 +34,13 @@ func TestMain(m *testing.M) {
 	remote.HelperPath = self
 	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperArg && os.Getenv(envRunAsCLI) == "" {
 		// The sandbox's helper, re-executed by a CLI run of this binary.
-		os.Exit(Main(context.Background(), os.Args[1:], StdIO()))
+		os.Exit(Main(context.Background(), os.Args[1:], StdIO(), Options{}))
 	}
 	if os.Getenv(envRunAsCLI) == "1" {
 		sandbox.HelperPath = self
 		// A test started this binary as oceancode itself (redact_e2e_test.go):
 		// a separate process on its own terminal, without building one.
-		os.Exit(Main(context.Background(), os.Args[1:], StdIO()))
+		os.Exit(Main(context.Background(), os.Args[1:], StdIO(), Options{}))
 	}
 	code := m.Run()
 	// Built once for the process and shared by every sandbox test here:

@@ -53,7 +53,7 @@ func TestPermissionCheckGolden(t *testing.T) {
 	var all bytes.Buffer
 	for _, c := range calls {
 		app, out, errb := machineApp(t, m)
-		code := Main(context.Background(), []string{"permission", "check", "--json", c.tool, c.input}, app)
+		code := Main(context.Background(), []string{"permission", "check", "--json", c.tool, c.input}, app, Options{})
 		if code != 0 {
 			t.Fatalf("%s %q: exit %d: %s", c.tool, c.input, code, errb)
 		}
@@ -91,7 +91,7 @@ func TestPermissionBatchRestoresGC(t *testing.T) {
 	before := debug.SetGCPercent(77)
 	defer debug.SetGCPercent(before)
 	app, out, errb := machineApp(t, m)
-	if code := Main(context.Background(), []string{"permission", "check", "bash", "--batch", file}, app); code != 0 {
+	if code := Main(context.Background(), []string{"permission", "check", "bash", "--batch", file}, app, Options{}); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb)
 	}
 	if n := strings.Count(out.String(), "\n"); n != 2 {
@@ -123,7 +123,7 @@ func BenchmarkPermissionBatch(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		app, _, errb := machineApp(b, m)
 		app.Stdout = io.Discard
-		if code := Main(context.Background(), []string{"permission", "check", "bash", "--batch", file}, app); code != 0 {
+		if code := Main(context.Background(), []string{"permission", "check", "bash", "--batch", file}, app, Options{}); code != 0 {
 			b.Fatalf("exit %d: %s", code, errb)
 		}
 	}

@@ -15,8 +15,6 @@ import (
 	"github.com/oceancode/oceancode/layers"
 )
 
-func init() { extraCommands = append(extraCommands, newTrustCmd) }
-
 type trustOptions struct {
 	revoke, list bool
 }
