@@ -150,7 +150,7 @@ func runDoctor(app *App, o doctorOptions) error {
 		if err != nil {
 			return err
 		}
-		results := policyproof.Prove(res, policyproof.Config{Layers: layers.Options{Dir: dir, Getenv: app.Getenv}, Home: app.Getenv("HOME")})
+		results := policyproof.Prove(res, policyproof.Config{Layers: layerOptions(app, dir), Home: app.Getenv("HOME")})
 		for _, r := range results {
 			rep.Policy = append(rep.Policy, proofRow{What: r.Lock.String(), Path: r.Path, Result: outcomeWord(r.Outcome), Detail: r.Detail})
 			if r.Outcome == policyproof.Broken {

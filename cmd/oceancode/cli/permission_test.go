@@ -14,7 +14,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/oceancode/oceancode/layers"
 	"github.com/oceancode/oceancode/layers/layerstest"
 )
 
@@ -23,11 +22,8 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 // machineApp points the CLI at a layerstest machine: its project as the
 // working directory, its environment, its managed dir.
 func machineApp(t testing.TB, m *layerstest.Machine) (*App, *bytes.Buffer, *bytes.Buffer) {
-	old := layers.SystemManagedDir
-	layers.SystemManagedDir = m.ManagedDir
-	t.Cleanup(func() { layers.SystemManagedDir = old })
 	var out, errb bytes.Buffer
-	return &App{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: m.Getenv, Dir: m.Project}, &out, &errb
+	return &App{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: m.Getenv, Dir: m.Project, ManagedDir: m.ManagedDir}, &out, &errb
 }
 
 // TestPermissionCheckGolden pins the --json output of permission check over
