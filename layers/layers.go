@@ -318,7 +318,7 @@ func Resolve(o Options) *Resolved {
 	}
 	managedDir := o.ManagedDir
 	if managedDir == "" {
-		managedDir = SystemManagedDir
+		managedDir = SystemManagedDir()
 	}
 	r := &Resolved{Entries: provenance.Map{}, Lists: map[string][]Item{}}
 	m := newMerger(r)
