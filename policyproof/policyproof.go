@@ -13,7 +13,7 @@
 // module root (agent/... never imports layers). Results are typed: each
 // Result says which Lock it proved, by which path, and an Outcome; `oceancode
 // doctor --policy` only renders them and maps a Broken one to its exit
-// status (docs/doctor.md).
+// status (docs/runtime.md, "oceancode doctor").
 package policyproof
 
 import (

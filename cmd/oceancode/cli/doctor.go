@@ -40,7 +40,7 @@ type proofRow struct {
 	Detail string `json:"detail"` // what came of it
 }
 
-// outcomeWord is the result word of doctor --policy for o (docs/cli.md).
+// outcomeWord is the result word of doctor --policy for o (docs/runtime.md).
 func outcomeWord(o policyproof.Outcome) string {
 	switch o {
 	case policyproof.Held:
