@@ -175,8 +175,12 @@ func TestDependencyRules(t *testing.T) {
 			// oceancode front ends only: the runtime receives plain values
 			// (agent/... cannot import it: it imports layers), and the admin
 			// side never links the runtime it builds.
-			if under(d, "sessionconfig") && !under(name, "sessionfactory") && !under(name, "cmd/oceancode") && !under(name, "cmd/oceancode-pager") {
+			if under(d, "sessionconfig") && !under(name, "sessionfactory") && !under(name, "policyproof") && !under(name, "cmd/oceancode") && !under(name, "cmd/oceancode-pager") {
 				t.Errorf("%s depends on %s: only cmd/oceancode turns the layers into a session's config", name, d)
+			}
+			// The policy prover is doctor's: only the oceancode binaries link it.
+			if under(d, "policyproof") && !under(name, "cmd/oceancode") && !under(name, "cmd/oceancode-pager") {
+				t.Errorf("%s depends on %s: only oceancode doctor proves the policy", name, d)
 			}
 			// The session factory is the front ends' one way to a session:
 			// only the oceancode binaries link it.
@@ -269,22 +273,18 @@ func TestDependencyRules(t *testing.T) {
 
 // TestOneSessionFactory: the front ends (cmd/...) build a session only
 // through package sessionfactory: no file of theirs starts a runner or
-// builds a session's engine config itself. doctor's probes are the
-// exceptions: they prove the policy on configs that never reach a model
-// (a provider that is never called), and the live check runs a session
-// without a model.
+// builds a session's engine config itself. doctor's probes live in package
+// policyproof (outside cmd/): they prove the policy on configs that never
+// reach a model (a provider that is never called), and the live check runs
+// a session without a model.
 func TestOneSessionFactory(t *testing.T) {
-	probes := map[string]bool{
-		"cmd/oceancode/cli/doctor_kinds.go": true, // sessionconfig.Build with a provider that is never called
-		"cmd/oceancode/cli/doctor_live.go":  true, // runner.Start on a model that refuses every call
-	}
 	files, err := filepath.Glob("cmd/*/cli/*.go")
 	if err != nil {
 		t.Fatal(err)
 	}
 	more, _ := filepath.Glob("cmd/*/*.go")
 	for _, f := range append(files, more...) {
-		if strings.HasSuffix(f, "_test.go") || probes[filepath.ToSlash(f)] {
+		if strings.HasSuffix(f, "_test.go") {
 			continue
 		}
 		b, err := os.ReadFile(f)

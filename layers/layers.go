@@ -310,9 +310,15 @@ func Resolve(o Options) *Resolved {
 	if o.Dir == "" {
 		o.Dir, _ = os.Getwd()
 	}
+	if o.ManagedDir == "" {
+		// A test build's own managed dir (testbuild.go); none otherwise.
+		if d, prefs := testManaged(); d != "" {
+			o.ManagedDir, o.ManagedPreferences = d, prefs
+		}
+	}
 	managedDir := o.ManagedDir
 	if managedDir == "" {
-		managedDir = SystemManagedDir
+		managedDir = SystemManagedDir()
 	}
 	r := &Resolved{Entries: provenance.Map{}, Lists: map[string][]Item{}}
 	m := newMerger(r)

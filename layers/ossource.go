@@ -12,17 +12,16 @@ import (
 	"github.com/oceancode/oceancode/requirements"
 )
 
-// Where Resolve looks for the OS-native managed source. Both are variables
-// only so that binaries built with TestBuildTag can point them elsewhere
-// (testbuild.go); a production build has no code that changes them.
-var (
-	// SystemManagedPreferences is the forced managed-preferences plist of
-	// dev.oceancode (macOS; "" on other systems).
-	SystemManagedPreferences = defaultManagedPreferences()
-	// systemRegistry: Resolve reads HKLM\SOFTWARE\Policies\OceanCode
-	// (Windows).
-	systemRegistry = runtime.GOOS == "windows"
-)
+// systemRegistry: Resolve reads HKLM\SOFTWARE\Policies\OceanCode as the
+// OS-native managed source (Windows).
+const systemRegistry = runtime.GOOS == "windows"
+
+// SystemManagedPreferences is the forced managed-preferences plist of
+// dev.oceancode (macOS; "" on other systems) that Resolve reads as the
+// OS-native managed source. Nothing changes it: tests name a plist with
+// Options.ManagedPreferences (test builds with EnvTestManagedPreferences,
+// testbuild.go).
+func SystemManagedPreferences() string { return defaultManagedPreferences() }
 
 // EnvTestManagedPreferences names the managed-preferences plist in binaries
 // built with TestBuildTag (with EnvTestManagedDir set; unset: none). A
@@ -49,8 +48,8 @@ func readOSSource(o Options) (m *OSManaged, name string, err error) {
 		m, err = readPreferencesFile(name, o.AnchorCheck)
 	case o.ManagedDir != "":
 		return nil, "", nil
-	case SystemManagedPreferences != "":
-		name = SystemManagedPreferences
+	case SystemManagedPreferences() != "":
+		name = SystemManagedPreferences()
 		m, err = readPreferencesFile(name, o.AnchorCheck)
 	case systemRegistry:
 		name = `HKLM\` + PolicyRegistryKey

@@ -6,13 +6,13 @@ import (
 	"runtime"
 )
 
-// SystemManagedDir is the OS managed dir (docs/configuration.md). It is a variable
-// only so tests can point it at a temporary directory: in-process tests set
-// it (or Options.ManagedDir), and binaries built by tests with the build tag
-// TestBuildTag take it from EnvTestManagedDir (testbuild.go). A production
-// build has no code that changes it, and no environment variable or flag
-// can: a user cannot point the agent away from the administrator's policy.
-var SystemManagedDir = defaultManagedDir()
+// SystemManagedDir is the OS managed dir (docs/configuration.md). Nothing
+// changes it: tests name their own with Options.ManagedDir, and binaries
+// built by tests with the build tag TestBuildTag take theirs from
+// EnvTestManagedDir (testbuild.go). No environment variable or flag of a
+// production build reaches it: a user cannot point the agent away from the
+// administrator's policy.
+func SystemManagedDir() string { return defaultManagedDir() }
 
 // TestBuildTag is the build tag of test builds of the binaries; only they
 // honour EnvTestManagedDir (SECURITY.md, docs/testing.md).

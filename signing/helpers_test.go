@@ -4,16 +4,15 @@ import (
 	"crypto/ed25519"
 	"crypto/sha256"
 	"errors"
-	"os"
 	"strings"
 	"testing"
 )
 
-func TestMain(m *testing.M) {
-	// Most tests only need a valid scrypt setting, not a slow one;
-	// TestEncryptedDefaultWorkFactor covers the real one.
-	scryptN = minScryptN
-	os.Exit(m.Run())
+// marshalFast is MarshalPrivateKey with the lowest work factor: most tests
+// only need a valid scrypt setting, not a slow one;
+// TestEncryptedDefaultWorkFactor covers the real one.
+func marshalFast(k PrivateKey, passphrase []byte) ([]byte, error) {
+	return marshalPrivateKey(k, passphrase, minScryptN)
 }
 
 // testKey is a deterministic key derived from name, so testdata (fuzz seeds)

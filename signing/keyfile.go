@@ -39,9 +39,6 @@ const (
 	maxScryptN = 1 << 20
 )
 
-// scryptN is the work factor for new keys; tests lower it to keep fast.
-var scryptN = 1 << scryptLogN
-
 type keyFile struct {
 	Version int     `json:"version"`
 	Type    string  `json:"type"`
@@ -77,6 +74,12 @@ const maxKeyFileSize = 64 << 10
 // nonce). With an empty passphrase the seed is stored in the clear: only do
 // that when the user asked for an unencrypted key.
 func MarshalPrivateKey(k PrivateKey, passphrase []byte) ([]byte, error) {
+	return marshalPrivateKey(k, passphrase, 1<<scryptLogN)
+}
+
+// marshalPrivateKey is MarshalPrivateKey with the scrypt work factor n
+// (tests use minScryptN to keep fast).
+func marshalPrivateKey(k PrivateKey, passphrase []byte, n int) ([]byte, error) {
 	if err := k.check(); err != nil {
 		return nil, err
 	}
@@ -101,13 +104,13 @@ func MarshalPrivateKey(k PrivateKey, passphrase []byte) ([]byte, error) {
 		if _, err := rand.Read(nonce[:]); err != nil {
 			return nil, fmt.Errorf("signing: read random nonce: %w", err)
 		}
-		key, err := deriveKey(passphrase, salt, scryptN, scryptR, scryptP)
+		key, err := deriveKey(passphrase, salt, n, scryptR, scryptP)
 		if err != nil {
 			return nil, err
 		}
 		box := secretbox.Seal(nil, seed, &nonce, key)
 		clear(key[:])
-		kf.KDF = &kdfDoc{Name: kdfScrypt, Salt: base64.StdEncoding.EncodeToString(salt), N: scryptN, R: scryptR, P: scryptP}
+		kf.KDF = &kdfDoc{Name: kdfScrypt, Salt: base64.StdEncoding.EncodeToString(salt), N: n, R: scryptR, P: scryptP}
 		kf.Cipher = cipherSecbox
 		kf.Nonce = base64.StdEncoding.EncodeToString(nonce[:])
 		kf.Box = base64.StdEncoding.EncodeToString(box)
@@ -278,6 +281,9 @@ func openBox(kf *keyFile, passphrase func() ([]byte, error)) ([]byte, error) {
 type WriteKeyPairOptions struct {
 	// Force overwrites existing key files.
 	Force bool
+	// workFactor is scrypt's N for an encrypted key; 0 is 2^17 (tests
+	// lower it to keep fast).
+	workFactor int
 }
 
 // PublicKeyPath is the .pub path WriteKeyPair uses for privPath: a ".key"
@@ -309,7 +315,11 @@ func (o WriteKeyPairOptions) Write(privPath string, k PrivateKey, passphrase []b
 			}
 		}
 	}
-	priv, err := MarshalPrivateKey(k, passphrase)
+	n := o.workFactor
+	if n == 0 {
+		n = 1 << scryptLogN
+	}
+	priv, err := marshalPrivateKey(k, passphrase, n)
 	if err != nil {
 		return "", err
 	}

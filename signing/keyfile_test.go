@@ -34,7 +34,7 @@ func TestPrivateKeyRoundTrip(t *testing.T) {
 		{"unencrypted", "", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			data, err := MarshalPrivateKey(k, []byte(tc.pass))
+			data, err := marshalFast(k, []byte(tc.pass))
 			checkErr(t, err, nil, "")
 			if got := IsEncrypted(data); got != tc.encrypted {
 				t.Errorf("IsEncrypted = %v, want %v", got, tc.encrypted)
@@ -67,9 +67,6 @@ func TestPrivateKeyRoundTrip(t *testing.T) {
 }
 
 func TestEncryptedDefaultWorkFactor(t *testing.T) {
-	saved := scryptN
-	scryptN = 1 << scryptLogN
-	defer func() { scryptN = saved }()
 	data, err := MarshalPrivateKey(testKey("a"), []byte("pw"))
 	checkErr(t, err, nil, "")
 	var kf keyFile
@@ -90,7 +87,7 @@ func TestEncryptedDefaultWorkFactor(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Two encryptions of one key differ (fresh salt and nonce).
-	data2, _ := MarshalPrivateKey(testKey("a"), []byte("pw"))
+	data2, _ := marshalFast(testKey("a"), []byte("pw"))
 	if bytes.Equal(data, data2) {
 		t.Error("two encryptions are identical")
 	}
@@ -124,11 +121,11 @@ func flipB64(t *testing.T, s any) string {
 
 func TestParsePrivateKeyRefuses(t *testing.T) {
 	k, other := testKey("a"), testKey("b")
-	enc, err := MarshalPrivateKey(k, []byte("pw"))
+	enc, err := marshalFast(k, []byte("pw"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	plain, err := MarshalPrivateKey(k, nil)
+	plain, err := marshalFast(k, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +210,7 @@ func TestMarshalPrivateKeyRefuses(t *testing.T) {
 		{"newline in comment", PrivateKey{Key: k.Key, Comment: "a\nb"}, "control character"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := MarshalPrivateKey(tc.k, []byte("pw"))
+			_, err := marshalFast(tc.k, []byte("pw"))
 			checkErr(t, err, ErrInvalidKey, tc.want)
 		})
 	}
@@ -223,7 +220,7 @@ func TestWriteKeyPair(t *testing.T) {
 	dir := t.TempDir()
 	k := testKey("admin 2026")
 	priv := filepath.Join(dir, "admin.key")
-	pubPath, err := WriteKeyPair(priv, k, []byte("pw"))
+	pubPath, err := WriteKeyPairOptions{workFactor: minScryptN}.Write(priv, k, []byte("pw"))
 	checkErr(t, err, nil, "")
 	if want := filepath.Join(dir, "admin.pub"); pubPath != want {
 		t.Errorf("pub path = %s, want %s", pubPath, want)

@@ -248,7 +248,7 @@ func TestGenerateKey(t *testing.T) {
 
 func privateKeyFile(t *testing.T) []byte {
 	t.Helper()
-	b, err := MarshalPrivateKey(testKey("private"), nil)
+	b, err := marshalFast(testKey("private"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -142,15 +142,12 @@ func TestReadBeforeWrite(t *testing.T) {
 }
 
 func TestNoBirthTime(t *testing.T) {
-	saved := statFile
-	t.Cleanup(func() { statFile = saved })
-	statFile = func(path string) (fileInfo, error) {
-		fi, err := saved(path)
+	dir := t.TempDir()
+	tr := Tracker{stat: func(path string) (fileInfo, error) {
+		fi, err := statBirth(path)
 		fi.hasBirth, fi.birth = false, time.Time{}
 		return fi, err
-	}
-	dir := t.TempDir()
-	var tr Tracker
+	}}
 	tr.Start(time.Now().Add(-time.Hour))
 	gen := filepath.Join(dir, "gen.txt")
 	write(t, gen, "x")

@@ -31,10 +31,6 @@ type fileInfo struct {
 	hasBirth bool // the filesystem reported a birth time
 }
 
-// statFile is statx on Linux (birthtime_linux.go); a variable so tests can
-// play a filesystem without birth times.
-var statFile = statBirth
-
 // readState is what the session saw when it last read a file.
 type readState struct {
 	sum  [sha256.Size]byte
@@ -47,6 +43,9 @@ type Tracker struct {
 	mu    sync.Mutex
 	start time.Time
 	reads map[string]readState
+	// stat finds out about a file; nil is statBirth (statx on Linux,
+	// birthtime_linux.go). Tests play a filesystem without birth times.
+	stat func(path string) (fileInfo, error)
 }
 
 // Start records the time of the session's first tool call (later calls are
@@ -126,7 +125,11 @@ func (t *Tracker) CheckWrite(path string) error {
 	start := t.start
 	t.mu.Unlock()
 
-	fi, err := statFile(k)
+	stat := t.stat
+	if stat == nil {
+		stat = statBirth
+	}
+	fi, err := stat(k)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil

@@ -16,7 +16,6 @@ import (
 	agentcli "github.com/oceancode/oceancode/cmd/oceancode/cli"
 	"github.com/oceancode/oceancode/internal/cliapp"
 	"github.com/oceancode/oceancode/internal/version"
-	"github.com/oceancode/oceancode/layers"
 	"github.com/oceancode/oceancode/policycheck"
 	"github.com/oceancode/oceancode/provenance"
 	"github.com/oceancode/oceancode/requirements"
@@ -120,9 +119,9 @@ var agreeCorpus = []agreeCase{
 // builds the permission engine as every session does).
 func TestAdminAndAgentAgree(t *testing.T) {
 	key := fixedKey("agree admin")
-	saved, savedVersion := layers.SystemManagedDir, version.Version
+	savedVersion := version.Version
 	version.Version = agreeVersion // the agent's and simulate's version
-	t.Cleanup(func() { layers.SystemManagedDir, version.Version = saved, savedVersion })
+	t.Cleanup(func() { version.Version = savedVersion })
 	for _, c := range agreeCorpus {
 		t.Run(c.name, func(t *testing.T) {
 			root := t.TempDir()
@@ -131,7 +130,6 @@ func TestAdminAndAgentAgree(t *testing.T) {
 				mustWrite(t, filepath.Join(d, ".keep"), "")
 			}
 			env := map[string]string{"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config"), "XDG_STATE_HOME": filepath.Join(home, ".local", "state")}
-			layers.SystemManagedDir = etc
 			pub := filepath.Join(root, "admin.pub")
 			mustWrite(t, pub, key.Public().String()+"\n")
 
@@ -188,7 +186,7 @@ func TestAdminAndAgentAgree(t *testing.T) {
 				t.Errorf("simulate exited %d:\n%s", code, o)
 			}
 
-			agentCode, agentOut := runAgent(t, env, project, "permission", "check", "bash", "ls")
+			agentCode, agentOut := runAgent(t, env, project, etc, "permission", "check", "bash", "ls")
 			agentOK := agentCode == 0
 			t.Logf("agent exit %d admin %v", agentCode, adminOK)
 			if !agentOK && agentCode != 3 && agentCode != 4 {
@@ -318,9 +316,11 @@ func runAdmin(t *testing.T, env map[string]string, dir string, argv ...string) (
 	return code, out.String()
 }
 
-func runAgent(t *testing.T, env map[string]string, dir string, argv ...string) (int, string) {
+// runAgent runs oceancode in-process in dir, on the managed dir managed.
+func runAgent(t *testing.T, env map[string]string, dir, managed string, argv ...string) (int, string) {
 	t.Helper()
 	app, out := testApp(env, dir)
-	code := agentcli.Main(context.Background(), argv, app)
+	app.ManagedDir = managed
+	code := agentcli.Main(context.Background(), argv, app, agentcli.Options{})
 	return code, out.String()
 }

@@ -46,22 +46,22 @@ func TestMain(m *testing.M) {
 	if os.Getenv(mcptest.ServerEnv) == "1" {
 		mcptest.Main() // a test MCP server (oc-mcp-server, or this binary by another name)
 	}
-	if d := os.Getenv(testManagedDir); d != "" {
-		layers.SystemManagedDir = d
-		// Nor the host's OS-native managed source: only a plist a script
-		// names.
-		layers.SystemManagedPreferences = os.Getenv(layers.EnvTestManagedPreferences)
-	}
 	testscript.Main(m, map[string]func(){
 		"oceancode": func() {
 			// The suite's oceancode draws the pager itself, as the
 			// oceancode-pager companion does (TestPagerCompanion runs the
 			// two real binaries).
-			agentcli.RunPager = pagerui.Run
+			opts := agentcli.Options{RunPager: pagerui.Run}
+			app := agentcli.StdIO()
+			if d := os.Getenv(testManagedDir); d != "" {
+				// The script's managed dir, and not the host's OS-native
+				// managed source either: only a plist the script names.
+				app.ManagedDir, app.ManagedPreferences = d, os.Getenv(layers.EnvTestManagedPreferences)
+			}
 			// OC_TEST_PANIC_AT=tool_call makes the run panic at that event
 			// (test binary only), to prove the crash report and orphan path.
 			if at := os.Getenv("OC_TEST_PANIC_AT"); at != "" {
-				agentcli.TestHooks.OnEvent = func(e agent.Event) {
+				opts.OnEvent = func(e agent.Event) {
 					if string(e.Type) == at {
 						panic("test panic at " + at)
 					}
@@ -69,7 +69,7 @@ func TestMain(m *testing.M) {
 			}
 			// As cmd/oceancode's main: SIGINT and SIGTERM cancel the context.
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			code := agentcli.Main(ctx, os.Args[1:], agentcli.StdIO())
+			code := agentcli.Main(ctx, os.Args[1:], app, opts)
 			stop()
 			os.Exit(code)
 		},

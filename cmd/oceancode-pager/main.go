@@ -17,9 +17,8 @@ import (
 )
 
 func main() {
-	cli.RunPager = pagerui.Run
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := cli.Main(ctx, os.Args[1:], cli.StdIO())
+	code := cli.Main(ctx, os.Args[1:], cli.StdIO(), cli.Options{RunPager: pagerui.Run})
 	stop()
 	os.Exit(code)
 }

@@ -15,7 +15,7 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := cli.Main(ctx, os.Args[1:], cli.StdIO())
+	code := cli.Main(ctx, os.Args[1:], cli.StdIO(), cli.Options{})
 	stop()
 	prestart.Release()
 	os.Exit(code)

@@ -34,6 +34,11 @@ type App struct {
 	// Redact, if set, is applied to the error ExitCode prints (oceancode
 	// redacts the secrets it knows and credential shapes).
 	Redact func(string) string
+	// ManagedDir and ManagedPreferences point the configuration loader at
+	// a managed dir and an OS-managed plist of a test's own
+	// (layers.Options.ManagedDir, ManagedPreferences); "" = the system's.
+	// Set by Go code only: no flag or environment variable reaches them.
+	ManagedDir, ManagedPreferences string
 }
 
 // StdIO returns an App bound to the process's standard streams and environment.

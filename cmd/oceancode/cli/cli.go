@@ -35,15 +35,33 @@ func StdIO() *App {
 // args wraps a cobra argument validator into a usage error.
 var args = cliapp.Args
 
+// Options are what a main chooses for the command tree, passed in rather
+// than set on package variables.
+type Options struct {
+	// RunPager draws the pager (cmd/oceancode/cli/pagerui.Run). Only the
+	// oceancode-pager companion sets it: the pager's libraries (glamour
+	// with chroma's lexers and styles, bluemonday, goldmark) cost about
+	// 16 ms of package initialisation, which every other command —
+	// `--version`, `inspect`, each sandboxed command — would pay. nil: the
+	// pager's commands, once the terminal and the arguments are checked,
+	// exec oceancode-pager beside this binary with the same arguments and
+	// environment.
+	RunPager func(ctx context.Context, h PagerHost) error
+	// OnEvent, if set, sees each event of `oceancode run` after it is
+	// rendered: end-to-end tests panic at a chosen event with it to prove
+	// crash reports. Production mains leave it nil.
+	OnEvent func(agent.Event)
+}
+
 // Main runs oceancode with args (without the program name) and returns the
 // process exit status.
-func Main(ctx context.Context, argv []string, app *App) int {
+func Main(ctx context.Context, argv []string, app *App, opts Options) int {
 	if len(argv) > 0 && argv[0] == sandboxHelperArg {
 		// The sandbox re-executes this binary to apply Landlock to itself
 		// just before it execs the confined command; no cobra, no config.
 		return cliapp.ExitCode(runSandboxHelper(argv[1:]), app, "oceancode", classify)
 	}
-	return cliapp.Execute(ctx, newRootCmd(app), argv, app, classify)
+	return cliapp.Execute(ctx, newRootCmd(app, opts), argv, app, classify)
 }
 
 // classify is oceancode's one map from errors to exit statuses (docs/cli.md),
@@ -62,7 +80,10 @@ func classify(err error) int {
 	return exitcode.Error
 }
 
-func newRootCmd(app *App) *cobra.Command {
+// newRootCmd builds the command tree. Every verb is listed here, in one
+// place: a command file holds its constructor, its options and its run
+// func, and registers nothing itself (TestNoInitInCmd).
+func newRootCmd(app *App, opts Options) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "oceancode",
 		Short: "OceanCode, the coding agent you can trust on every laptop",
@@ -81,18 +102,24 @@ directory). Without a terminal, use "oceancode run PROMPT".`,
 	// The state and config directories are secrets paths (read, grep, the
 	// shell guard) for every command that decides a tool call.
 	fsguard.SetSecretDirs(layers.StateDir(app.Getenv), layers.UserConfigDir(app.Getenv))
-	pagerRoot(root, app)
+	pagerRoot(root, app, opts.RunPager)
 	root.SetVersionTemplate("oceancode {{.Version}}\n")
-	root.AddCommand(newVersionCmd(app), newInspectCmd(app))
-	for _, add := range extraCommands {
-		root.AddCommand(add(app))
-	}
+	root.AddCommand(
+		newVersionCmd(app),
+		newInspectCmd(app),
+		newDoctorCmd(app),
+		newRunCmd(app, opts.OnEvent),
+		newServeCmd(app),
+		newAttachCmd(app, opts.RunPager),
+		newSessionCmd(app),
+		newTrustCmd(app),
+		newPermissionCmd(app),
+		newSandboxCmd(app),
+		newMCPCmd(app),
+		newJevCmd(app),
+	)
 	return root
 }
-
-// extraCommands lets each command file register itself, so that adding a
-// verb touches only its own file.
-var extraCommands []func(*App) *cobra.Command
 
 func newVersionCmd(app *App) *cobra.Command {
 	return &cobra.Command{

@@ -24,12 +24,20 @@ func loadConfigTrust(a *App, flags []layers.Setting, trust layers.TrustOptions) 
 	if err != nil {
 		return nil, exitcode.With(exitcode.Error, err)
 	}
-	r := layers.Resolve(layers.Options{Dir: dir, Getenv: a.Getenv, Flags: flags, Trust: trust})
+	o := layerOptions(a, dir)
+	o.Flags, o.Trust = flags, trust
+	r := layers.Resolve(o)
 	if r.Workspace != nil && r.Workspace.FlagRefused != "" {
 		return nil, exitcode.With(exitcode.Denied, fmt.Errorf("trust workspace %s: %s", r.Workspace.Root, r.Workspace.FlagRefused))
 	}
 	reportConfig(a.Stderr, r)
 	return r, nil
+}
+
+// layerOptions are the loader's options for a command of app run in dir:
+// its environment and, in tests, its managed dir.
+func layerOptions(app *App, dir string) layers.Options {
+	return layers.Options{Dir: dir, Getenv: app.Getenv, ManagedDir: app.ManagedDir, ManagedPreferences: app.ManagedPreferences}
 }
 
 // pinTrust is --trust-project for the sessions a long-lived process (serve,

@@ -12,10 +12,9 @@ import (
 	"github.com/oceancode/oceancode/internal/exitcode"
 	"github.com/oceancode/oceancode/layers"
 	"github.com/oceancode/oceancode/layers/report"
+	"github.com/oceancode/oceancode/policyproof"
 	"github.com/oceancode/oceancode/sessionconfig"
 )
-
-func init() { extraCommands = append(extraCommands, newDoctorCmd) }
 
 type doctorOptions struct {
 	json   bool
@@ -29,8 +28,27 @@ type doctorReport struct {
 	Config       doctorConfig        `json:"config"`
 	Sandbox      doctorSandbox       `json:"sandbox"`
 	Sessions     *doctorSessions     `json:"sessions,omitempty"`
-	Policy       []proof             `json:"policy,omitempty"`
+	Policy       []proofRow          `json:"policy,omitempty"`
 	Problems     []string            `json:"problems"`
+}
+
+// proofRow is one result of package policyproof as doctor renders it.
+type proofRow struct {
+	What   string `json:"what"`   // the lock: "mode bypassPermissions", "pin sandbox.mode", "deny Bash(curl:*)", …
+	Path   string `json:"path"`   // how it was tried: "flag --permission-mode", "user config", …
+	Result string `json:"result"` // "pass", "fail" or "skip"
+	Detail string `json:"detail"` // what came of it
+}
+
+// outcomeWord is the result word of doctor --policy for o (docs/runtime.md).
+func outcomeWord(o policyproof.Outcome) string {
+	switch o {
+	case policyproof.Held:
+		return "pass"
+	case policyproof.Broken:
+		return "fail"
+	}
+	return "skip" // NotRun, NotApplicable: counted as "could not run"
 }
 
 type doctorConfig struct {
@@ -128,11 +146,14 @@ func runDoctor(app *App, o doctorOptions) error {
 
 	failed := 0
 	if o.policy {
-		p := &prover{app: app, home: app.Getenv("HOME")}
-		p.run(res)
-		rep.Policy = p.proofs
-		for _, pr := range p.proofs {
-			if pr.Result == "fail" {
+		dir, err := app.WorkDir()
+		if err != nil {
+			return err
+		}
+		results := policyproof.Prove(res, policyproof.Config{Layers: layerOptions(app, dir), Home: app.Getenv("HOME")})
+		for _, r := range results {
+			rep.Policy = append(rep.Policy, proofRow{What: r.Lock.String(), Path: r.Path, Result: outcomeWord(r.Outcome), Detail: r.Detail})
+			if r.Outcome == policyproof.Broken {
 				failed++
 			}
 		}
@@ -164,24 +185,11 @@ func refusedProblem(err error) string {
 	var re *layers.RefusedError
 	switch {
 	case errors.As(err, &ce):
-		return "sessions are refused: " + refusedWhy(err) + ", listed under Configuration above; fix the file(s) (a managed file is your administrator's), then check with 'oceancode inspect'"
+		return "sessions are refused: " + policyproof.RefusedWhy(err) + ", listed under Configuration above; fix the file(s) (a managed file is your administrator's), then check with 'oceancode inspect'"
 	case errors.As(err, &re):
-		return "sessions are refused: " + refusedWhy(err) + "; ask your administrator for a requirements.json signed by a trusted key, and check it with 'oceanadmin verify'"
+		return "sessions are refused: " + policyproof.RefusedWhy(err) + "; ask your administrator for a requirements.json signed by a trusted key, and check it with 'oceanadmin verify'"
 	}
-	return "sessions are refused: " + refusedWhy(err)
-}
-
-// refusedWhy says in one clause why sessions are refused.
-func refusedWhy(err error) string {
-	var ce *layers.ConfigError
-	var re *layers.RefusedError
-	switch {
-	case errors.As(err, &ce):
-		return fmt.Sprintf("the configuration has %d error(s)", len(ce.Diagnostics))
-	case errors.As(err, &re):
-		return fmt.Sprintf("requirements %s refused, and no last-known-good policy exists on this machine (%s)", re.Result.Path, strings.TrimSuffix(oneLine(re.Result.Reason), "."))
-	}
-	return oneLine(err.Error())
+	return "sessions are refused: " + policyproof.RefusedWhy(err)
 }
 
 func printDoctor(w io.Writer, rep doctorReport, policy bool, res *layers.Resolved) {

@@ -28,7 +28,7 @@ func TestJevEvalRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	app, out, errb := machineApp(t, m)
-	if code := Main(context.Background(), []string{"jev", "eval", "--model", "mock/judge", "--set", set, "--json"}, app); code != 0 {
+	if code := Main(context.Background(), []string{"jev", "eval", "--model", "mock/judge", "--set", set, "--json"}, app, Options{}); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb)
 	}
 	var rep struct {

@@ -123,7 +123,7 @@ func inspectJSON(app *App) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := layers.Resolve(layers.Options{Dir: dir, Getenv: app.Getenv})
+	res := layers.Resolve(layerOptions(app, dir))
 	return inspectReport(app, res, nil, false).JSON()
 }
 

@@ -18,8 +18,6 @@ import (
 	"github.com/oceancode/oceancode/sessionconfig"
 )
 
-func init() { extraCommands = append(extraCommands, newJevCmd) }
-
 func newJevCmd(app *App) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "jev export|eval",

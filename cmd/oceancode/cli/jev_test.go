@@ -43,7 +43,7 @@ func TestJevExport(t *testing.T) {
 	}
 	st.Close()
 
-	if code := Main(ctx, []string{"jev", "export"}, app); code != 0 {
+	if code := Main(ctx, []string{"jev", "export"}, app, Options{}); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb)
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
@@ -60,7 +60,7 @@ func TestJevExport(t *testing.T) {
 
 	out.Reset()
 	file := filepath.Join(t.TempDir(), "labels.jsonl")
-	if code := Main(ctx, []string{"jev", "export", "--session", ids[1], "--out", file}, app); code != 0 {
+	if code := Main(ctx, []string{"jev", "export", "--session", ids[1], "--out", file}, app, Options{}); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb)
 	}
 	b, err := os.ReadFile(file)
@@ -70,7 +70,7 @@ func TestJevExport(t *testing.T) {
 	if n := strings.Count(string(b), "\n"); n != 2 || strings.Contains(string(b), ids[0]) || out.Len() != 0 {
 		t.Errorf("--session --out wrote %d lines:\n%s\nstdout %q", n, b, out)
 	}
-	if code := Main(ctx, []string{"jev", "export", "--session", "ses_nope"}, app); code != 2 {
+	if code := Main(ctx, []string{"jev", "export", "--session", "ses_nope"}, app, Options{}); code != 2 {
 		t.Errorf("unknown session: exit %d, want 2", code)
 	}
 }
@@ -84,7 +84,7 @@ func TestJevPinsShowLocked(t *testing.T) {
 	m.Anchor()
 	m.Requirements(1, map[string]any{"pins": map[string]any{"jev.permissions": "shadow", "jev.enabled": false}})
 	app, out, errb := machineApp(t, m)
-	if code := Main(context.Background(), []string{"inspect", "--json"}, app); code != 0 {
+	if code := Main(context.Background(), []string{"inspect", "--json"}, app, Options{}); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb)
 	}
 	var doc struct {
@@ -131,7 +131,7 @@ func TestJevEvalBuildsLikeRun(t *testing.T) {
 		{[]string{"jev", "eval", "--set", "nope.json", "--model", "anthropic/claude-x"}, 2, "nope.json"},
 	} {
 		errb.Reset()
-		if code := Main(context.Background(), c.args, app); code != c.code || !strings.Contains(errb.String(), c.say) {
+		if code := Main(context.Background(), c.args, app, Options{}); code != c.code || !strings.Contains(errb.String(), c.say) {
 			t.Errorf("%v: exit %d, want %d; stderr %q lacks %q", c.args, code, c.code, errb, c.say)
 		}
 	}

@@ -11,22 +11,21 @@ import (
 	"github.com/oceancode/oceancode/agent/provider/official"
 	"github.com/oceancode/oceancode/agent/provider/remote"
 	"github.com/oceancode/oceancode/agent/sandbox"
-	"github.com/oceancode/oceancode/layers"
 )
 
 // The test binary is also the model-client companion that `run` starts
 // (as bin/oceancode-model is beside bin/oceancode): started with
 // remote.HelperArg it serves the real SDK clients.
 //
-// The commands run in-process read the managed dir from
-// layers.SystemManagedDir: tests point it at their machine's (machineApp);
-// any other test gets a directory that does not exist, never the host's
-// /etc/oceancode.
+// The commands run in-process read the managed dir their App names:
+// tests name their machine's (machineApp); this binary run as the CLI
+// names a directory that does not exist, never the host's /etc/oceancode.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == remote.HelperArg {
 		os.Exit(remote.HelperMain(os.Args[1:], official.Open))
 	}
-	layers.SystemManagedDir = filepath.Join(os.TempDir(), fmt.Sprintf("oceancode-no-managed-dir-%d", os.Getpid()))
+	app := StdIO()
+	app.ManagedDir = filepath.Join(os.TempDir(), fmt.Sprintf("oceancode-no-managed-dir-%d", os.Getpid()))
 	self, err := os.Executable()
 	if err != nil {
 		panic(err)
@@ -34,13 +33,13 @@ func TestMain(m *testing.M) {
 	remote.HelperPath = self
 	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperArg && os.Getenv(envRunAsCLI) == "" {
 		// The sandbox's helper, re-executed by a CLI run of this binary.
-		os.Exit(Main(context.Background(), os.Args[1:], StdIO()))
+		os.Exit(Main(context.Background(), os.Args[1:], app, Options{}))
 	}
 	if os.Getenv(envRunAsCLI) == "1" {
 		sandbox.HelperPath = self
 		// A test started this binary as oceancode itself (redact_e2e_test.go):
 		// a separate process on its own terminal, without building one.
-		os.Exit(Main(context.Background(), os.Args[1:], StdIO()))
+		os.Exit(Main(context.Background(), os.Args[1:], app, Options{}))
 	}
 	code := m.Run()
 	// Built once for the process and shared by every sandbox test here:

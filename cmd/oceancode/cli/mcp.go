@@ -26,8 +26,6 @@ import (
 	"github.com/oceancode/oceancode/sessionconfig"
 )
 
-func init() { extraCommands = append(extraCommands, newMCPCmd) }
-
 func newMCPCmd(app *App) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "mcp",

@@ -23,8 +23,6 @@ import (
 	"github.com/oceancode/oceancode/sessionfactory"
 )
 
-func init() { extraCommands = append(extraCommands, newAttachCmd) }
-
 // errNoTerminal is what `oceancode` without a terminal says (exit 2).
 var errNoTerminal = errors.New("no terminal on stdin/stdout: use `oceancode run PROMPT` for a headless run")
 
@@ -35,12 +33,13 @@ type pagerOptions struct {
 	model        string
 	agent        string
 	trustProject bool
+	draw         func(context.Context, PagerHost) error // Options.RunPager
 }
 
 // pagerRoot makes the root command open the pager when it is given no
 // command (docs/cli.md, docs/pager.md).
-func pagerRoot(root *cobra.Command, app *App) {
-	var o pagerOptions
+func pagerRoot(root *cobra.Command, app *App, draw func(context.Context, PagerHost) error) {
+	o := pagerOptions{draw: draw}
 	root.RunE = func(cmd *cobra.Command, a []string) error {
 		if len(a) > 0 {
 			return exitcode.With(exitcode.Usage, fmt.Errorf("unknown command %q for \"oceancode\" (oceancode --help lists them)", a[0]))
@@ -94,15 +93,6 @@ type PagerHost struct {
 	Addr   string
 }
 
-// RunPager draws the pager (cmd/oceancode/cli/pagerui.Run). Only the
-// oceancode-pager companion links it: the pager's libraries (glamour with
-// chroma's lexers and styles, bluemonday, goldmark) cost about 16 ms of
-// package initialisation, which every other command — `--version`,
-// `inspect`, each sandboxed command — would pay. nil: the pager's commands,
-// once the terminal and the arguments are checked, exec oceancode-pager
-// beside this binary with the same arguments and environment.
-var RunPager func(ctx context.Context, h PagerHost) error
-
 // PagerBinary is the companion that draws the pager.
 const PagerBinary = "oceancode-pager"
 
@@ -130,7 +120,7 @@ func runPager(ctx context.Context, app *App, o pagerOptions) error {
 	if err != nil {
 		return err
 	}
-	if RunPager == nil {
+	if o.draw == nil {
 		return execPager()
 	}
 	res, err := loadConfigTrust(app, nil, layers.TrustOptions{Project: o.trustProject})
@@ -185,7 +175,7 @@ func runPager(ctx context.Context, app *App, o pagerOptions) error {
 		first.Close()
 		return err
 	}
-	return RunPager(ctx, PagerHost{In: in, Out: out, Root: root, Refs: refs, HistoryFile: historyFile(app),
+	return o.draw(ctx, PagerHost{In: in, Out: out, Root: root, Refs: refs, HistoryFile: historyFile(app),
 		First: first, Open: open,
 		Inspect:  func() ([]byte, error) { return inspectJSON(app) },
 		Sessions: func(ctx context.Context) ([]session.Session, error) { return storedSessions(ctx, store, app) }})
@@ -261,10 +251,11 @@ func storedSessions(ctx context.Context, st *session.Store, app *App) ([]session
 type attachOptions struct {
 	session   string
 	tokenFile string
+	draw      func(context.Context, PagerHost) error // Options.RunPager
 }
 
-func newAttachCmd(app *App) *cobra.Command {
-	var o attachOptions
+func newAttachCmd(app *App, draw func(context.Context, PagerHost) error) *cobra.Command {
+	o := attachOptions{draw: draw}
 	cmd := &cobra.Command{
 		Use:   "attach URL [--session ID] [--token-file FILE]",
 		Short: "Open the pager on a session of a running `oceancode serve`",
@@ -349,7 +340,7 @@ func runAttach(ctx context.Context, app *App, addr string, o attachOptions) erro
 	if err != nil {
 		return err
 	}
-	if RunPager == nil {
+	if o.draw == nil {
 		return execPager()
 	}
 	if id == "" {
@@ -360,5 +351,5 @@ func runAttach(ctx context.Context, app *App, addr string, o attachOptions) erro
 		id = st.ID
 	}
 	cwd, _ := app.WorkDir()
-	return RunPager(ctx, PagerHost{In: in, Out: out, Root: cwd, HistoryFile: historyFile(app), Client: c, ID: id, Addr: addr})
+	return o.draw(ctx, PagerHost{In: in, Out: out, Root: cwd, HistoryFile: historyFile(app), Client: c, ID: id, Addr: addr})
 }

@@ -23,17 +23,17 @@ func TestPagerNeedsTerminal(t *testing.T) {
 		m := layerstest.New(t)
 		m.UserConfig(`{"model": 5}`) // broken: not read before the terminal check
 		app, out, errb := machineApp(t, m)
-		if code := Main(context.Background(), argv, app); code != 2 || errb.String() != noTerminal || out.Len() != 0 {
+		if code := Main(context.Background(), argv, app, Options{}); code != 2 || errb.String() != noTerminal || out.Len() != 0 {
 			t.Errorf("oceancode %v: exit %d, stderr %q, stdout %q", argv, code, errb, out)
 		}
 	}
 	m := layerstest.New(t)
 	app, _, errb := machineApp(t, m)
-	if code := Main(context.Background(), []string{"frobnicate"}, app); code != 2 || !strings.Contains(errb.String(), `unknown command "frobnicate"`) {
+	if code := Main(context.Background(), []string{"frobnicate"}, app, Options{}); code != 2 || !strings.Contains(errb.String(), `unknown command "frobnicate"`) {
 		t.Errorf("oceancode frobnicate: exit %d, %q", code, errb)
 	}
 	app, _, errb = machineApp(t, m)
-	if code := Main(context.Background(), []string{"--session", "a", "--continue"}, app); code != 2 || !strings.Contains(errb.String(), "--session and --continue: give one") {
+	if code := Main(context.Background(), []string{"--session", "a", "--continue"}, app, Options{}); code != 2 || !strings.Contains(errb.String(), "--session and --continue: give one") {
 		t.Errorf("--session with --continue: exit %d, %q", code, errb)
 	}
 }
@@ -81,7 +81,7 @@ func TestAttachErrors(t *testing.T) {
 				}
 				return getenv(k)
 			}
-			if code := Main(context.Background(), c.argv, app); code != c.code || !strings.Contains(errb.String(), c.want) {
+			if code := Main(context.Background(), c.argv, app, Options{}); code != c.code || !strings.Contains(errb.String(), c.want) {
 				t.Errorf("exit %d, stderr %q; want %d with %q", code, errb, c.code, c.want)
 			}
 		})

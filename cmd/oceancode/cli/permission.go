@@ -19,8 +19,6 @@ import (
 	"github.com/oceancode/oceancode/sessionconfig"
 )
 
-func init() { extraCommands = append(extraCommands, newPermissionCmd) }
-
 func newPermissionCmd(app *App) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "permission",

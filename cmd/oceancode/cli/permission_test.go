@@ -14,7 +14,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/oceancode/oceancode/layers"
 	"github.com/oceancode/oceancode/layers/layerstest"
 )
 
@@ -23,11 +22,8 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 // machineApp points the CLI at a layerstest machine: its project as the
 // working directory, its environment, its managed dir.
 func machineApp(t testing.TB, m *layerstest.Machine) (*App, *bytes.Buffer, *bytes.Buffer) {
-	old := layers.SystemManagedDir
-	layers.SystemManagedDir = m.ManagedDir
-	t.Cleanup(func() { layers.SystemManagedDir = old })
 	var out, errb bytes.Buffer
-	return &App{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: m.Getenv, Dir: m.Project}, &out, &errb
+	return &App{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: m.Getenv, Dir: m.Project, ManagedDir: m.ManagedDir}, &out, &errb
 }
 
 // TestPermissionCheckGolden pins the --json output of permission check over
@@ -53,7 +49,7 @@ func TestPermissionCheckGolden(t *testing.T) {
 	var all bytes.Buffer
 	for _, c := range calls {
 		app, out, errb := machineApp(t, m)
-		code := Main(context.Background(), []string{"permission", "check", "--json", c.tool, c.input}, app)
+		code := Main(context.Background(), []string{"permission", "check", "--json", c.tool, c.input}, app, Options{})
 		if code != 0 {
 			t.Fatalf("%s %q: exit %d: %s", c.tool, c.input, code, errb)
 		}
@@ -91,7 +87,7 @@ func TestPermissionBatchRestoresGC(t *testing.T) {
 	before := debug.SetGCPercent(77)
 	defer debug.SetGCPercent(before)
 	app, out, errb := machineApp(t, m)
-	if code := Main(context.Background(), []string{"permission", "check", "bash", "--batch", file}, app); code != 0 {
+	if code := Main(context.Background(), []string{"permission", "check", "bash", "--batch", file}, app, Options{}); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb)
 	}
 	if n := strings.Count(out.String(), "\n"); n != 2 {
@@ -123,7 +119,7 @@ func BenchmarkPermissionBatch(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		app, _, errb := machineApp(b, m)
 		app.Stdout = io.Discard
-		if code := Main(context.Background(), []string{"permission", "check", "bash", "--batch", file}, app); code != 0 {
+		if code := Main(context.Background(), []string{"permission", "check", "bash", "--batch", file}, app, Options{}); code != 0 {
 			b.Fatalf("exit %d: %s", code, errb)
 		}
 	}

@@ -21,7 +21,7 @@ import (
 func run1(t *testing.T, m *layerstest.Machine, argv ...string) (int, string, string) {
 	t.Helper()
 	app, out, errb := machineApp(t, m)
-	code := Main(context.Background(), argv, app)
+	code := Main(context.Background(), argv, app, Options{})
 	return code, out.String(), errb.String()
 }
 

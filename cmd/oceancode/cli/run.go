@@ -26,8 +26,6 @@ import (
 	"github.com/oceancode/oceancode/sessionfactory"
 )
 
-func init() { extraCommands = append(extraCommands, newRunCmd) }
-
 type runOptions struct {
 	trustProject bool
 	auto         bool
@@ -40,10 +38,11 @@ type runOptions struct {
 	failOnDeny   bool
 	maxTurns     int
 	timeout      time.Duration
+	onEvent      func(agent.Event) // Options.OnEvent
 }
 
-func newRunCmd(app *App) *cobra.Command {
-	var o runOptions
+func newRunCmd(app *App, onEvent func(agent.Event)) *cobra.Command {
+	o := runOptions{onEvent: onEvent}
 	cmd := &cobra.Command{
 		Use:   "run [flags] PROMPT",
 		Short: "Run one task headless, then exit",
@@ -125,8 +124,8 @@ func runRun(ctx context.Context, app *App, o runOptions, prompt string) error {
 	out := newRenderer(app, o.format)
 	req.OnEvent = func(e runner.Event) {
 		out.event(e.Event)
-		if TestHooks.OnEvent != nil {
-			TestHooks.OnEvent(e.Event)
+		if o.onEvent != nil {
+			o.onEvent(e.Event)
 		}
 	}
 	sess, err := f.Open(ctx, req)
@@ -163,12 +162,6 @@ func runRun(ctx context.Context, app *App, o runOptions, prompt string) error {
 // runFlags are run's session-layer settings from its flags (doctor --policy
 // drives the same function for its flag paths).
 func runFlags(o runOptions) []layers.Setting { return o.request().Settings() }
-
-// TestHooks lets end-to-end tests reach inside a run (a panic at a chosen
-// event, to prove crash reports). Production code never sets it.
-var TestHooks struct {
-	OnEvent func(agent.Event)
-}
 
 // runExits is run's one map from the session factory's errors to exit
 // statuses (docs/cli.md); say, if set, rewords the error for --session.

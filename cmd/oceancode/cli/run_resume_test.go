@@ -25,7 +25,7 @@ func TestRunSessionKeepsModel(t *testing.T) {
 	run := func(args ...string) {
 		t.Helper()
 		app, _, errb := machineApp(t, m)
-		if code := Main(context.Background(), append([]string{"run"}, args...), app); code != 0 {
+		if code := Main(context.Background(), append([]string{"run"}, args...), app, Options{}); code != 0 {
 			t.Fatalf("run %v: exit %d\n%s", args, code, errb)
 		}
 	}

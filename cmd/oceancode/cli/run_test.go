@@ -48,7 +48,7 @@ func runGolden(t *testing.T, format, golden string) *providertest.Server {
 	os.WriteFile(filepath.Join(m.Project, ".env"), []byte("API_KEY=s3cret\n"), 0o644)
 	m.Env["OPENAI_API_KEY"] = "sk-test"
 	app, out, errb := machineApp(t, m)
-	if code := Main(context.Background(), []string{"run", "--format", format, "list and write notes"}, app); code != 0 {
+	if code := Main(context.Background(), []string{"run", "--format", format, "list and write notes"}, app, Options{}); code != 0 {
 		t.Fatalf("exit %d\n%s", code, errb)
 	}
 	got := out.String()
@@ -130,7 +130,7 @@ func TestRunStopsWhenSessionCannotBeRecorded(t *testing.T) {
 	}
 	m.Env["XDG_STATE_HOME"] = state
 	app, _, errb := machineApp(t, m)
-	code := Main(context.Background(), []string{"run", "--auto", "--trust-project", "write notes"}, app)
+	code := Main(context.Background(), []string{"run", "--auto", "--trust-project", "write notes"}, app, Options{})
 	if code != 1 || !strings.Contains(errb.String(), "open sessions") {
 		t.Fatalf("exit %d, want 1 naming the session store:\n%s", code, errb)
 	}
@@ -151,7 +151,7 @@ func TestRunStoresTheStream(t *testing.T) {
 	m.TrustProject()
 	m.Env["OPENAI_API_KEY"] = "sk-test"
 	app, out, errb := machineApp(t, m)
-	if code := Main(context.Background(), []string{"run", "--auto", "--format", "stream-json", "write notes"}, app); code != 0 {
+	if code := Main(context.Background(), []string{"run", "--auto", "--format", "stream-json", "write notes"}, app, Options{}); code != 0 {
 		t.Fatalf("exit %d\n%s", code, errb)
 	}
 	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")

@@ -40,8 +40,6 @@ func runSandboxHelper(args []string) error {
 	return &exitcode.Err{Code: sandbox.HelperExitCode(err), Err: err, Silent: errors.As(err, &st)}
 }
 
-func init() { extraCommands = append(extraCommands, newSandboxCmd) }
-
 // sandboxOptions are the flags of "oceancode sandbox". --mode and --network
 // are session-layer settings (so requirements still apply to them); the rest
 // add to the resolved sandbox.* configuration for this one run.

@@ -25,8 +25,6 @@ import (
 	"github.com/oceancode/oceancode/sessionfactory"
 )
 
-func init() { extraCommands = append(extraCommands, newServeCmd) }
-
 // DefaultServeAddr is serve's address without --addr.
 const DefaultServeAddr = "127.0.0.1:4096"
 

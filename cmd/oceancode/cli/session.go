@@ -14,8 +14,6 @@ import (
 	"github.com/oceancode/oceancode/internal/termtext"
 )
 
-func init() { extraCommands = append(extraCommands, newSessionCmd) }
-
 func newSessionCmd(app *App) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "session list|show|export|close|delete",

@@ -15,8 +15,6 @@ import (
 	"github.com/oceancode/oceancode/layers"
 )
 
-func init() { extraCommands = append(extraCommands, newTrustCmd) }
-
 type trustOptions struct {
 	revoke, list bool
 }
@@ -75,7 +73,7 @@ func runTrust(app *App, o trustOptions, path string) error {
 	if err != nil {
 		return err
 	}
-	res := layers.Resolve(layers.Options{Dir: dir, Getenv: app.Getenv, StateReadOnly: true})
+	res := layers.Resolve(readOnly(layerOptions(app, dir)))
 	ws := res.Workspace
 	if o.revoke {
 		ok, err := store.Revoke(ws.Root)
@@ -202,7 +200,7 @@ func readLine(in io.Reader) (string, error) {
 func keepTrust(app *App, root string, edit func() error) error {
 	state := layers.StateDir(app.Getenv)
 	resolve := func() *layers.Workspace {
-		return layers.Resolve(layers.Options{Dir: root, Getenv: app.Getenv, StateReadOnly: true}).Workspace
+		return layers.Resolve(readOnly(layerOptions(app, root))).Workspace
 	}
 	before := resolve()
 	if err := edit(); err != nil {
@@ -221,4 +219,11 @@ func keepTrust(app *App, root string, edit func() error) error {
 		return nil
 	}
 	return store.Trust(after.Root, after.Digest, time.Now())
+}
+
+// readOnly is o for a load that reads the anti-rollback state but never
+// writes it.
+func readOnly(o layers.Options) layers.Options {
+	o.StateReadOnly = true
+	return o
 }

@@ -1,7 +1,7 @@
 // Package pagerui draws the Ocean pager for the CLI: it turns the
 // cli.PagerHost the pager's commands build (a session in process, or a
 // server's client for attach) into pager engines and runs agent/pager.
-// Only the oceancode-pager companion links it (see cli.RunPager).
+// Only the oceancode-pager companion links it (see cli.Options.RunPager).
 package pagerui
 
 import (

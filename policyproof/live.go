@@ -1,4 +1,4 @@
-package cli
+package policyproof
 
 import (
 	"bytes"
@@ -20,7 +20,7 @@ import (
 	"github.com/oceancode/oceancode/layers"
 )
 
-// liveSwitchPath names the live switch in doctor --policy's proofs.
+// liveSwitchPath names the live switch in the results.
 const liveSwitchPath = "live switch over the HTTP API (loopback)"
 
 // noModel is the provider of doctor's probe sessions: they never send a
@@ -28,7 +28,7 @@ const liveSwitchPath = "live switch over the HTTP API (loopback)"
 type noModel struct{}
 
 func (noModel) Stream(context.Context, provider.Request, func(provider.Event)) (provider.Response, error) {
-	return provider.Response{}, errors.New("doctor --policy: the probe session makes no model calls")
+	return provider.Response{}, errors.New("policyproof: the probe session makes no model calls")
 }
 
 // liveMode proves a locked-out mode cannot be reached by the live switch:
@@ -36,10 +36,10 @@ func (noModel) Stream(context.Context, provider.Request, func(provider.Event)) (
 // over a session built with the same gate as run's, then POST
 // /api/session/{id}/permission/mode as a client would.
 func (p *prover) liveMode(base *layers.Resolved, mode string) {
-	what := "mode " + mode + " locked out"
+	lock := Lock{Mode, mode}
 	g, err := p.gateFor(base, "")
 	if err != nil {
-		p.notRun(what, liveSwitchPath, err)
+		p.notRun(lock, liveSwitchPath, err)
 		return
 	}
 	got, err := switchOverHTTP(func(ctx context.Context) (*runner.Session, error) {
@@ -47,13 +47,13 @@ func (p *prover) liveMode(base *layers.Resolved, mode string) {
 	}, mode)
 	switch {
 	case err != nil:
-		p.notRun(what, liveSwitchPath, err)
+		p.notRun(lock, liveSwitchPath, err)
 	case got.Mode == mode:
-		p.add(what, liveSwitchPath, "fail", "the switch took effect: the session runs in "+mode)
+		p.add(lock, liveSwitchPath, Broken, "the switch took effect: the session runs in "+mode)
 	case !got.Downgraded || got.Reason == "":
-		p.add(what, liveSwitchPath, "fail", "downgraded to "+got.Mode+" without a word: the answer does not say so")
+		p.add(lock, liveSwitchPath, Broken, "downgraded to "+got.Mode+" without a word: the answer does not say so")
 	default:
-		p.add(what, liveSwitchPath, "pass", "downgraded to "+got.Mode+", and the answer says why: "+got.Reason)
+		p.add(lock, liveSwitchPath, Held, "downgraded to "+got.Mode+", and the answer says why: "+got.Reason)
 	}
 }
 
