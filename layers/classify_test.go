@@ -83,6 +83,7 @@ func schemaLeaves(t *testing.T) [][]string {
 // row in the classification table, so a new schema key cannot slip
 // through unclassified (it would count as loosening until classified).
 func TestClassTableCoversSchema(t *testing.T) {
+	t.Parallel()
 	leaves := schemaLeaves(t)
 	if len(leaves) < 40 {
 		t.Fatalf("found only %d schema leaves; the walk is broken", len(leaves))
@@ -99,6 +100,7 @@ func TestClassTableCoversSchema(t *testing.T) {
 
 // TestClassifyUnknownLoosens: a key with no row fails closed.
 func TestClassifyUnknownLoosens(t *testing.T) {
+	t.Parallel()
 	if c, _ := Classify([]string{"future_key"}, true); c != Loosen {
 		t.Fatalf("unclassified key: %v, want loosen", c)
 	}
@@ -108,6 +110,7 @@ func TestClassifyUnknownLoosens(t *testing.T) {
 // neutral (kept) and what loosens (listed with its line), one key of each
 // class the issue names.
 func TestSplitDoc(t *testing.T) {
+	t.Parallel()
 	src := `{
   "permission_mode": "bypassPermissions",
   "permission": {"bash": {"*": "allow", "rm:*": "deny", "git push:*": "ask"}, "edit": "allow", "read": "deny"},
@@ -155,6 +158,7 @@ func TestSplitDoc(t *testing.T) {
 // TestSplitDocTighteningValues: values that tighten stay whatever key
 // carries them.
 func TestSplitDocTighteningValues(t *testing.T) {
+	t.Parallel()
 	src := `{"permission_mode": "plan", "sandbox": {"enabled": true, "mode": "read-only", "network": "off"}, "jev": {"enabled": false, "permissions": "shadow"}, "telemetry": {"include_inputs": false}}`
 	doc, _ := jsonpos.Parse([]byte(src), jsonpos.Options{})
 	_, loose := splitDoc(doc.Value.(map[string]any), doc, "f", "f")
@@ -166,6 +170,7 @@ func TestSplitDocTighteningValues(t *testing.T) {
 // TestLooseningDigest: the digest changes with a loosening value, not with
 // the order or position of keys.
 func TestLooseningDigest(t *testing.T) {
+	t.Parallel()
 	a := []ProjectKey{{Key: "model", Value: "a/b", file: "x"}, {Key: "refs.h", Value: "/h", file: "x"}}
 	b := []ProjectKey{{Key: "refs.h", Value: "/h", file: "x", Line: 9}, {Key: "model", Value: "a/b", file: "x"}}
 	c := []ProjectKey{{Key: "model", Value: "a/c", file: "x"}, {Key: "refs.h", Value: "/h", file: "x"}}

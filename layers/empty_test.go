@@ -14,6 +14,7 @@ import (
 // key and removes none a lower layer set (layers add keys; to change one,
 // set it).
 func TestEmptyObjectSetsNothing(t *testing.T) {
+	t.Parallel()
 	m := layerstest.New(t)
 	m.ProjectConfig(`{"sandbox": {"mode": "read-only", "deny": [".git"]}, "mcp": {"servers": {"gh": {"command": "/bin/gh"}}}}`)
 	m.TrustProject()

@@ -19,6 +19,7 @@ import (
 func fullMachine(t *testing.T) *layerstest.Machine { return layerstest.Full(t) }
 
 func TestResolveAllLayers(t *testing.T) {
+	t.Parallel()
 	m := fullMachine(t)
 	r := m.Resolve()
 	if err := r.Err(); err != nil {
@@ -84,6 +85,7 @@ func TestResolveAllLayers(t *testing.T) {
 // TestRuleOrder: permission rules from every layer are kept in layer order,
 // then file order, with requirements' rules last.
 func TestRuleOrder(t *testing.T) {
+	t.Parallel()
 	r := fullMachine(t).Resolve()
 	var got []string
 	for _, rule := range r.Rules {
@@ -106,6 +108,7 @@ func TestRuleOrder(t *testing.T) {
 // TestKoanfAgreesWithProvenance: the merged values and the provenance are
 // computed on separate paths; they must agree on every key.
 func TestKoanfAgreesWithProvenance(t *testing.T) {
+	t.Parallel()
 	r := fullMachine(t).Resolve()
 	for _, k := range r.Entries.Keys() {
 		segs, err := provenance.SplitKey(k)
@@ -120,6 +123,7 @@ func TestKoanfAgreesWithProvenance(t *testing.T) {
 }
 
 func TestBrokenFiles(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		setup    func(m *layerstest.Machine)
@@ -170,6 +174,7 @@ func TestBrokenFiles(t *testing.T) {
 }
 
 func TestUnknownUserKeyIgnoredRestApplied(t *testing.T) {
+	t.Parallel()
 	m := layerstest.New(t)
 	m.UserConfig(`{"modle": "x/y", "model": "a/b"}`)
 	r := m.Resolve()
@@ -184,6 +189,7 @@ func TestUnknownUserKeyIgnoredRestApplied(t *testing.T) {
 // TestEnforcedModeIgnoresEnvOverrides: with the admin anchor present, a user
 // cannot point the agent at a weaker policy.
 func TestEnforcedModeIgnoresEnvOverrides(t *testing.T) {
+	t.Parallel()
 	m := layerstest.New(t)
 	m.Anchor()
 	m.Requirements(3, map[string]any{"disable_bypass_permissions": true})
@@ -218,6 +224,7 @@ func TestEnforcedModeIgnoresEnvOverrides(t *testing.T) {
 // TestEnvOverridesWithoutAnchor: without an admin anchor the env overrides
 // are the seed's mechanism and work.
 func TestEnvOverridesWithoutAnchor(t *testing.T) {
+	t.Parallel()
 	m := layerstest.New(t)
 	dir := filepath.Join(m.Root, "policy")
 	os.MkdirAll(dir, 0o755)
@@ -241,6 +248,7 @@ func TestEnvOverridesWithoutAnchor(t *testing.T) {
 }
 
 func TestRequirementsRefusedBlocks(t *testing.T) {
+	t.Parallel()
 	m := layerstest.New(t)
 	m.Anchor()
 	p := m.Requirements(2, nil)
@@ -259,6 +267,7 @@ func TestRequirementsRefusedBlocks(t *testing.T) {
 }
 
 func TestMinSandboxAndMCPLocks(t *testing.T) {
+	t.Parallel()
 	m := layerstest.New(t)
 	m.Anchor()
 	m.UserConfig(`{"mcp": {"servers": {"github": {"command": "/usr/bin/true"}, "rogue": {"url": "https://evil.example.com/mcp"}}}}`)
@@ -296,6 +305,7 @@ func values(vs []provenance.Value) []string {
 // unreadable requirements.json never means "no policy": the last-known-good
 // policy stays in force, and without one sessions are refused.
 func TestMissingRequirementsIsNoWeakerPolicy(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		setup func(m *layerstest.Machine)
@@ -348,6 +358,7 @@ func TestMissingRequirementsIsNoWeakerPolicy(t *testing.T) {
 // min_version, or scopes that leave no mode. The version and the machine
 // are injected.
 func TestRequirementsRefuseThisMachine(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name    string
 		policy  map[string]any

@@ -66,6 +66,7 @@ func packagedPreferences(t *testing.T, in packaging.Inputs) map[string]any {
 // profiles oceanadmin package writes hold, once macOS has turned their
 // payloads into managed preferences, exactly the managed dir's three files.
 func TestPackagedProfilesReadBack(t *testing.T) {
+	t.Parallel()
 	in := packagedInputs(t)
 	prefs := packagedPreferences(t, in)
 	got, err := layers.FromPreferences(layers.ManagedPreferencesFile, prefs)
@@ -92,6 +93,7 @@ func TestPackagedProfilesReadBack(t *testing.T) {
 // plistlib (FMT_BINARY) from the packaged profiles' payloads, with a date
 // and nested containers of the kind macOS may add.
 func TestBinaryManagedPreferences(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile(filepath.Join("testdata", "osmanaged", "dev.oceancode.plist"))
 	if err != nil {
 		t.Fatal(err)
@@ -119,6 +121,7 @@ func TestBinaryManagedPreferences(t *testing.T) {
 
 // TestParsePlistRefuses: malformed plists are errors, never partial values.
 func TestParsePlistRefuses(t *testing.T) {
+	t.Parallel()
 	xmlDoc := func(body string) []byte {
 		return []byte(`<?xml version="1.0"?><plist version="1.0">` + body + `</plist>`)
 	}
@@ -178,6 +181,7 @@ func TestParsePlistRefuses(t *testing.T) {
 // TestRegistryValues: the registry's strings assemble into the same three
 // inputs (REG_MULTI_SZ keys one per line).
 func TestRegistryValues(t *testing.T) {
+	t.Parallel()
 	managed, reqs := `{"sandbox":{}}`, `{"payload":""}`
 	m := layers.FromRegistryValues(`HKLM\`+layers.PolicyRegistryKey, &managed, &reqs, []string{"# keys", "ed25519:x"})
 	if string(m.Managed) != managed || string(m.Requirements) != reqs || string(m.TrustedKeys) != "# keys\ned25519:x\n" {
@@ -190,6 +194,7 @@ func TestRegistryValues(t *testing.T) {
 
 // TestOSNamesAgree: the reader and oceanadmin package use the same names.
 func TestOSNamesAgree(t *testing.T) {
+	t.Parallel()
 	for _, p := range [][2]string{
 		{layers.PolicyRegistryKey, packaging.RegistryKey},
 		{layers.OSValueManaged, packaging.ValueManaged},

@@ -16,6 +16,7 @@ import (
 // when it passes the admin anchor's checks, as macOS leaves it (root-owned,
 // 0644): a file another user owns, a writable one or a symlink is refused.
 func TestManagedPreferencesTrust(t *testing.T) {
+	t.Parallel()
 	if os.Getuid() != 0 {
 		t.Skip("needs root to give files away")
 	}

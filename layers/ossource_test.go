@@ -130,6 +130,7 @@ func effectiveOf(t *testing.T, r *layers.Resolved) effective {
 // plist reader → the same effective configuration as the managed dir
 // holding the same three files.
 func TestOSManagedSameAsDir(t *testing.T) {
+	t.Parallel()
 	in := packagedInputs(t)
 	home := t.TempDir()
 	now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
@@ -166,6 +167,7 @@ func TestOSManagedSameAsDir(t *testing.T) {
 // source, each input the OS source sets wins and the dir's counterpart is
 // listed as ignored; an input it leaves unset still comes from the dir.
 func TestOSManagedWinsPerInput(t *testing.T) {
+	t.Parallel()
 	in := packagedInputs(t)
 	home := t.TempDir()
 	env := map[string]string{"HOME": home, "OC_MANAGED_CONFIG": filepath.Join(home, "mine.json")}
@@ -200,6 +202,7 @@ func TestOSManagedWinsPerInput(t *testing.T) {
 // TestOSManagedFailsClosed: an OS-native source that cannot be trusted or
 // parsed refuses sessions instead of falling back to weaker policy.
 func TestOSManagedFailsClosed(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	for name, mutate := range map[string]func(path string){
 		"world-writable": func(p string) { os.Chmod(p, 0o666) },

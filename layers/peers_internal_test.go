@@ -9,6 +9,7 @@ import (
 // The table in docs/configuration.md is the one users read: it lists every
 // key of peerKeys, with the same verdict.
 func TestPeerKeysDocumented(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile("../docs/configuration.md")
 	if err != nil {
 		t.Fatal(err)

@@ -115,6 +115,7 @@ func plistCorpus(t *testing.T) map[string][]byte {
 // (TestParsePlistRefuses: duplicate keys, unknown elements, reference
 // bombs and cycles); those inputs are not compared.
 func TestParsePlistMatchesLibrary(t *testing.T) {
+	t.Parallel()
 	for name, data := range plistCorpus(t) {
 		got, err := layers.ParsePlist(data)
 		if err != nil {

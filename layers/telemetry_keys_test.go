@@ -13,6 +13,7 @@ import (
 // user who turned it off, and requirements pin it so that no lower layer
 // can change it (docs/telemetry.md).
 func TestTelemetryForcedAndPinned(t *testing.T) {
+	t.Parallel()
 	key := "telemetry" + layers.Delim + "enabled"
 	m := layerstest.New(t)
 	m.UserConfig(`{"telemetry": {"enabled": false, "include_inputs": true}}`)

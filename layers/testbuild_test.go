@@ -18,6 +18,7 @@ import (
 // file of a production build of either binary reads it (SECURITY.md: a
 // user cannot point the agent away from the administrator's policy).
 func TestTestManagedDirOnlyInTestBuilds(t *testing.T) {
+	t.Parallel()
 	if layers.TestBuildTag != hermetictest.BuildTag || layers.EnvTestManagedDir != hermetictest.EnvManagedDir {
 		t.Fatalf("layers (%s, %s) and hermetictest (%s, %s) disagree", layers.TestBuildTag, layers.EnvTestManagedDir,
 			hermetictest.BuildTag, hermetictest.EnvManagedDir)

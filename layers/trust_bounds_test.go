@@ -13,6 +13,7 @@ import (
 // built-in default in an untrusted workspace: a raised bound is ignored
 // and named, one at or below the default applies.
 func TestProjectBoundsOnlyLower(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		key, json string
 		loosens   bool

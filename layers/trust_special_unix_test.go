@@ -19,6 +19,7 @@ import (
 // the reason, the .mcp.json counts as loosening (ignored), and the
 // signature does not verify.
 func TestProjectFilesThatAreNotFiles(t *testing.T) {
+	t.Parallel()
 	m := layerstest.New(t)
 	if err := os.MkdirAll(filepath.Join(m.Project, ".oceancode"), 0o755); err != nil {
 		t.Fatal(err)

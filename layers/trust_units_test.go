@@ -13,6 +13,7 @@ import (
 // it; formatting, and tightening keys in units with no loosening key, do
 // not.
 func TestTrustCoversWhatQualifiesALooseningKey(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, trusted, local, now, nowLocal string
 		stays                               bool

@@ -16,6 +16,7 @@ import (
 // to a tightening key — untrusts it; revoke drops it; a broken record file
 // trusts nothing.
 func TestWorkspaceTrustRecord(t *testing.T) {
+	t.Parallel()
 	m := layerstest.New(t)
 	m.ProjectConfig(`{"permission": {"bash": {"*": "allow", "rm:*": "deny"}}, "model": "x/y"}`)
 	r := m.Resolve()
@@ -71,6 +72,7 @@ func TestWorkspaceTrustRecord(t *testing.T) {
 // TestTrustFlagRefused: --trust-project under tighten-only is refused (and
 // said), and the project's loosening keys stay ignored.
 func TestTrustFlagRefused(t *testing.T) {
+	t.Parallel()
 	m := layerstest.New(t)
 	m.ProjectConfig(`{"permission_mode": "bypassPermissions"}`)
 	m.Anchor()

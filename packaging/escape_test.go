@@ -313,6 +313,7 @@ func mapsEqual(a, b map[string]string) bool {
 // hostile printable string give artefacts that parse and carry each string
 // exactly; the real tools on this machine read them too.
 func TestHostileText(t *testing.T) {
+	t.Parallel()
 	base := inputs(t)
 	var all []packaging.Inputs
 	for _, s := range hostileTexts {
@@ -413,6 +414,7 @@ print(json.dumps([[d["PayloadOrganization"], d["PayloadContent"][0]["Managed"]] 
 // no artefact may carry is refused by Build for every format, with
 // ErrUnsafeText, before anything is written.
 func TestRefusedText(t *testing.T) {
+	t.Parallel()
 	base := inputs(t)
 	for _, r := range []rune{'\n', '\r', '\t', 0, 0x1b, 0x07, 0x7f, 0x85, 0x9b, 0x2028, 0x2029, 0x202e, 0x2066, 0xffff} {
 		s := "Acme" + string(r) + "[HKEY_LOCAL_MACHINE\\SOFTWARE\\Evil]"

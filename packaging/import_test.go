@@ -18,6 +18,7 @@ import (
 // the schema checks every oceancode runs (cmd/oceanadmin/cli's TestImport
 // runs the whole of oceanadmin validate on them).
 func TestImportGolden(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		from, input string
 		conv        func([]byte) (*packaging.Imported, error)
@@ -68,6 +69,7 @@ func TestImportGolden(t *testing.T) {
 
 // TestImportMapping pins single mappings and the fail-closed choices.
 func TestImportMapping(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, from, in  string
 		managed, policy []string // substrings of the outputs

@@ -22,6 +22,7 @@ import (
 // (cmd/oceanadmin/cli's TestPackageDebVerifies runs oceanadmin verify on
 // the extracted tree.)
 func TestDeb(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("dpkg-deb"); err != nil {
 		t.Skip("dpkg-deb not installed")
 	}
@@ -89,6 +90,7 @@ func TestDeb(t *testing.T) {
 // the description, the three files root:root 0644 not flagged as config,
 // no scriptlets, and the payload holding the inputs.
 func TestRPM(t *testing.T) {
+	t.Parallel()
 	in := inputs(t)
 	got := build(t, "rpm", in)
 	data := got["oceancode-policy-42-1.noarch.rpm"]

@@ -66,6 +66,7 @@ func build(t *testing.T, format string, in packaging.Inputs) map[string][]byte {
 // (go test ./packaging -update rewrites them), and checks each names the
 // policy serial and payload SHA-256.
 func TestGolden(t *testing.T) {
+	t.Parallel()
 	in := inputs(t)
 	for _, format := range packaging.Formats {
 		t.Run(format, func(t *testing.T) {
@@ -201,6 +202,7 @@ func TestRebuildIdentical(t *testing.T) {
 // TestContentUUIDs: profile UUIDs are well formed (version 8), differ per
 // profile and change with the content.
 func TestContentUUIDs(t *testing.T) {
+	t.Parallel()
 	in := inputs(t)
 	uuids := func(in packaging.Inputs) []string {
 		var out []string
@@ -234,6 +236,7 @@ func TestContentUUIDs(t *testing.T) {
 // TestMobileconfigParses: both profiles are well-formed plists whose
 // payloads carry the inputs byte for byte.
 func TestMobileconfigParses(t *testing.T) {
+	t.Parallel()
 	in := inputs(t)
 	got := build(t, "mobileconfig", in)
 	payload := func(name string) map[string]any {
@@ -281,6 +284,7 @@ func TestMobileconfigParses(t *testing.T) {
 // ADMX's values are exactly those the .reg file and the PowerShell script
 // set, below the same key.
 func TestWindowsNamesAgree(t *testing.T) {
+	t.Parallel()
 	in := inputs(t)
 	adm := build(t, "admx", in)
 	var admxDoc struct {
@@ -398,6 +402,7 @@ func wellFormed(t *testing.T, data []byte) {
 // exactly as --format dir writes it (with a managed config), apart from
 // the first line naming the policy.
 func TestDocsShowSnippets(t *testing.T) {
+	t.Parallel()
 	doc, err := os.ReadFile(filepath.Join("..", "docs", "fleet.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -418,6 +423,7 @@ func TestDocsShowSnippets(t *testing.T) {
 // TestWithoutManaged: without --managed no format carries a managed
 // config: no managed.json, no Managed value, key or policy default.
 func TestWithoutManaged(t *testing.T) {
+	t.Parallel()
 	in := inputs(t)
 	in.Managed = nil
 	for _, f := range packaging.Formats {

@@ -7,6 +7,7 @@ import (
 )
 
 func TestGlob(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		pattern, s string
 		want       bool
@@ -34,6 +35,7 @@ func TestGlob(t *testing.T) {
 }
 
 func TestHostMatches(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		entry, host string
 		port        uint16

@@ -42,6 +42,7 @@ func list(v []schema.Violation) string {
 }
 
 func TestPayload(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		policy string
@@ -126,6 +127,7 @@ func TestPayload(t *testing.T) {
 }
 
 func TestConfig(t *testing.T) {
+	t.Parallel()
 	got := Config("p.json", parse(t, `{
   "permission": {"edit": {"[": "deny", "src/**": "allow"}, "read": "ask"},
   "agents": {"build": {"permission": {"glob": {"a**/b": "deny"}}}},

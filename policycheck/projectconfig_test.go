@@ -7,6 +7,7 @@ import (
 
 // TestProjectConfig: project_config "signed" needs repo_signers.
 func TestProjectConfig(t *testing.T) {
+	t.Parallel()
 	good := "ed25519:" + strings.Repeat("A", 43) + "="
 	for _, c := range []struct{ payload, want string }{
 		{`{"schema_version": 1, "project_config": "signed"}`, `project_config "signed" needs repo_signers`},

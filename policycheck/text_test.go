@@ -19,6 +19,7 @@ var refusedEverywhere = []rune{0x00, 0x01, 0x07, 0x08, 0x0b, 0x0c, 0x1b, 0x1f, 0
 var lineBreaks = []rune{'\t', '\n', '\r'}
 
 func TestCheckText(t *testing.T) {
+	t.Parallel()
 	for _, ok := range []string{"", "Acme", "Acme -- \"quoted\" 'single' $(id) `x` <a> & %s {{x}} ]]> \\ ;#", "Société Générale", "שלום\u200f", "日本語", "emoji 🌊"} {
 		if err := CheckText(ok, false); err != nil {
 			t.Errorf("CheckText(%q) = %v, want nil", ok, err)
@@ -50,6 +51,7 @@ func TestCheckText(t *testing.T) {
 // its JSON Pointer and line; other members are not (a command's argument
 // may hold a newline).
 func TestTextFields(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		doc   string
 		ptr   string

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/oceancode/oceancode/agent/fsguard/fsguardtest"
 )
 
 func TestIsSecretName(t *testing.T) {
@@ -81,19 +82,13 @@ func write(t *testing.T, path, content string) {
 	}
 }
 
-// afterCoarseClock waits out the kernel's coarse clock, which stamps birth
-// times up to a jiffy behind time.Now.
-func afterCoarseClock() { time.Sleep(30 * time.Millisecond) }
-
 func TestReadBeforeWrite(t *testing.T) {
 	dir := t.TempDir()
 	old := filepath.Join(dir, "old.go")
 	write(t, old, "package old\n")
-	afterCoarseClock()
 
 	var tr Tracker
-	tr.Start(time.Now())
-	afterCoarseClock()
+	tr.Start(fsguardtest.BornAfter(t, old))
 
 	// A brand-new file writes freely.
 	if err := tr.CheckWrite(filepath.Join(dir, "new.go")); err != nil {
@@ -235,7 +230,7 @@ func TestTrackerAutoStart(t *testing.T) {
 	dir := t.TempDir()
 	f := filepath.Join(dir, "a.txt")
 	write(t, f, "x")
-	afterCoarseClock()
+	fsguardtest.BornAfter(t, f)
 	var tr Tracker
 	if err := tr.CheckWrite(f); !errors.Is(err, ErrNotRead) {
 		t.Fatalf("file created before the first call: %v", err)

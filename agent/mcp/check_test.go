@@ -9,6 +9,7 @@ import (
 // TestServerCheck: a runtime definition needs a name the mcp rules and tool
 // names can carry and exactly one transport.
 func TestServerCheck(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		s  mcp.Server
 		ok bool

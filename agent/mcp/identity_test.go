@@ -64,6 +64,7 @@ func (f *fixture) pyConfig(servers ...mcp.Server) mcp.Config {
 // trusted server starts through the real interpreter; once srv.py is
 // rewritten it does not start, and the notice names the changed digest.
 func TestTrustCoversScript(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	s := f.pyServer(t, "py", permission.MCPProjectFile)
 	before := f.writeScript(t, "")
@@ -101,6 +102,7 @@ func TestTrustCoversScript(t *testing.T) {
 // trusted (the refusal says how to pin); with one it can, without any
 // download (the version is read from the arguments).
 func TestUnpinnedLauncher(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	bin := t.TempDir()
 	for _, n := range []string{"npx", "uvx"} {
@@ -151,6 +153,7 @@ func TestUnpinnedLauncher(t *testing.T) {
 // digest without its arguments admits nothing (not python3 -c ANY); one
 // pinning the arguments and the script's digest admits exactly that script.
 func TestAllowListPinsInterpreterArgs(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	py := python3(t)
 	real, err := filepath.EvalSymlinks(py)
@@ -211,6 +214,7 @@ func TestAllowListPinsInterpreterArgs(t *testing.T) {
 // values each leave their tool out, with a notice in the server's status,
 // and none of it reaches the model's request.
 func TestToolDefinitionCap(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	s := f.server("h", permission.MCPConfig)
 	s.Env[mcptest.HostileEnv] = "1"

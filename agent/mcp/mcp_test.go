@@ -94,14 +94,14 @@ func (f *fixture) started(name string) bool {
 func (f *fixture) config(servers ...mcp.Server) mcp.Config {
 	return mcp.Config{Servers: servers, Policy: mcp.Policy{Trust: f.trust, Project: f.root},
 		Env: []string{"PATH=/usr/bin:/bin"}, Sandbox: sandbox.Policy{Dir: f.root, Workspace: f.root},
-		StartTimeout: 20 * time.Second, CallTimeout: 20 * time.Second}
+		StartTimeout: 2 * time.Minute, CallTimeout: 2 * time.Minute} // hang guards
 }
 
 func (f *fixture) start(c mcp.Config) *mcp.Manager {
 	f.t.Helper()
 	m := mcp.Start(c)
 	f.t.Cleanup(func() { m.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	m.Wait(ctx)
 	return m
@@ -146,6 +146,7 @@ func call(t *testing.T, tl tools.Tool, input string) tools.Result {
 // TestListAndCall: a config server starts, lists every tool (several pages)
 // as mcp__<server>__<tool>, and answers a call marked as untrusted output.
 func TestListAndCall(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	m := f.start(f.config(f.server("srv", permission.MCPConfig)))
 	ts := m.Tools(context.Background())
@@ -187,6 +188,7 @@ func TestListAndCall(t *testing.T) {
 // trusted (its start marker stays absent), starts once trusted, and a
 // changed command or binary keeps it from starting and says what changed.
 func TestProjectServerTrust(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	def := f.server("proj", permission.MCPProjectFile)
 	m := f.start(f.config(def))
@@ -239,6 +241,7 @@ func TestProjectServerTrust(t *testing.T) {
 // TestChangedBinaryAsksAgain: trust binds the executable's SHA-256: the
 // same path with other content does not start.
 func TestChangedBinaryAsksAgain(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	bin := filepath.Join(f.root, "bin", "server")
 	copyFile(t, f.exe, bin)
@@ -302,6 +305,7 @@ func copyFile(t *testing.T, from, to string) {
 // SHA-256 that does not match never starts, a matching one does, and a
 // server the list does not name never starts.
 func TestAllowList(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	good := f.server("good", permission.MCPConfig)
 	bad := f.server("bad", permission.MCPConfig)
@@ -343,6 +347,7 @@ func TestAllowList(t *testing.T) {
 // TestRuntimeAdd: a runtime add starts at once with the runtime origin; a
 // duplicate name is refused.
 func TestRuntimeAdd(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	m := f.start(f.config())
 	st, err := m.Add(context.Background(), f.server("rt", permission.MCPOriginUnknown))
@@ -361,13 +366,17 @@ func TestRuntimeAdd(t *testing.T) {
 // TestTimeoutAndReconnect: a call that outlasts the call timeout ends with
 // a clear error, and the next call starts the server again.
 func TestTimeoutAndReconnect(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	c := f.config(f.server("srv", permission.MCPConfig))
-	c.CallTimeout = 500 * time.Millisecond
+	// The call timeout is the hang guard the hung call runs into; the
+	// restart after it is bounded by the start timeout (20 s), not by this,
+	// so a busy machine's slow restart does not fail the next call.
+	c.CallTimeout = 2 * time.Second
 	m := f.start(c)
 	ts := m.Tools(context.Background())
-	res := call(t, find(t, ts, "mcp__srv__sleep"), `{"ms":10000}`)
-	if !res.IsError || !strings.Contains(res.Content, "no answer within 500ms") {
+	res := call(t, find(t, ts, "mcp__srv__sleep"), `{"ms":600000}`) // hangs
+	if !res.IsError || !strings.Contains(res.Content, "no answer within 2s") {
 		t.Fatalf("slow call = %+v", res)
 	}
 	res = call(t, find(t, ts, "mcp__srv__echo"), `{"text":"again"}`)
@@ -383,6 +392,7 @@ func TestTimeoutAndReconnect(t *testing.T) {
 // TestReconnectRechecksTrust: a project server that went away is started
 // again only through Admit: changed meanwhile, it is not.
 func TestReconnectRechecksTrust(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	def := f.server("proj", permission.MCPProjectFile)
 	fp, _ := mcp.Identify(def, f.root, "")
@@ -393,7 +403,7 @@ func TestReconnectRechecksTrust(t *testing.T) {
 	c.CallTimeout = 300 * time.Millisecond
 	m := f.start(c)
 	ts := m.Tools(context.Background())
-	call(t, find(t, ts, "mcp__proj__sleep"), `{"ms":10000}`) // times out: the session is dropped
+	call(t, find(t, ts, "mcp__proj__sleep"), `{"ms":600000}`) // hangs, times out: the session is dropped
 	if err := f.trust.Forget(f.root, "proj"); err != nil {
 		t.Fatal(err)
 	}
@@ -406,6 +416,7 @@ func TestReconnectRechecksTrust(t *testing.T) {
 // TestChildEnv: a stdio server gets the composed child environment; a
 // secret-named variable reaches it only where its config names it.
 func TestChildEnv(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	def := f.server("srv", permission.MCPConfig)
 	def.Env["GITHUB_TOKEN"] = "${GITHUB_TOKEN}"
@@ -429,6 +440,7 @@ func TestChildEnv(t *testing.T) {
 // TestSandboxed: with the sandbox on, a stdio server runs confined: it
 // writes in the workspace, not outside it.
 func TestSandboxed(t *testing.T) {
+	t.Parallel()
 	if err := sandbox.Detect().Usable(); err != nil {
 		t.Skipf("sandbox unavailable: %v", err)
 	}
@@ -463,6 +475,7 @@ func TestSandboxed(t *testing.T) {
 
 // TestStreamableHTTP: a remote server on loopback, with its headers.
 func TestStreamableHTTP(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	var mu sync.Mutex
 	var seen []string
@@ -493,6 +506,7 @@ func TestStreamableHTTP(t *testing.T) {
 
 // TestToolName: names the model APIs accept, and long names stay unique.
 func TestToolName(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct{ s, t, want string }{
 		{"github", "create_issue", "mcp__github__create_issue"},
 		{"my.srv", "a b", "mcp__my_srv__a_b"},
@@ -552,6 +566,7 @@ var ruleOrigin = provenance.Origin{Layer: provenance.Project, Source: "test.json
 // whole server; a headless run refuses with the rule that approves the
 // server; a "* deny" hides the tool from the model's request.
 func TestPermissions(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	proj := f.server("proj", permission.MCPProjectFile)
 	fp, _ := mcp.Identify(proj, f.root, "")
@@ -641,6 +656,7 @@ func TestPermissions(t *testing.T) {
 // (the deny list: "server/*" or "*") is not started; one with a single
 // tool denied starts.
 func TestDeniedServerNotStarted(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	eng, err := permission.New(permission.Config{Rules: []permission.Rule{
 		{Key: "mcp", Pattern: "gone/*", Action: permission.Deny, Origin: ruleOrigin},
@@ -668,6 +684,7 @@ func TestDeniedServerNotStarted(t *testing.T) {
 // definition and executable: the same name with a changed (and trusted
 // again) definition asks again, with the session's approvals restored.
 func TestAlwaysBoundToDefinition(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	trust := func(d mcp.Server) {
 		fp, err := mcp.Identify(d, f.root, "")
@@ -720,6 +737,7 @@ func TestAlwaysBoundToDefinition(t *testing.T) {
 // TestNameCollision: two servers whose tool names sanitize alike: the
 // second's tools are left out, said once in its state.
 func TestNameCollision(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	m := f.start(f.config(f.server("x.y", permission.MCPConfig), f.server("x_y", permission.MCPConfig)))
 	for range 2 {
@@ -736,6 +754,7 @@ func TestNameCollision(t *testing.T) {
 // TestServerExits: a server that dies mid-call ends the call with an error
 // naming its stderr, its state says so, and the next call starts it again.
 func TestServerExits(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	m := f.start(f.config(f.server("srv", permission.MCPConfig)))
 	ts := m.Tools(context.Background())

@@ -10,6 +10,7 @@ import (
 )
 
 func TestNeutralize(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"plain text\n\tindented":                      "plain text\n\tindented",
 		"a\x1b[2Jb":                                   "ab",
@@ -33,6 +34,7 @@ func TestNeutralize(t *testing.T) {
 }
 
 func TestCheckSize(t *testing.T) {
+	t.Parallel()
 	obj := map[string]any{"type": "object"}
 	for _, c := range []struct {
 		name string

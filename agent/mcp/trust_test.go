@@ -13,6 +13,7 @@ import (
 // TestFingerprint: what changes the definition digest and what does not,
 // and Changes words the difference.
 func TestFingerprint(t *testing.T) {
+	t.Parallel()
 	base := mcp.Server{Name: "s", URL: "https://a.example/mcp", Headers: map[string]string{"Authorization": "Bearer 1"}}
 	fp := func(s mcp.Server) mcp.Fingerprint {
 		t.Helper()
@@ -55,6 +56,7 @@ func TestFingerprint(t *testing.T) {
 // TestTrustStore: decisions persist per project; a corrupt store trusts
 // nothing (and is reported), never silently.
 func TestTrustStore(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ts := &mcp.TrustStore{Path: filepath.Join(dir, "state", mcp.TrustFile)}
 	fp := mcp.Fingerprint{Definition: "d", SHA256: "s"}

@@ -193,7 +193,7 @@ func keyPress(k string) tea.KeyPressMsg {
 // a broken pager does not hang the test).
 func (h *harness) until(what string, cond func() bool) {
 	h.t.Helper()
-	deadline := time.After(30 * time.Second)
+	deadline := time.After(2 * time.Minute) // a hang guard
 	for !cond() {
 		select {
 		case msg := <-h.msgs:
@@ -210,7 +210,7 @@ func (h *harness) settle() {
 	h.t.Helper()
 	quiet := time.NewTimer(150 * time.Millisecond)
 	defer quiet.Stop()
-	deadline := time.After(30 * time.Second)
+	deadline := time.After(2 * time.Minute) // a hang guard
 	for {
 		select {
 		case msg := <-h.msgs:
@@ -221,7 +221,7 @@ func (h *harness) settle() {
 		case <-quiet.C:
 			return
 		case <-deadline:
-			h.t.Fatal("the pager did not settle in 30s")
+			h.t.Fatal("the pager did not settle in 2 minutes")
 		}
 	}
 }

@@ -50,7 +50,7 @@ func (s *syncBuffer) Len() int {
 // waitFor waits until the output, without styles, contains want.
 func (s *syncBuffer) waitFor(t testing.TB, want string) {
 	t.Helper()
-	deadline := time.After(30 * time.Second)
+	deadline := time.After(2 * time.Minute) // a hang guard
 	// Only the output not yet searched (and a margin for a match across
 	// the boundary) is searched again: a replayed session writes
 	// megabytes, and stripping all of it every 20 ms would be quadratic.
@@ -90,7 +90,7 @@ func startProgram(t testing.TB, eng Engine, w, h int) *program {
 		inW.Close()
 		select {
 		case <-p.done:
-		case <-time.After(10 * time.Second):
+		case <-time.After(2 * time.Minute): // a hang guard
 			t.Error("Run did not return after its context ended")
 		}
 	})
@@ -126,7 +126,7 @@ func TestRun(t *testing.T) {
 			t.Errorf("Run: %v", err)
 		}
 		p.done <- nil
-	case <-time.After(10 * time.Second):
+	case <-time.After(2 * time.Minute): // a hang guard
 		t.Fatal("Ctrl+D did not end Run")
 	}
 	if s.State().Status == "closed" {
@@ -155,7 +155,7 @@ func TestRunContextEnd(t *testing.T) {
 		if err != nil {
 			t.Errorf("Run after its context ended: %v", err)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(2 * time.Minute): // a hang guard
 		t.Fatal("Run did not return")
 	}
 	if err := Run(context.Background(), Options{}); err == nil || !strings.Contains(err.Error(), "no engine") {

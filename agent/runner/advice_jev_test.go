@@ -93,6 +93,7 @@ func runAnswering(t *testing.T, s *runner.Session, prompt string, answer func(ru
 // a shadow advice or after it — an act advice that approved is labelled
 // "jev", and jev export's records carry the stable fields.
 func TestAdviceLabels(t *testing.T) {
+	t.Parallel()
 	t.Run("act", func(t *testing.T) {
 		f := newFixture(t, bashCall("call_1", "touch a.txt"), bashCall("call_2", "sed -i d a.txt"), providertest.Text("ok"))
 		o := f.options()

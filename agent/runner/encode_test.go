@@ -14,6 +14,7 @@ import (
 // keeps it as the model sent it) is carried as a JSON string, so the data
 // is always valid JSON.
 func TestEncode(t *testing.T) {
+	t.Parallel()
 	s := &Session{}
 	s.cfg.Redact = func(x string) string { return strings.ReplaceAll(x, "key", "[REDACTED]") }
 	for _, tc := range []struct {

@@ -107,8 +107,8 @@ func next(t *testing.T, u *runner.Subscription) runner.Event {
 			t.Fatalf("subscription closed: %v", u.Err())
 		}
 		return ev
-	case <-time.After(30 * time.Second):
-		t.Fatal("no event in 30s")
+	case <-time.After(2 * time.Minute):
+		t.Fatal("no event in 2 minutes")
 	}
 	return runner.Event{}
 }

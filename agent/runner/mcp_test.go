@@ -20,6 +20,7 @@ import (
 // calls ask (a headless session refuses them with the rule that approves
 // the server).
 func TestAddMCP(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, providertest.Text("first"),
 		providertest.Call("mcp__rt__echo", map[string]string{"text": "x"}), providertest.Text("done"))
 	exe, err := os.Executable()

@@ -12,6 +12,7 @@ import (
 // the same model; a resume on another model records that one; a resume
 // that does not name its model in full leaves the record's.
 func TestRecordKeepsModel(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, providertest.Text("one"))
 	o := f.options()
 	o.Model = "mock/" + o.Turn.Model

@@ -28,6 +28,7 @@ func askOf(t *testing.T, u *runner.Subscription) *runner.PendingAsk {
 // for a file reached through a link out of the project, and a long diff
 // is cut with a note.
 func TestAskInfo(t *testing.T) {
+	t.Parallel()
 	outside := t.TempDir()
 	big := strings.Repeat("a line of the new file\n", 4000)
 	f := newFixture(t,
@@ -114,6 +115,7 @@ func TestAskInfo(t *testing.T) {
 // recorded; a hook's refusal changes nothing; a session without the hook
 // says it cannot.
 func TestSetModelAgent(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, bash("echo one > one.txt"), providertest.Text("first"), providertest.Text("second"))
 	f.locks = permission.Locks{DisallowedModes: map[permission.Mode]string{permission.BypassPermissions: "locked out by requirements test.json (serial 1)"}}
 	o := f.options()
@@ -218,6 +220,7 @@ func BenchmarkState(b *testing.B) {
 // next write is allowed by acceptEdits, no second ask); the next turn runs
 // under the new agent's gate, in the mode switched to.
 func TestSwitchAgentMidTurn(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t,
 		providertest.Call("write", map[string]string{"path": "a.txt", "content": "a"}),
 		providertest.Call("write", map[string]string{"path": "b.txt", "content": "b"}),

@@ -28,6 +28,7 @@ func bash(cmd string) providertest.Turn {
 // conversation; every event is numbered 1, 2, … and stored with its number
 // and its bytes; the record's status derives from the stop reason.
 func TestTurnsInOrder(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, providertest.Text("one"), providertest.Text("two sekrit"), providertest.Text("three"))
 	s := f.start(f.options())
 	u, err := s.Subscribe(0)
@@ -105,6 +106,7 @@ func TestTurnsInOrder(t *testing.T) {
 // answer wins, a resolved event goes to every subscriber, and the model
 // reads a deny's feedback in the tool result.
 func TestAskAnswers(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, bash("echo one > one.txt"), bash("echo two > two.txt"), bash("echo three > three.txt"), providertest.Text("done"))
 	s := f.start(f.options())
 	u1, _ := s.Subscribe(0)
@@ -179,6 +181,7 @@ func TestAskAnswers(t *testing.T) {
 // would approve it (Auto approves it), and the question tool says no one
 // can answer.
 func TestHeadless(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, bash("echo x > x.txt"), providertest.Call("question", map[string]string{"question": "which?"}), providertest.Text("done"))
 	o := f.options()
 	o.Interactive = false
@@ -198,6 +201,7 @@ func TestHeadless(t *testing.T) {
 // TestQuestion: the question tool's ask goes through the broker; the
 // answer reaches the model.
 func TestQuestion(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, providertest.Call("question", map[string]any{"question": "which db?", "options": []string{"sqlite", "postgres"}}), providertest.Text("done"))
 	s := f.start(f.options())
 	u, _ := s.Subscribe(0)
@@ -222,6 +226,7 @@ func TestQuestion(t *testing.T) {
 // TestAbort: Abort stops the running turn (its command is killed), drops
 // the queue and resolves a pending ask as deny by abort.
 func TestAbort(t *testing.T) {
+	t.Parallel()
 	t.Run("model call", func(t *testing.T) {
 		f := newFixture(t, providertest.Turn{Text: "slow", Delay: providertest.Duration(time.Minute)}, providertest.Text("after"))
 		s := f.start(f.options())
@@ -273,6 +278,7 @@ func TestAbort(t *testing.T) {
 
 // TestAbortKillsTool: a running command is killed by Abort.
 func TestAbortKillsTool(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, providertest.Call("bash", map[string]string{"command": "true; sleep 60"}), providertest.Text("done"))
 	o := f.options()
 	o.Turn.Auto, o.Interactive = true, false
@@ -293,6 +299,7 @@ func TestAbortKillsTool(t *testing.T) {
 // running turn's next decision uses the new mode; mode_change is emitted
 // and the mode recorded.
 func TestSetMode(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t,
 		providertest.Call("write", map[string]string{"path": "a.txt", "content": "a"}),
 		providertest.Call("write", map[string]string{"path": "b.txt", "content": "b"}),
@@ -343,6 +350,7 @@ func TestSetMode(t *testing.T) {
 // same store (a restarted server) offers it again; once answered the
 // interrupted call runs and the turn goes on without a new prompt.
 func TestResumePendingAsk(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, bash("echo resumed > r.txt"))
 	s := f.start(f.options())
 	u, _ := s.Subscribe(0)
@@ -414,6 +422,7 @@ func TestResumePendingAsk(t *testing.T) {
 // TestLaggedSubscriber: a subscriber that does not read is dropped; the
 // session and the other subscribers go on.
 func TestLaggedSubscriber(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, providertest.Text(strings.Repeat("word ", 200)))
 	o := f.options()
 	o.Buffer = 8
@@ -445,6 +454,7 @@ func TestLaggedSubscriber(t *testing.T) {
 // flow (and after, from the store) see every event after their point once,
 // in order.
 func TestSubscribeConcurrent(t *testing.T) {
+	t.Parallel()
 	const words = 6000 // more events than the ring holds
 	f := newFixture(t, providertest.Text(strings.Repeat("w ", words)))
 	o := f.options()
@@ -480,6 +490,14 @@ func TestSubscribeConcurrent(t *testing.T) {
 			errs <- err
 		}
 	}()
+	// The subscribers join as the turn goes: each after the next event of a
+	// pacing subscription (or at once when the turn has ended), not after a
+	// sleep.
+	pace, err := s.Subscribe(s.LastSeq())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pace.Close()
 	for i := 0; i < 16; i++ {
 		after := s.LastSeq() / int64(1+i%3) // now, or some way back
 		u, err := s.Subscribe(after)
@@ -488,7 +506,10 @@ func TestSubscribeConcurrent(t *testing.T) {
 		}
 		wg.Add(1)
 		go check(after, u)
-		time.Sleep(time.Millisecond)
+		select {
+		case <-pace.C():
+		case <-done:
+		}
 	}
 	<-done
 	// After the turn: from the start (older than the ring: read from the
@@ -514,6 +535,7 @@ func TestSubscribeConcurrent(t *testing.T) {
 // TestGapWithoutStore: a session that is not recorded cannot replay what
 // its ring dropped.
 func TestGapWithoutStore(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, providertest.Text(strings.Repeat("w ", 6000)))
 	o := f.options()
 	o.Store = nil
@@ -539,6 +561,7 @@ func TestGapWithoutStore(t *testing.T) {
 // TestRecordFails: a session whose record cannot be made stops its turn
 // and Run says why.
 func TestRecordFails(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, bash("true"), providertest.Text("done"))
 	o := f.options()
 	o.Store = nil
@@ -552,6 +575,7 @@ func TestRecordFails(t *testing.T) {
 // TestCreateAfter: a new session's record waits for CreateAfter (or a
 // tool call); the writes made before land in order.
 func TestCreateAfter(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, providertest.Text("hi"), bash("true"), providertest.Text("done"))
 	o := f.options()
 	o.CreateAfter = make(chan struct{}) // never closed
@@ -579,6 +603,7 @@ func TestCreateAfter(t *testing.T) {
 // TestSubAgent: the task tool runs a sub-agent through Options.SubAgent;
 // without it the tool says sub-agents are unavailable.
 func TestSubAgent(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, providertest.Call("task", map[string]string{"prompt": "look around"}), providertest.Text("the sub-agent's answer"),
 		providertest.Text("done"), providertest.Call("task", map[string]string{"prompt": "again"}), providertest.Text("done"))
 	o := f.options()
@@ -609,6 +634,7 @@ func TestSubAgent(t *testing.T) {
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 func TestStopReasonStatus(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		r    runner.StopReason
 		want session.Status
@@ -628,6 +654,7 @@ func TestStopReasonStatus(t *testing.T) {
 // TestTimeoutAndMaxTurns: the turn's limits give typed stop reasons and
 // the record's status.
 func TestTimeoutAndMaxTurns(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, providertest.Turn{Text: "slow", Delay: providertest.Duration(time.Minute)}, bash("true"), bash("true"))
 	o := f.options()
 	o.Turn.Timeout = 200 * time.Millisecond
@@ -651,6 +678,7 @@ func TestTimeoutAndMaxTurns(t *testing.T) {
 // TestFirstAnswerWins: clients answering the same ask at once: one wins,
 // every other gets the winner's answer back.
 func TestFirstAnswerWins(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, bash("echo x > x.txt"), providertest.Text("done"))
 	s := f.start(f.options())
 	u, _ := s.Subscribe(0)
@@ -705,6 +733,7 @@ func TestFirstAnswerWins(t *testing.T) {
 // stopped before running the call) settles the call when the session is
 // resumed: nothing is asked again.
 func TestResumeAnsweredAsk(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, bash("echo settled > s.txt"))
 	s := f.start(f.options())
 	u, _ := s.Subscribe(0)
@@ -739,6 +768,7 @@ func TestResumeAnsweredAsk(t *testing.T) {
 // TestOnEvent: the synchronous hook sees every event in Seq order, on the
 // emitting goroutine, and may read the session's state.
 func TestOnEvent(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, bash("true"), providertest.Text("done"))
 	o := f.options()
 	var s *runner.Session
@@ -774,6 +804,7 @@ func TestOnEvent(t *testing.T) {
 // through the headless policy, the ask is resolved by "headless", then the
 // new prompt runs.
 func TestResumeHeadless(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, bash("echo no > no.txt"))
 	s := f.start(f.options())
 	u, _ := s.Subscribe(0)
@@ -816,6 +847,7 @@ func TestResumeHeadless(t *testing.T) {
 // with several turns: every subscriber sees its session's events numbered
 // without a gap, and the store holds them all.
 func TestManySessions(t *testing.T) {
+	t.Parallel()
 	const sessions, turns = 12, 4
 	f := newFixture(t)
 	f.srv = providertest.NewScript(t, providertest.Script{Loop: true, Turns: []providertest.Turn{providertest.Text("one two three four five")}})

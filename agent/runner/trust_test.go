@@ -21,6 +21,7 @@ import (
 // user's trust store and starts it, told as an mcp event; the next session
 // starts it without asking. Only a waiting server can be trusted.
 func TestTrustMCP(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, providertest.Text("hi"))
 	exe, err := os.Executable()
 	if err != nil {

@@ -31,6 +31,7 @@ func (h *harness) reconfigure(ctx context.Context, agentName, model string) (age
 // the switch; refusals and bad bodies are errors; the state carries the
 // modes with their locks.
 func TestSwitchModelAgent(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, []providertest.Turn{providertest.Text("hi")},
 		withLocks(permission.Locks{DisallowedModes: map[permission.Mode]string{permission.BypassPermissions: "locked out by the test's requirements"}}))
 	id := h.create(nil)
@@ -78,6 +79,7 @@ func TestSwitchModelAgent(t *testing.T) {
 // TestListSessionsAndMCP: GET /api/session lists the open sessions and
 // the stored ones (the Sessions hook); GET …/mcp the session's servers.
 func TestListSessionsAndMCP(t *testing.T) {
+	t.Parallel()
 	var h *harness
 	h = newHarness(t, []providertest.Turn{providertest.Text("hi")}, withConfig(func(c *server.Config) {
 		c.Sessions = func(ctx context.Context) ([]session.Session, error) {

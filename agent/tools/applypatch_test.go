@@ -20,6 +20,7 @@ func patchEnv(t *testing.T, files map[string]string) *Env {
 }
 
 func TestApplyPatch(t *testing.T) {
+	t.Parallel()
 	env := patchEnv(t, map[string]string{
 		"main.go":   "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(\"hi\")\n}\n",
 		"old.txt":   "bye\n",
@@ -87,6 +88,7 @@ func TestApplyPatch(t *testing.T) {
 
 // TestApplyPatchAtomic: one bad hunk anywhere and no file changes.
 func TestApplyPatchAtomic(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{"a.txt": "one\ntwo\nthree\n", "b.txt": "alpha\nbeta\n"}
 	env := patchEnv(t, files)
 	patch := `*** Begin Patch
@@ -130,6 +132,7 @@ func TestApplyPatchAtomic(t *testing.T) {
 // TestCommitRollback: should a write fail part way, the files already
 // written are put back.
 func TestCommitRollback(t *testing.T) {
+	t.Parallel()
 	env := testEnv(t)
 	a := filepath.Join(env.Cwd, "a.txt")
 	writeFile(t, a, "old")
@@ -153,6 +156,7 @@ func TestCommitRollback(t *testing.T) {
 }
 
 func TestParsePatch(t *testing.T) {
+	t.Parallel()
 	ops, err := parsePatch("\n*** Begin Patch\r\n*** Update File: a\r\n@@ -1,2 +1,2 @@\r\n x\r\n-y\r\n+z\r\n\r\n\r\n*** Delete File: b\r\n*** End Patch\r\n\n")
 	if err != nil {
 		t.Fatal(err)
@@ -184,6 +188,7 @@ func TestParsePatch(t *testing.T) {
 }
 
 func TestApplyHunks(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, content, patch, want string
 	}{

@@ -17,6 +17,7 @@ import (
 const defsBudget = 8 << 10
 
 func TestDefsBudget(t *testing.T) {
+	t.Parallel()
 	b, err := json.Marshal(builtinDefs())
 	if err != nil {
 		t.Fatal(err)
@@ -30,6 +31,7 @@ func TestDefsBudget(t *testing.T) {
 // TestSchemas: every schema is an object schema that forbids unknown
 // fields and whose required fields are declared.
 func TestSchemas(t *testing.T) {
+	t.Parallel()
 	for _, tool := range Builtins() {
 		d := tool.Def()
 		var s struct {
@@ -59,6 +61,7 @@ func TestSchemas(t *testing.T) {
 // TestBuiltins: the built-ins, in the order they are offered, one name
 // each.
 func TestBuiltins(t *testing.T) {
+	t.Parallel()
 	want := []string{"bash", "read", "write", "edit", "apply_patch", "grep", "glob", "list", "webfetch", "question", "todo", "task"}
 	var got []string
 	for _, d := range builtinDefs() {
@@ -81,6 +84,7 @@ func builtinDefs() []provider.ToolDef {
 // TestInputValidation: Target and Run both refuse inputs the schema does
 // not allow, and say what is wrong.
 func TestInputValidation(t *testing.T) {
+	t.Parallel()
 	env := testEnv(t)
 	tests := []struct {
 		tool  Tool
@@ -124,6 +128,7 @@ func TestInputValidation(t *testing.T) {
 }
 
 func TestTargets(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		tool  Tool
 		input string
@@ -163,6 +168,7 @@ func TestTargets(t *testing.T) {
 }
 
 func TestTruncate(t *testing.T) {
+	t.Parallel()
 	s := strings.Repeat("a", 100) + strings.Repeat("é", 50) + strings.Repeat("z", 100)
 	got, n := truncate(s, 60)
 	if n == 0 || !strings.Contains(got, "bytes omitted") || !strings.HasPrefix(got, strings.Repeat("a", 30)) || !strings.HasSuffix(got, strings.Repeat("z", 30)) {

@@ -6,14 +6,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/oceancode/oceancode/agent/fsguard"
+	"github.com/oceancode/oceancode/agent/fsguard/fsguardtest"
 	"github.com/oceancode/oceancode/agent/gate"
 	"github.com/oceancode/oceancode/agent/permission"
 )
 
 func TestRead(t *testing.T) {
+	t.Parallel()
 	env := testEnv(t)
 	p := filepath.Join(env.Cwd, "a.txt")
 	writeFile(t, p, "one\ntwo\nthree\n"+strings.Repeat("x", 2500)+"\nfive")
@@ -54,6 +55,7 @@ func TestRead(t *testing.T) {
 // TestReadSecretRefused: .env and its variants never reach the model,
 // whether named directly or through a symlink; templates read.
 func TestReadSecretRefused(t *testing.T) {
+	t.Parallel()
 	env := testEnv(t)
 	writeFile(t, filepath.Join(env.Cwd, ".env"), "API_KEY=sk-123")
 	writeFile(t, filepath.Join(env.Cwd, "config/prod.env"), "X=1")
@@ -76,6 +78,7 @@ func TestReadSecretRefused(t *testing.T) {
 
 // TestRefAlias: "@name/rest" reads from the reference root.
 func TestRefAlias(t *testing.T) {
+	t.Parallel()
 	env := testEnv(t)
 	docs, _ := filepath.EvalSymlinks(t.TempDir())
 	writeFile(t, filepath.Join(docs, "guide.md"), "hello docs\n")
@@ -97,6 +100,7 @@ func TestRefAlias(t *testing.T) {
 // outside path and asks under external_directory. The tool opens the
 // resolved path, the one the gate judged.
 func TestSymlinkOutOfProject(t *testing.T) {
+	t.Parallel()
 	env := testEnv(t)
 	outside, _ := filepath.EvalSymlinks(t.TempDir())
 	writeFile(t, filepath.Join(outside, "secret-plan.txt"), "outside\n")
@@ -131,6 +135,7 @@ func TestSymlinkOutOfProject(t *testing.T) {
 }
 
 func TestWrite(t *testing.T) {
+	t.Parallel()
 	env := testEnv(t)
 	r := mustOK(t, run(t, WriteTool{}, env, obj{"path": "deep/er/new.go", "content": "package x\n"}))
 	if r.Content != "created deep/er/new.go (10 bytes)" {
@@ -166,12 +171,11 @@ func TestWrite(t *testing.T) {
 // TestReadBeforeWrite runs the real Tracker: an existing file must be read
 // first; a small file the session itself created (after Start) need not.
 func TestReadBeforeWrite(t *testing.T) {
+	t.Parallel()
 	env := testEnv(t)
 	old := filepath.Join(env.Cwd, "old.txt")
 	writeFile(t, old, "before the session\n")
-	time.Sleep(10 * time.Millisecond)
-	env.Tracker.Start(time.Now())
-	time.Sleep(10 * time.Millisecond)
+	env.Tracker.Start(fsguardtest.BornAfter(t, old))
 
 	for _, tool := range []struct {
 		tool  Tool
@@ -209,6 +213,7 @@ func TestReadBeforeWrite(t *testing.T) {
 // TestStale: a file changed on disk since it was read is refused, even at
 // the same size and mtime.
 func TestStale(t *testing.T) {
+	t.Parallel()
 	env := testEnv(t)
 	p := filepath.Join(env.Cwd, "s.txt")
 	writeFile(t, p, "alpha beta\n")
@@ -237,6 +242,7 @@ func TestStale(t *testing.T) {
 }
 
 func TestEdit(t *testing.T) {
+	t.Parallel()
 	env := testEnv(t)
 	p := filepath.Join(env.Cwd, "e.go")
 	writeFile(t, p, "func a() {\n\treturn 1\n}\n\nfunc b() {\n\treturn 1\n}\n")
@@ -282,6 +288,7 @@ func TestEdit(t *testing.T) {
 }
 
 func TestEditSurvivesTrackerErrors(t *testing.T) {
+	t.Parallel()
 	env := testEnv(t)
 	p := filepath.Join(env.Cwd, "f")
 	writeFile(t, p, "x")

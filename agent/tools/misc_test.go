@@ -12,6 +12,7 @@ import (
 )
 
 func TestWebFetch(t *testing.T) {
+	t.Parallel()
 	mux := http.NewServeMux()
 	mux.HandleFunc("/page", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -66,6 +67,7 @@ func TestWebFetch(t *testing.T) {
 }
 
 func TestHTMLTextHostile(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{"<", "<script>", "<a href='>", "<!--", strings.Repeat("<script>", 10000), strings.Repeat("<b x=\"", 1000), "a<b>c"} {
 		htmlText(s) // must not panic or hang
 	}
@@ -75,6 +77,7 @@ func TestHTMLTextHostile(t *testing.T) {
 }
 
 func TestQuestion(t *testing.T) {
+	t.Parallel()
 	env := testEnv(t)
 	r := mustErr(t, run(t, QuestionTool{}, env, obj{"question": "Which DB?"}))
 	if !strings.Contains(r.Content, "No user can answer") {
@@ -91,6 +94,7 @@ func TestQuestion(t *testing.T) {
 }
 
 func TestTodo(t *testing.T) {
+	t.Parallel()
 	env := testEnv(t)
 	items := []Todo{{"write tests", "done"}, {"fix bug", "in_progress"}, {"docs", "pending"}}
 	r := mustOK(t, run(t, TodoTool{}, env, obj{"todos": items}))
@@ -108,6 +112,7 @@ func TestTodo(t *testing.T) {
 }
 
 func TestTask(t *testing.T) {
+	t.Parallel()
 	env := testEnv(t)
 	r := mustErr(t, run(t, TaskTool{}, env, obj{"prompt": "find x"}))
 	if r.Content != "sub-agents are not available here" {

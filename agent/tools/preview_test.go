@@ -8,6 +8,7 @@ import (
 // TestPreview: what each file tool's call would leave at a path, without
 // touching a file; the same edit logic as the tools' own runs.
 func TestPreview(t *testing.T) {
+	t.Parallel()
 	patch := "*** Begin Patch\n*** Add File: n.txt\n+new\n*** Update File: u.txt\n@@\n a\n-b\n+B\n*** Delete File: d.txt\n" +
 		"*** Update File: m.txt\n*** Move to: moved.txt\n@@\n-x\n+y\n*** End Patch"
 	cases := []struct {

@@ -32,6 +32,7 @@ func searchTree(t *testing.T) *Env {
 }
 
 func TestGrep(t *testing.T) {
+	t.Parallel()
 	env := searchTree(t)
 	r := mustOK(t, run(t, GrepTool{}, env, obj{"pattern": `TODO:? \w+`}))
 	want := "docs/readme.md:1: TODO in docs\nmain.go:2: // TODO: one\npkg/util/x.go:3: // TODO: two\npkg/util/x_test.go:1: package util // TODO: test"
@@ -68,6 +69,7 @@ func TestGrep(t *testing.T) {
 }
 
 func TestGlob(t *testing.T) {
+	t.Parallel()
 	env := searchTree(t)
 	now := time.Now()
 	for i, name := range []string{"main.go", "pkg/util/x.go", "pkg/util/x_test.go"} {
@@ -90,6 +92,7 @@ func TestGlob(t *testing.T) {
 }
 
 func TestGlobMatch(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		pattern, name string
 		want          bool
@@ -118,6 +121,7 @@ func TestGlobMatch(t *testing.T) {
 }
 
 func TestList(t *testing.T) {
+	t.Parallel()
 	env := searchTree(t)
 	r := mustOK(t, run(t, ListTool{}, env, obj{}))
 	lines := strings.Split(r.Content, "\n")
@@ -149,6 +153,7 @@ func TestList(t *testing.T) {
 // below the searched tree is skipped whole, and a search rooted in one is
 // refused.
 func TestGrepSkipsSecretDirs(t *testing.T) {
+	t.Parallel()
 	env := testEnv(t)
 	state := filepath.Join(env.Cwd, "home", ".local", "state", "oceancode")
 	writeFile(t, filepath.Join(state, "server.token"), "TOKEN-abcdef\n")

@@ -222,6 +222,7 @@ func TestAdminAndAgentAgree(t *testing.T) {
 // TestRuleSyntaxAgrees: policycheck.ParseRule accepts exactly the rules the
 // permission engine compiles.
 func TestRuleSyntaxAgrees(t *testing.T) {
+	t.Parallel()
 	tools := []string{"Bash", "bash", "Edit", "Write", "apply_patch", "Read", "Grep", "Glob", "List", "WebFetch", "mcp", "external_directory", "*", "Ba!sh", "my-tool.v2", ""}
 	patterns := []string{"", "*", "**", "src/**", "src/**/*.go", "[", "a[b", "a**", "**/x", "x/**b", "./a/*", "a\\", "git push:*", "x/[a-", "*.env", "a/b/"}
 	for _, tool := range tools {
@@ -240,6 +241,7 @@ func TestRuleSyntaxAgrees(t *testing.T) {
 // TestHostRuleAgrees: policycheck.HostRule accepts exactly the
 // sandbox.allow_hosts entries the egress proxy parses.
 func TestHostRuleAgrees(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{"", "example.com", "api.example.com:443", "*.example.com", "*.com", "Example.COM.", "a_b.example",
 		"http://x", "x/y", "user@x", "x:0", "x:65536", "x:", ":80", "127.0.0.1", "127.1", "2130706433", "0x7f.1", "[::1]", "[::1]:8080",
 		"::1", "fe80::1%eth0", "[fe80::1%eth0]", "[1.2.3.4]", "[::1", "[::1]x", "-a.example", "a-.example", "a*b.example", "münchen.de",

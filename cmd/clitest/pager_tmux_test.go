@@ -120,11 +120,12 @@ func (tm *term) screen() string {
 	return tm.tmux("capture-pane", "-p", "-J", "-S", "-1000", "-t", tm.name)
 }
 
-// waitFor waits (30 s) until the screen contains s and returns it.
+// waitFor waits until the screen contains s (within the hang guard) and
+// returns it.
 func (tm *term) waitFor(s string) string {
 	tm.t.Helper()
 	var last string
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(guard); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		if last = tm.screen(); strings.Contains(last, s) {
 			return last
 		}
@@ -171,6 +172,7 @@ func pagerMachine(t *testing.T, model *providertest.Server) *layerstest.Machine 
 // deny (with a note to the model), Shift+Tab through a locked mode, Ctrl+O
 // refused under the lock, /exit.
 func TestPagerTmux(t *testing.T) {
+	t.Parallel()
 	model := providertest.New(t,
 		providertest.Text("the tide is in and the answer streams"),
 		providertest.Call("bash", map[string]string{"command": "echo once > once.txt"}),
@@ -259,6 +261,7 @@ func TestPagerTmux(t *testing.T) {
 // TestPagerTmuxResume: a session left by one pager is taken up by the next
 // with --continue, its conversation replayed into the scrollback.
 func TestPagerTmuxResume(t *testing.T) {
+	t.Parallel()
 	model := providertest.New(t,
 		providertest.Text("first answer, remembered"),
 		providertest.Text("second answer"),
@@ -304,6 +307,7 @@ func lastRequest(t *testing.T, model *providertest.Server) string {
 // running `oceancode serve`: a prompt streams, an ask is answered in the
 // pager, and another client of the server sees the answer as the pager's.
 func TestPagerTmuxAttach(t *testing.T) {
+	t.Parallel()
 	model := providertest.New(t,
 		providertest.Call("bash", map[string]string{"command": "echo remote > remote.txt"}),
 		providertest.Text("written over the wire"),
@@ -342,6 +346,7 @@ func TestPagerTmuxAttach(t *testing.T) {
 // execs oceancode-pager beside it, with the same arguments and the
 // environment it started with — the model's key included.
 func TestPagerCompanion(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for name, pkg := range map[string]string{"oceancode": "../oceancode", "oceancode-pager": "../oceancode-pager"} {
 		cmd := exec.Command("go", "build", "-tags", hermetictest.BuildTag, "-o", filepath.Join(dir, name), pkg)

@@ -17,6 +17,7 @@ import (
 // without them and records nothing, "y" records the trust (bound to the
 // loosening config's digest), after which it does not ask again.
 func TestPagerTmuxTrust(t *testing.T) {
+	t.Parallel()
 	model := providertest.New(t)
 	m := layerstest.New(t)
 	m.UserConfig(`{"provider": {"mock": {"type": "openai", "base_url": "` + model.OpenAIURL() + `"}}, "model": "mock/m"}`)

@@ -9,6 +9,7 @@ import (
 // oceanadmin simulate describes the simulated machine with --hostname,
 // --group and --agent-version, and reads nothing of the machine it runs on.
 func TestSimulateScopesAndVersion(t *testing.T) {
+	t.Parallel()
 	key := fixedKey("simulate admin")
 	root := t.TempDir()
 	pub := filepath.Join(root, "admin.pub")

@@ -19,6 +19,7 @@ import (
 // to a running session of the real `oceancode serve`; its tools are offered
 // from the next turn, and a call asks (origin runtime) until answered.
 func TestServeAddMCP(t *testing.T) {
+	t.Parallel()
 	model := providertest.New(t,
 		providertest.Call("mcp__rt__echo", map[string]string{"text": "from the runtime server"}),
 		providertest.Text("echoed"),
@@ -77,6 +78,7 @@ func toStrings(v any) []string {
 // the client origin: a call runs without an ask where no mcp rule decides;
 // a name the config already declares is refused, never replaced.
 func TestServeClientMCP(t *testing.T) {
+	t.Parallel()
 	model := providertest.New(t,
 		providertest.Call("mcp__ide__echo", map[string]string{"text": "from the client's server"}),
 		providertest.Text("echoed"),
@@ -105,6 +107,7 @@ func TestServeClientMCP(t *testing.T) {
 // TestServeTelemetry: with telemetry.enabled, serve exports each session's
 // permission decisions to the OTLP/HTTP collector, flushed when it stops.
 func TestServeTelemetry(t *testing.T) {
+	t.Parallel()
 	rcv := otlptest.New()
 	t.Cleanup(rcv.Close)
 	model := providertest.New(t,

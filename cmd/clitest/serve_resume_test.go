@@ -16,6 +16,7 @@ import (
 // resumed after the server restarts on that model, not the default: the
 // record keeps PROVIDER/MODEL and the session factory takes it up.
 func TestServeResumeKeepsModel(t *testing.T) {
+	t.Parallel()
 	def := providertest.New(t, providertest.Text("the default model must not be asked"))
 	other := providertest.New(t,
 		providertest.Call("bash", map[string]string{"command": "echo kept"}),

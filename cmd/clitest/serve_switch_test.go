@@ -16,6 +16,7 @@ import (
 // the modes with their locks, the sandbox and the signed policy; the next
 // turn runs on the new model; GET /api/session lists the session.
 func TestServeSwitches(t *testing.T) {
+	t.Parallel()
 	model := providertest.New(t, providertest.Text("first"), providertest.Text("second"))
 	m := layerstest.New(t)
 	m.ProjectConfig(`{"model": "mock/m", "provider": {"mock": {"type": "openai", "base_url": "` + model.OpenAIURL() + `"}, "other": {"type": "openai", "base_url": "` + model.OpenAIURL() + `"}}}`)

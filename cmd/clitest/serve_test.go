@@ -115,8 +115,8 @@ func startServeBin(t testing.TB, bin string, m *layerstest.Machine, args ...stri
 			t.Fatalf("first stdout line %q, want \"listening on http://127.0.0.1:PORT\"; stderr:\n%s", l, s.stderr.String())
 		}
 		s.Addr, s.URL = addr, "http://"+addr
-	case <-time.After(30 * time.Second):
-		t.Fatalf("serve did not listen within 30s; stderr:\n%s", s.stderr.String())
+	case <-time.After(guard):
+		t.Fatalf("serve did not listen within %v; stderr:\n%s", guard, s.stderr.String())
 	}
 	tok, err := os.ReadFile(filepath.Join(m.Env["XDG_STATE_HOME"], "oceancode", "server.token"))
 	if err != nil {
@@ -127,7 +127,8 @@ func startServeBin(t testing.TB, bin string, m *layerstest.Machine, args ...stri
 	return s
 }
 
-// kill signals the server's process group and waits (5 s) for it to end.
+// kill signals the server's process group and waits for it to end (a
+// SIGKILL after the hang guard).
 func (s *served) kill(sig syscall.Signal) {
 	if s.cmd.Process == nil {
 		return
@@ -135,7 +136,7 @@ func (s *served) kill(sig syscall.Signal) {
 	syscall.Kill(-s.cmd.Process.Pid, sig)
 	select {
 	case <-s.done:
-	case <-time.After(5 * time.Second):
+	case <-time.After(guard):
 		syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
 		<-s.done
 	}
@@ -266,13 +267,13 @@ func (s *served) send(id, text string) {
 // pending waits for a pending ask of the session.
 func (s *served) pending(id string) map[string]any {
 	s.t.Helper()
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(guard); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		p := s.call("GET", "/api/session/"+id+"/permission/pending", nil, 200, "Pending")["pending"].([]any)
 		if len(p) > 0 {
 			return p[0].(map[string]any)
 		}
 	}
-	s.t.Fatalf("no pending ask within 30s; stderr:\n%s", s.stderr.String())
+	s.t.Fatalf("no pending ask within %v; stderr:\n%s", guard, s.stderr.String())
 	return nil
 }
 
@@ -290,6 +291,7 @@ func (s *served) answer(id, ask string, body map[string]string, want int) map[st
 // downgraded, abort, reconnect with Last-Event-ID, and the request checks
 // on every route.
 func TestServe(t *testing.T) {
+	t.Parallel()
 	model := providertest.New(t,
 		providertest.Text("hello from the model"),
 		providertest.Call("bash", map[string]string{"command": "echo one"}),
@@ -304,7 +306,7 @@ func TestServe(t *testing.T) {
 	m.Requirements(1, map[string]any{"disable_bypass_permissions": true})
 	s := startServe(t, m)
 	// stderr is copied by its own goroutine: it may trail the stdout line.
-	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(s.stderr.String(), "server.token") && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(guard); !strings.Contains(s.stderr.String(), "server.token") && time.Now().Before(deadline); {
 		time.Sleep(10 * time.Millisecond)
 	}
 	if !strings.Contains(s.stderr.String(), "server.token") || strings.Contains(s.stderr.String(), s.Token) {
@@ -460,6 +462,7 @@ func (s *served) walkRoutes(id string) {
 // TestServeRestartPendingAsk: the server is killed while an ask is
 // pending; the next start lists it, and answering it finishes the turn.
 func TestServeRestartPendingAsk(t *testing.T) {
+	t.Parallel()
 	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) { restartWithPendingAsk(t, sig) })
 	}
@@ -511,6 +514,7 @@ func restartWithPendingAsk(t *testing.T, sig syscall.Signal) {
 // TestServeStartChecks: the token file (made 0600, reused, refused when
 // others can read it), the loopback default, refused requirements (4).
 func TestServeStartChecks(t *testing.T) {
+	t.Parallel()
 	model := providertest.New(t, providertest.Text("unused"))
 	m := serveMachine(t, model, "")
 	s := startServe(t, m)
@@ -534,7 +538,7 @@ func TestServeStartChecks(t *testing.T) {
 		cmd.Dir, cmd.Env = m.Project, serveEnv(m)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), guard)
 		defer cancel()
 		go func() { <-ctx.Done(); cmd.Process.Kill() }()
 		err := cmd.Run()
@@ -564,6 +568,7 @@ func TestServeStartChecks(t *testing.T) {
 // TestServeLoad: 50 sessions × 10 turns at once on one server; every
 // subscriber gets every event of its session, in order, none lost.
 func TestServeLoad(t *testing.T) {
+	t.Parallel()
 	const sessions, turns = 50, 10
 	model := providertest.NewScript(t, providertest.Script{Loop: true, Turns: []providertest.Turn{providertest.Text("one two three four five six seven eight")}})
 	m := serveMachine(t, model, "")
@@ -668,6 +673,7 @@ func (s *served) loadSession(i, turns int) error {
 // TestServeBadRequestModel: a model the request names wrongly is the
 // client's error (400, naming the field), not a broken configuration.
 func TestServeBadRequestModel(t *testing.T) {
+	t.Parallel()
 	model := providertest.New(t, providertest.Text("unused"))
 	s := startServe(t, serveMachine(t, model, ""))
 	for _, body := range []map[string]any{{"model": "no-slash"}, {"model": "nobody/m"}} {

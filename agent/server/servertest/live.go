@@ -144,11 +144,12 @@ func TurnConfig(o TurnOptions) (agent.Config, error) {
 }
 
 // Until reads events until one of type typ (inclusive) and returns them;
-// the test fails when the channel closes first (err says why) or after 30 s.
+// the test fails when the channel closes first (err says why) or after a
+// 2-minute hang guard.
 func Until(t testing.TB, events <-chan runner.Event, err func() error, typ agent.EventType) []runner.Event {
 	t.Helper()
 	var got []runner.Event
-	timeout := time.After(30 * time.Second)
+	timeout := time.After(2 * time.Minute)
 	for {
 		select {
 		case ev, ok := <-events:
@@ -160,7 +161,7 @@ func Until(t testing.TB, events <-chan runner.Event, err func() error, typ agent
 				return got
 			}
 		case <-timeout:
-			t.Fatalf("no %s event in 30s", typ)
+			t.Fatalf("no %s event in 2 minutes", typ)
 		}
 	}
 }

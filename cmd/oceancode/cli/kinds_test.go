@@ -152,6 +152,7 @@ func TestInspectAndDoctorShowNewKinds(t *testing.T) {
 // command (it approves it without the posture): the command never runs.
 // The real binaries run it, so the bash tool runs under its real sandbox.
 func TestAutoDoesNotLoosenThePosture(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for pkg, name := range map[string]string{"./../../oceancode": "oceancode", "./../../oceancode-model": remote.Binary} {
 		hermetictest.GoBuild(t, filepath.Join(dir, name), pkg)

@@ -20,6 +20,7 @@ import (
 // started during initialisation is taken over, not doubled), with or
 // without the early start, and a missing companion is a clear error.
 func TestModelCompanionBinaries(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for pkg, name := range map[string]string{"./../../oceancode": "oceancode", "./../../oceancode-model": remote.Binary} {
 		hermetictest.GoBuild(t, filepath.Join(dir, name), pkg)

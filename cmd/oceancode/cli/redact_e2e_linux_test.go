@@ -19,6 +19,7 @@ import (
 // client and real tools — for two attacks: secrets through commands, and
 // escape sequences on a terminal.
 func TestRedactEndToEnd(t *testing.T) {
+	t.Parallel()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)

@@ -381,6 +381,7 @@ func TestSessionCloseLeavesEndedSessions(t *testing.T) {
 
 // The docs name the crash report directory doctor reads.
 func TestCrashDirInDocs(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Base(crashDir(&App{Getenv: func(k string) string { return map[string]string{"XDG_STATE_HOME": "/state"}[k] }}))
 	for _, doc := range []string{"sessions.md", "runtime.md"} {
 		b, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", doc))

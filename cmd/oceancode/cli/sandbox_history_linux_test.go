@@ -17,6 +17,7 @@ import (
 // work since a clone is: a commit inside works, and rm -rf .git inside
 // leaves every branch's log on the host.
 func TestSandboxKeepsGitHistory(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("bwrap"); err != nil {
 		t.Fatal("bubblewrap is missing: run scripts/install-bwrap.sh")
 	}

@@ -19,6 +19,7 @@ import (
 // when the exec helper is not installed: the workspace is writable, the
 // host outside it is not.
 func TestSandboxLeanHelper(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("bwrap"); err != nil {
 		t.Fatal("bubblewrap is missing: run scripts/install-bwrap.sh")
 	}

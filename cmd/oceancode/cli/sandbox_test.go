@@ -18,6 +18,7 @@ import (
 )
 
 func TestSandboxPolicyFromFlags(t *testing.T) {
+	t.Parallel()
 	p, err := sandboxPolicy(sandboxOptions{mode: "read-only", network: "on", workspace: "ws", deny: []string{".git"}}, "/home/u/proj")
 	if err != nil {
 		t.Fatal(err)
@@ -39,6 +40,7 @@ func TestSandboxPolicyFromFlags(t *testing.T) {
 // statuses. It fails (does not skip) without bubblewrap: run
 // scripts/install-bwrap.sh.
 func TestSandboxCommandEndToEnd(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS != "linux" {
 		t.Skip("the Linux sandbox runs on Linux")
 	}

@@ -35,6 +35,7 @@ const secretsProbe = `{ read e m < names.txt; echo "== env"; env; for p in /proc
 // and a password in a URL in their environment. The model has bash probe
 // every /proc route, print a file holding the key, and cat .env.
 func TestSecretsStayOutOfTheModel(t *testing.T) {
+	t.Parallel()
 	base := secretenvtest.Dir(t, "oc-secrets-")
 	bin := filepath.Join(base, "bin")
 	for pkg, name := range map[string]string{"./../../oceancode": "oceancode", "./../../oceancode-model": remote.Binary} {
@@ -149,6 +150,7 @@ func grepLines(s, sub string) string {
 // TestSandboxHelperKeepsItsEnvironment: oceancode re-executed as the
 // sandbox helper hands child_env.keep's variables on to the command.
 func TestSandboxHelperKeepsItsEnvironment(t *testing.T) {
+	t.Parallel()
 	if secretenv.SandboxHelperArg != sandbox.HelperArg {
 		t.Fatalf("secretenv.SandboxHelperArg = %q, sandbox.HelperArg = %q", secretenv.SandboxHelperArg, sandbox.HelperArg)
 	}

@@ -13,6 +13,7 @@ import (
 // TestServerToken: the token file is made once (0600, atomically) and
 // reused; a file others could read or replace is refused, never used.
 func TestServerToken(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "state", "oceancode")
 	path := filepath.Join(dir, "server.token")
 	tok, err := serverToken(path)
@@ -79,6 +80,7 @@ func TestServerToken(t *testing.T) {
 // TestServerTokenConcurrentStarts: servers starting at once agree on one
 // token (the file is linked into place exclusively).
 func TestServerTokenConcurrentStarts(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "server.token")
 	const n = 8
 	toks := make([]string, n)
@@ -110,6 +112,7 @@ func writeTokenFile(t *testing.T, path, content string, mode os.FileMode) {
 }
 
 func TestLoopback(t *testing.T) {
+	t.Parallel()
 	for host, want := range map[string]bool{"127.0.0.1": true, "localhost": true, "::1": true, "127.1.2.3": true,
 		"0.0.0.0": false, "": false, "192.168.1.2": false, "example.com": false, "::": false} {
 		if got := loopback(host); got != want {
@@ -121,6 +124,7 @@ func TestLoopback(t *testing.T) {
 // TestInterfaceHosts: a non-loopback bind accepts the machine's addresses
 // with the port as Host, never a name.
 func TestInterfaceHosts(t *testing.T) {
+	t.Parallel()
 	all := interfaceHosts(&net.TCPAddr{IP: net.IPv4zero, Port: 4096})
 	if !slices.Contains(all, "127.0.0.1:4096") {
 		t.Errorf("0.0.0.0:4096 accepts %v, want the interfaces' addresses (127.0.0.1:4096 among them)", all)

@@ -16,6 +16,7 @@ import (
 // that run the real binary never read the host's /etc/oceancode. That a
 // production build has no such code is layers' TestTestManagedDirOnlyInTestBuilds.
 func TestTestBuildUsesItsManagedDir(t *testing.T) {
+	t.Parallel()
 	bin := filepath.Join(t.TempDir(), "oceancode")
 	hermetictest.GoBuild(t, bin, "github.com/oceancode/oceancode/cmd/oceancode")
 	m := layerstest.New(t)
