@@ -32,8 +32,8 @@ import (
 // timeout, compression or certificate is an error at Start. A failed export
 // is not retried (the exit flush has a deadline). An export request is the
 // same protobuf message as TracesData (OTLP: ExportTraceServiceRequest and
-// TracesData are wire-compatible); the receiver in otlptest and the
-// OpenTelemetry Collector in cmd/clitest decode it.
+// TracesData are wire-compatible); the loopback receiver in otlptest
+// decodes it as the collector's ExportTraceServiceRequest.
 type httpClient struct {
 	endpoint string
 	headers  map[string]string
