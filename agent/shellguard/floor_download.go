@@ -91,124 +91,158 @@ func isDecoderName(name string) bool {
 // redirection of its output), so running one later in the same command is
 // floor.
 func (w *walker) noteDownload(argv []word, name string, write, cwd string) {
-	add := func(p string) {
-		if p == "" || p == "-" || p == "/dev/stdout" {
-			return
-		}
-		if r := resolveIn(p, cwd); r != "" {
-			p = r
-		} else {
-			p = path.Clean(p)
-		}
-		w.dlFiles = append(w.dlFiles, p)
-	}
+	d := dlScan{w: w, cwd: cwd, name: name, argv: argv, remoteName: name == "wget" || name == "wget2"}
 	if write != "" {
-		add(write)
-	}
-	urlBase := func(u string) string {
-		if i := strings.IndexAny(u, "?#"); i >= 0 {
-			u = u[:i]
-		}
-		if i := strings.Index(u, "://"); i >= 0 {
-			u = u[i+3:]
-		}
-		u = strings.TrimRight(u, "/")
-		if i := strings.LastIndexByte(u, '/'); i >= 0 {
-			return u[i+1:]
-		}
-		return ""
+		d.add(write)
 	}
 	switch name {
 	case "git":
-		i := gitSubcommand(argv)
-		if i <= 0 || argv[i].val != "clone" {
-			return
-		}
-		var pos []string
-		for j := i + 1; j < len(argv); j++ {
-			v := argv[j].val
-			switch {
-			case v == "-b" || v == "--branch" || v == "-o" || v == "--origin" || v == "-c" || v == "--config" || v == "--depth" || v == "-u" || v == "--upload-pack" || v == "-j" || v == "--jobs" || v == "--reference" || v == "--template" || v == "--separate-git-dir" || v == "--filter":
-				j++
-			case strings.HasPrefix(v, "-"):
-			default:
-				pos = append(pos, v)
-			}
-		}
-		switch {
-		case len(pos) >= 2:
-			add(pos[1])
-		case len(pos) == 1:
-			add(strings.TrimSuffix(urlBase(pos[0]), ".git"))
-		}
-		return
+		d.gitClone()
 	case "curl", "wget", "wget2", "fetch", "aria2c":
-	default:
+		d.downloader()
+	}
+}
+
+// dlScan reads one downloading command's arguments for the files it writes.
+type dlScan struct {
+	w          *walker
+	cwd, name  string
+	argv       []word
+	j          int // the word being read
+	urls       []string
+	remoteName bool   // the file is named after the URL
+	dir        string // the directory it is written into
+	named      bool   // an output file was named
+}
+
+// add records p as downloaded.
+func (d *dlScan) add(p string) {
+	if p == "" || p == "-" || p == "/dev/stdout" {
 		return
 	}
-	var urls []string
-	remoteName := name == "wget" || name == "wget2"
-	dir := ""
-	named := false
-	for j := 1; j < len(argv); j++ {
+	if r := resolveIn(p, d.cwd); r != "" {
+		p = r
+	} else {
+		p = path.Clean(p)
+	}
+	d.w.dlFiles = append(d.w.dlFiles, p)
+}
+
+// next consumes and returns the word after the current one, or "".
+func (d *dlScan) next() string {
+	if d.j+1 < len(d.argv) {
+		d.j++
+		return d.argv[d.j].val
+	}
+	return ""
+}
+
+// urlBase is the last path element of a URL, the name wget and curl -O
+// save it under ("" when the URL has no path).
+func urlBase(u string) string {
+	if i := strings.IndexAny(u, "?#"); i >= 0 {
+		u = u[:i]
+	}
+	if i := strings.Index(u, "://"); i >= 0 {
+		u = u[i+3:]
+	}
+	u = strings.TrimRight(u, "/")
+	if i := strings.LastIndexByte(u, '/'); i >= 0 {
+		return u[i+1:]
+	}
+	return ""
+}
+
+// gitClone records the directory git clone URL [DIR] writes.
+func (d *dlScan) gitClone() {
+	argv := d.argv
+	i := gitSubcommand(argv)
+	if i <= 0 || argv[i].val != "clone" {
+		return
+	}
+	var pos []string
+	for j := i + 1; j < len(argv); j++ {
 		v := argv[j].val
-		next := func() string {
-			if j+1 < len(argv) {
-				j++
-				return argv[j].val
-			}
-			return ""
+		switch {
+		case v == "-b" || v == "--branch" || v == "-o" || v == "--origin" || v == "-c" || v == "--config" || v == "--depth" || v == "-u" || v == "--upload-pack" || v == "-j" || v == "--jobs" || v == "--reference" || v == "--template" || v == "--separate-git-dir" || v == "--filter":
+			j++
+		case strings.HasPrefix(v, "-"):
+		default:
+			pos = append(pos, v)
 		}
+	}
+	switch {
+	case len(pos) >= 2:
+		d.add(pos[1])
+	case len(pos) == 1:
+		d.add(strings.TrimSuffix(urlBase(pos[0]), ".git"))
+	}
+}
+
+// downloader records the files curl, wget, fetch or aria2c write.
+func (d *dlScan) downloader() {
+	name := d.name
+	for d.j = 1; d.j < len(d.argv); d.j++ {
+		v := d.argv[d.j].val
 		switch {
 		case v == "--output" || v == "--output-document" || (v == "-o" && name != "wget") || (v == "-O" && name == "wget"):
-			add(next())
-			named = true
+			d.add(d.next())
+			d.named = true
 		case strings.HasPrefix(v, "--output=") || strings.HasPrefix(v, "--output-document="):
 			_, f, _ := strings.Cut(v, "=")
-			add(f)
-			named = true
+			d.add(f)
+			d.named = true
 		case v == "-P" || v == "--directory-prefix" || v == "--output-dir" || v == "-d" && name == "aria2c" || v == "--dir":
-			dir = next()
+			d.dir = d.next()
 		case strings.HasPrefix(v, "--directory-prefix=") || strings.HasPrefix(v, "--output-dir="):
-			_, dir, _ = strings.Cut(v, "=")
+			_, d.dir, _ = strings.Cut(v, "=")
 		case v == "--remote-name" || v == "--remote-name-all":
-			remoteName = true
+			d.remoteName = true
 		case strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "--") && len(v) > 1:
-			for k := 1; k < len(v); k++ {
-				c := v[k]
-				if name == "curl" && c == 'O' {
-					remoteName = true
-				}
-				if c == 'o' && name != "wget" || c == 'O' && name == "wget" {
-					if k+1 < len(v) {
-						add(v[k+1:])
-					} else {
-						add(next())
-					}
-					named = true
-					break
-				}
-				if name == "curl" && strings.IndexByte("HAeuxXwrEKbcmCyYzUQdFT", c) >= 0 || name == "wget" && strings.IndexByte("aodeiPTtUwQlADIRX", c) >= 0 {
-					if k == len(v)-1 {
-						next()
-					}
-					break
-				}
-			}
+			d.short(v)
 		case strings.Contains(v, "://") || !strings.HasPrefix(v, "-") && strings.Contains(v, "/"):
-			urls = append(urls, v)
+			d.urls = append(d.urls, v)
 		}
 	}
-	if remoteName && !named {
-		for _, u := range urls {
+	if d.remoteName && !d.named {
+		for _, u := range d.urls {
 			b := urlBase(u)
 			if b == "" {
 				b = "index.html"
 			}
-			if dir != "" {
-				b = dir + "/" + b
+			if d.dir != "" {
+				b = d.dir + "/" + b
 			}
-			add(b)
+			d.add(b)
+		}
+	}
+}
+
+// dlValueOpts are the short options of curl and wget that take a value.
+var dlValueOpts = map[string]string{"curl": "HAeuxXwrEKbcmCyYzUQdFT", "wget": "aodeiPTtUwQlADIRX"}
+
+// short reads a bundle of a downloader's short options.
+func (d *dlScan) short(v string) {
+	name := d.name
+	for k := 1; k < len(v); k++ {
+		c := v[k]
+		if name == "curl" && c == 'O' {
+			d.remoteName = true
+		}
+		if c == 'o' && name != "wget" || c == 'O' && name == "wget" {
+			if k+1 < len(v) {
+				d.add(v[k+1:])
+			} else {
+				d.add(d.next())
+			}
+			d.named = true
+			return
+		}
+		if (name == "curl" || name == "wget") && strings.IndexByte(dlValueOpts[name], c) >= 0 {
+			if k == len(v)-1 {
+				d.next()
+			}
+			return
 		}
 	}
 }
