@@ -21,8 +21,7 @@ var longFuncDebt = map[string]bool{
 	"printfOnce": true, "optTable.parse": true,
 	"walker.part": true, "decodeEscapes": true, "walker.stmt1": true,
 	"decoderKind": true, "walker.call": true, "runRow.examples": true,
-	"parseOpts": true, "newTable": true, "walker.peel": true, "walker.emit": true, "walker.redirs": true,
-	"walker.recover": true,
+	"parseOpts": true, "newTable": true,
 }
 
 // TestNoLongFunctions fails when a non-test function in the package tree

@@ -240,6 +240,53 @@ func joinText(a []word) string {
 	return b.String()
 }
 
+// peelStops are the wrapper options after which the wrapper runs no
+// command (sudo -l, command -v, ionice -p PID): the wrapper is the command.
+var peelStops = map[string]bool{"sudo e": true, "sudo edit": true, "sudo l": true, "sudo list": true, "sudo v": true,
+	"sudo validate": true, "sudo k": true, "sudo K": true, "command v": true, "command V": true, "ionice p": true,
+	"ionice P": true, "ionice u": true, "ionice pid": true, "ionice pgid": true, "ionice uid": true}
+
+// peelClearsEnv are the wrapper options that run the command with an empty
+// or reduced environment.
+var peelClearsEnv = map[string]bool{"env i": true, "env ignore-environment": true, "env u": true, "env unset": true,
+	"env P": true, "exec c": true, "command p": true}
+
+// wrapperOpts applies one wrapper's options to p; stop says the wrapper
+// runs no command.
+func (w *walker) wrapperOpts(p *peeled, name string, opts []opt) (stop bool) {
+	for _, o := range opts {
+		key := name + " " + o.name
+		switch {
+		case peelStops[key]:
+			stop = true
+		case peelClearsEnv[key]:
+			p.clearsEnv = true
+		case key == "env C" || key == "env chdir" || key == "sudo D" || key == "sudo chdir":
+			if o.val.known {
+				w.pathArg(o.val.val, true)
+				if r := w.resolve(o.val.val); r != "" {
+					p.cwd = r
+				}
+			}
+		case key == "xargs I":
+			p.xargsRepl = o.val.val
+		case key == "xargs a" || key == "xargs arg-file":
+			if o.val.known {
+				w.pathArg(o.val.val, true)
+			}
+		case key == "time o" || key == "time output":
+			p.write = o.val.text
+			if o.val.known {
+				w.pathArg(o.val.val, true)
+			}
+		}
+		if name == "xargs" && o.name == "i" {
+			p.xargsRepl = "{}"
+		}
+	}
+	return stop
+}
+
 // peel removes wrappers from a.
 func (w *walker) peel(a []word) peeled {
 	p := peeled{argv: a}
@@ -254,37 +301,7 @@ func (w *walker) peel(a []word) peeled {
 		if i >= len(a) && !hasSplit {
 			break // the wrapper runs nothing: it is the command (env, sudo -v)
 		}
-		stop := false
-		for _, o := range opts {
-			switch name + " " + o.name {
-			case "sudo e", "sudo edit", "sudo l", "sudo list", "sudo v", "sudo validate", "sudo k", "sudo K",
-				"command v", "command V", "ionice p", "ionice P", "ionice u", "ionice pid", "ionice pgid", "ionice uid":
-				stop = true
-			case "env i", "env ignore-environment", "env u", "env unset", "env P", "exec c", "command p":
-				p.clearsEnv = true
-			case "env C", "env chdir", "sudo D", "sudo chdir":
-				if o.val.known {
-					w.pathArg(o.val.val, true)
-					if r := w.resolve(o.val.val); r != "" {
-						p.cwd = r
-					}
-				}
-			case "xargs I":
-				p.xargsRepl = o.val.val
-			case "xargs a", "xargs arg-file":
-				if o.val.known {
-					w.pathArg(o.val.val, true)
-				}
-			case "time o", "time output":
-				p.write = o.val.text
-				if o.val.known {
-					w.pathArg(o.val.val, true)
-				}
-			}
-			if name == "xargs" && o.name == "i" {
-				p.xargsRepl = "{}"
-			}
-		}
+		stop := w.wrapperOpts(&p, name, opts)
 		if stop {
 			p.lookup = name == "command"
 			break

@@ -114,6 +114,8 @@ type stmtRedirs struct {
 	hasStdin bool
 }
 
+// redirs evaluates a statement's redirections: what they read, write
+// and open.
 func (w *walker) redirs(s *syntax.Stmt, x ctx) stmtRedirs {
 	var r stmtRedirs
 	if len(s.Redirs) > 0 {
@@ -136,65 +138,78 @@ func (w *walker) redirs(s *syntax.Stmt, x ctx) stmtRedirs {
 		if target.known && (strings.HasPrefix(target.val, "/dev/tcp/") || strings.HasPrefix(target.val, "/dev/udp/")) {
 			r.net = true
 		}
-		switch rd.Op {
-		case syntax.Hdoc, syntax.DashHdoc:
-			if rd.Hdoc != nil {
-				if v, ok := w.staticWord(rd.Hdoc, true); ok {
-					r.stdin, dl = v, false
-				} else {
-					r.stdin = w.slice(rd.Hdoc)
-				}
-			}
-			r.hasStdin, r.stdinDL = !dl, dl
-			continue
-		case syntax.WordHdoc:
-			if rd.Word != nil {
-				if v, ok := w.staticWord(rd.Word, false); ok {
-					r.stdin, dl = v, false
-				} else {
-					r.stdin = w.codeText(rd.Word)
-				}
-				r.hasStdin, r.stdinDL = !dl, dl
-			}
-			continue
-		case syntax.RdrIn, syntax.DplIn:
-			if target.known && rd.Op == syntax.RdrIn {
-				w.pathArg(target.val, true)
-				if p := w.resolve(target.val); p != "" && w.isDownloaded(p) || r.net {
-					dl = true
-				}
-			}
-			if dl {
-				r.stdinDL, r.hasStdin = true, false
-			}
-			continue
-		case syntax.DplOut:
-			// >&2, >&-, 2>&1 duplicate descriptors; >&file writes file.
-			if !target.known || isFD(target.val) {
-				continue
-			}
-		}
-		// An output (or read-write) redirection.
-		if !target.known {
-			if r.write == "" {
-				r.write = target.text
-			}
-			continue
-		}
-		p := w.resolve(target.val)
-		if p != "" && isDevice(p) {
-			r.device = target.val
-			continue
-		}
-		if p != "" && harmlessDev(p) {
-			continue
-		}
-		w.pathArg(target.val, true)
-		if r.write == "" {
-			r.write = target.val
+		if !w.redirIn(&r, rd, target, dl) {
+			w.redirOut(&r, target)
 		}
 	}
 	return r
+}
+
+// redirIn applies an input redirection (here-document, here-string, <
+// file, <&) or a descriptor duplication to r; it says whether rd was one.
+func (w *walker) redirIn(r *stmtRedirs, rd *syntax.Redirect, target word, dl bool) bool {
+	switch rd.Op {
+	case syntax.Hdoc, syntax.DashHdoc:
+		if rd.Hdoc != nil {
+			if v, ok := w.staticWord(rd.Hdoc, true); ok {
+				r.stdin, dl = v, false
+			} else {
+				r.stdin = w.slice(rd.Hdoc)
+			}
+		}
+		r.hasStdin, r.stdinDL = !dl, dl
+		return true
+	case syntax.WordHdoc:
+		if rd.Word != nil {
+			if v, ok := w.staticWord(rd.Word, false); ok {
+				r.stdin, dl = v, false
+			} else {
+				r.stdin = w.codeText(rd.Word)
+			}
+			r.hasStdin, r.stdinDL = !dl, dl
+		}
+		return true
+	case syntax.RdrIn, syntax.DplIn:
+		if target.known && rd.Op == syntax.RdrIn {
+			w.pathArg(target.val, true)
+			if p := w.resolve(target.val); p != "" && w.isDownloaded(p) || r.net {
+				dl = true
+			}
+		}
+		if dl {
+			r.stdinDL, r.hasStdin = true, false
+		}
+		return true
+	case syntax.DplOut:
+		// >&2, >&-, 2>&1 duplicate descriptors; >&file writes file.
+		if !target.known || isFD(target.val) {
+			return true
+		}
+	}
+	return false
+}
+
+// redirOut applies an output (or read-write) redirection to r: the first
+// file it writes, or the device.
+func (w *walker) redirOut(r *stmtRedirs, target word) {
+	if !target.known {
+		if r.write == "" {
+			r.write = target.text
+		}
+		return
+	}
+	p := w.resolve(target.val)
+	if p != "" && isDevice(p) {
+		r.device = target.val
+		return
+	}
+	if p != "" && harmlessDev(p) {
+		return
+	}
+	w.pathArg(target.val, true)
+	if r.write == "" {
+		r.write = target.val
+	}
 }
 
 func (w *walker) redirText(rd *syntax.Redirect) string {
