@@ -23,14 +23,64 @@ type segIn struct {
 	net      bool   // a redirection opens a network connection
 }
 
+// call walks a simple command: its assignments, words and redirections,
+// then classifies it (simple).
 func (w *walker) call(s *syntax.Stmt, ce *syntax.CallExpr, x ctx, r stmtRedirs) {
 	if len(ce.Assigns) == 0 && len(ce.Args) > 0 && len(ce.Args[0].Parts) == 1 {
 		if l, ok := ce.Args[0].Parts[0].(*syntax.Lit); ok && reservedStart(l.Value) {
 			w.bashSyntax("the reserved word " + quote(l.Value) + " where a command starts")
 		}
 	}
-	danger := ""
-	var prefix []prefixVar // NAME=value CMD with a known value
+	danger, prefix := w.callAssigns(ce, x)
+	args, mark := w.evalWords(ce.Args, x)
+	// One deferred call, not one per prefix variable: a defer in a loop
+	// makes every defer of the function a heap-allocated record.
+	var saved []savedVar
+	defer w.endCall(mark, &saved)
+	in := segIn{raw: w.slice(s), redirs: r.texts, write: r.write, device: r.device, net: r.net}
+	if r.write != "" {
+		app := false
+		for _, rd := range s.Redirs {
+			if rd.Op == syntax.AppOut {
+				app = true
+			}
+		}
+		w.noteWritten(ce, r, x, app)
+	}
+	if len(args) > 0 && len(prefix) > 0 {
+		// NAME=value CMD: the command (and the scripts it runs) sees the
+		// value; its own words were expanded before.
+		w.envRuns(prefix, x)
+		for _, pv := range prefix {
+			old, had := w.vars[pv.name]
+			w.setVar(pv.name, pv.val)
+			saved = append(saved, savedVar{pv.name, old, had})
+		}
+	}
+	if r.hasStdin || r.stdinDL {
+		x.stdin, x.hasStdin, x.stdinDL = r.stdin, r.hasStdin, r.stdinDL
+	}
+	if len(args) > 0 {
+		w.builtinNameRisk(args)
+		w.printfAssign(args, x.cond)
+		w.readAssign(args, x)
+	}
+	in.ask = w.takeExec(in.raw)
+	if len(args) == 0 {
+		// NAME=CMD alone: later commands of the shell see it.
+		w.envRuns(w.knownAssigns(ce.Assigns), x)
+		in.assign = true
+		w.emit(nil, x, in, peeled{danger: danger})
+		return
+	}
+	w.simple(args, x, in, danger)
+}
+
+// callAssigns walks a simple command's NAME=value words: alone they
+// assign shell variables; before a command they are returned as prefix
+// (when literal), and danger names the first that changes what the
+// command runs (PATH, LD_PRELOAD, …).
+func (w *walker) callAssigns(ce *syntax.CallExpr, x ctx) (danger string, prefix []prefixVar) {
 	for _, a := range ce.Assigns {
 		if a.Array != nil {
 			w.walkNodeSubsts(a.Array, x)
@@ -75,48 +125,7 @@ func (w *walker) call(s *syntax.Stmt, ce *syntax.CallExpr, x ctx, r stmtRedirs) 
 			}
 		}
 	}
-	args, mark := w.evalWords(ce.Args, x)
-	// One deferred call, not one per prefix variable: a defer in a loop
-	// makes every defer of the function a heap-allocated record.
-	var saved []savedVar
-	defer w.endCall(mark, &saved)
-	in := segIn{raw: w.slice(s), redirs: r.texts, write: r.write, device: r.device, net: r.net}
-	if r.write != "" {
-		app := false
-		for _, rd := range s.Redirs {
-			if rd.Op == syntax.AppOut {
-				app = true
-			}
-		}
-		w.noteWritten(ce, r, x, app)
-	}
-	if len(args) > 0 && len(prefix) > 0 {
-		// NAME=value CMD: the command (and the scripts it runs) sees the
-		// value; its own words were expanded before.
-		w.envRuns(prefix, x)
-		for _, pv := range prefix {
-			old, had := w.vars[pv.name]
-			w.setVar(pv.name, pv.val)
-			saved = append(saved, savedVar{pv.name, old, had})
-		}
-	}
-	if r.hasStdin || r.stdinDL {
-		x.stdin, x.hasStdin, x.stdinDL = r.stdin, r.hasStdin, r.stdinDL
-	}
-	if len(args) > 0 {
-		w.builtinNameRisk(args)
-		w.printfAssign(args, x.cond)
-		w.readAssign(args, x)
-	}
-	in.ask = w.takeExec(in.raw)
-	if len(args) == 0 {
-		// NAME=CMD alone: later commands of the shell see it.
-		w.envRuns(w.knownAssigns(ce.Assigns), x)
-		in.assign = true
-		w.emit(nil, x, in, peeled{danger: danger})
-		return
-	}
-	w.simple(args, x, in, danger)
+	return danger, prefix
 }
 
 // simple peels wrappers off one command and classifies it, recursing into
