@@ -612,37 +612,15 @@ func decoderKind(argv []string) string {
 		return ""
 	}
 	name := strings.ToLower(base(argv[0]))
-	has := func(short string, long ...string) bool {
-		for _, a := range argv[1:] {
-			if a == "--" {
-				return false
-			}
-			if strings.HasPrefix(a, "--") {
-				n, _, _ := strings.Cut(a[2:], "=")
-				for _, l := range long {
-					if n != "" && strings.HasPrefix(l, n) {
-						return true
-					}
-				}
-				continue
-			}
-			if len(a) > 1 && a[0] == '-' && strings.ContainsAny(a[1:], short) {
-				return true
-			}
+	if r, ok := decoderRules[name]; ok {
+		if r.short == "" || decoderHas(argv, r.short, r.long...) {
+			return r.kind
 		}
-		return false
+		return ""
 	}
 	switch name {
-	case "base64", "gbase64":
-		if has("dD", "decode") {
-			return "base64"
-		}
-	case "base32":
-		if has("d", "decode") {
-			return "base32"
-		}
 	case "basenc":
-		if has("d", "decode") {
+		if decoderHas(argv, "d", "decode") {
 			for _, a := range argv[1:] {
 				if a == "--base64" {
 					return "base64"
@@ -654,51 +632,85 @@ func decoderKind(argv []string) string {
 			return "other"
 		}
 	case "xxd":
-		if has("r", "revert") {
-			if has("p", "plain", "postscript", "ps") {
+		if decoderHas(argv, "r", "revert") {
+			if decoderHas(argv, "p", "plain", "postscript", "ps") {
 				return "hex"
 			}
 			return "other"
 		}
-	case "gunzip", "zcat", "gzcat":
-		return "gzip"
-	case "gzip", "pigz":
-		if has("d", "decompress", "uncompress") {
-			return "gzip"
-		}
-	case "bunzip2", "bzcat":
-		return "bzip2"
-	case "bzip2":
-		if has("d", "decompress") {
-			return "bzip2"
-		}
-	case "unxz", "xzcat", "lzcat", "unlzma", "unzstd", "zstdcat", "uncompress", "uudecode", "lz4cat", "unlz4", "brotli":
-		if name != "brotli" || has("d", "decompress") {
-			return "other"
-		}
-	case "xz", "lzma", "zstd", "lz4":
-		if has("d", "decompress", "uncompress") {
-			return "other"
-		}
 	case "openssl":
-		for _, a := range argv[1:] {
-			if a == "-d" || a == "-decrypt" || a == "--decrypt" {
+		return opensslDecodes(argv)
+	}
+	return ""
+}
+
+// decoderRule is one decoding program: the options that make it decode
+// (none: it always decodes) and what it decodes.
+type decoderRule struct {
+	short string   // short option letters, any of which decodes
+	long  []string // long options (any prefix) that decode
+	kind  string   // base64, base32, gzip, bzip2 or other
+}
+
+// decoderRules are the decoders decided by their options alone (basenc,
+// xxd and openssl need more, see decoderKind).
+var decoderRules = func() map[string]decoderRule {
+	m := map[string]decoderRule{}
+	add := func(r decoderRule, names ...string) {
+		for _, n := range names {
+			m[n] = r
+		}
+	}
+	add(decoderRule{"dD", []string{"decode"}, "base64"}, "base64", "gbase64")
+	add(decoderRule{"d", []string{"decode"}, "base32"}, "base32")
+	add(decoderRule{kind: "gzip"}, "gunzip", "zcat", "gzcat")
+	add(decoderRule{"d", []string{"decompress", "uncompress"}, "gzip"}, "gzip", "pigz")
+	add(decoderRule{kind: "bzip2"}, "bunzip2", "bzcat")
+	add(decoderRule{"d", []string{"decompress"}, "bzip2"}, "bzip2")
+	add(decoderRule{kind: "other"}, "unxz", "xzcat", "lzcat", "unlzma", "unzstd", "zstdcat", "uncompress", "uudecode", "lz4cat", "unlz4", "rot13")
+	add(decoderRule{"d", []string{"decompress"}, "other"}, "brotli")
+	add(decoderRule{"d", []string{"decompress", "uncompress"}, "other"}, "xz", "lzma", "zstd", "lz4")
+	add(decoderRule{"d", []string{"decrypt"}, "other"}, "gpg", "gpg2", "age", "rage")
+	return m
+}()
+
+// decoderHas says whether argv has one of the short option letters or a
+// prefix of one of the long options, before --.
+func decoderHas(argv []string, short string, long ...string) bool {
+	for _, a := range argv[1:] {
+		if a == "--" {
+			return false
+		}
+		if strings.HasPrefix(a, "--") {
+			n, _, _ := strings.Cut(a[2:], "=")
+			for _, l := range long {
+				if n != "" && strings.HasPrefix(l, n) {
+					return true
+				}
+			}
+			continue
+		}
+		if len(a) > 1 && a[0] == '-' && strings.ContainsAny(a[1:], short) {
+			return true
+		}
+	}
+	return false
+}
+
+// opensslDecodes: openssl -d (any subcommand), and openssl base64, enc,
+// smime or cms with -d.
+func opensslDecodes(argv []string) string {
+	for _, a := range argv[1:] {
+		if a == "-d" || a == "-decrypt" || a == "--decrypt" {
+			return "other"
+		}
+	}
+	if len(argv) > 1 && (argv[1] == "base64" || argv[1] == "enc" || argv[1] == "smime" || argv[1] == "cms") {
+		for _, a := range argv[2:] {
+			if a == "-d" {
 				return "other"
 			}
 		}
-		if len(argv) > 1 && (argv[1] == "base64" || argv[1] == "enc" || argv[1] == "smime" || argv[1] == "cms") {
-			for _, a := range argv[2:] {
-				if a == "-d" {
-					return "other"
-				}
-			}
-		}
-	case "gpg", "gpg2", "age", "rage":
-		if has("d", "decrypt") {
-			return "other"
-		}
-	case "rot13":
-		return "other"
 	}
 	return ""
 }
