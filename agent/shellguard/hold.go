@@ -70,8 +70,11 @@ var holdSubRules = []holdSubRule{
 		"installs system packages"},
 }
 
-// holdSubs is holdSubRules by program, then subcommand.
-var holdSubs = func() map[string]map[string]string {
+// holdSubs is holdSubRules by program, then subcommand, built with the
+// other tables on the first New (initHoldSubs).
+var holdSubs map[string]map[string]string
+
+func initHoldSubs() {
 	m := map[string]map[string]string{}
 	for _, r := range holdSubRules {
 		for _, n := range r.names {
@@ -83,8 +86,8 @@ var holdSubs = func() map[string]map[string]string {
 			}
 		}
 	}
-	return m
-}()
+	holdSubs = m
+}
 
 // holdRemote are the programs that reach another machine.
 var holdRemote = map[string]bool{"ssh": true, "scp": true, "sftp": true, "mosh": true, "slogin": true, "nc": true, "ncat": true,

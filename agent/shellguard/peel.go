@@ -94,26 +94,9 @@ func parseOpts(a []word, s *wrapSpec) (int, []opt, []int, bool) {
 			break
 		}
 		if strings.HasPrefix(v, "--") {
-			name, val, eq := strings.Cut(v[2:], "=")
-			name = longPrefix(s, name) // getopt_long: a unique prefix is the option
-			switch {
-			case contains(s.longArg, name):
-				if eq {
-					opts = append(opts, opt{name: name, val: word{val: val, text: val, lit: true, known: true}, has: true})
-					i++
-				} else if i+1 < len(a) {
-					opts = append(opts, opt{name: name, val: a[i+1], has: true})
-					i += 2
-				} else {
-					i++
-				}
-			case contains(s.longBool, name):
-				opts = append(opts, opt{name: name})
-				i++
-			default:
-				uncertain = true
-				i++
-			}
+			var unc bool
+			i, opts, unc = wrapLong(a, i, s, opts)
+			uncertain = uncertain || unc
 			continue
 		}
 		if s.numOpt && v[1] >= '0' && v[1] <= '9' {
@@ -121,27 +104,9 @@ func parseOpts(a []word, s *wrapSpec) (int, []opt, []int, bool) {
 			continue
 		}
 		i++
-		for j := 1; j < len(v); j++ {
-			c := v[j]
-			switch {
-			case strings.IndexByte(s.shortArg, c) >= 0:
-				if j+1 < len(v) {
-					rest := v[j+1:]
-					opts = append(opts, opt{name: string(c), val: word{val: rest, text: rest, lit: true, known: true}, has: true})
-				} else if i < len(a) {
-					opts = append(opts, opt{name: string(c), val: a[i], has: true})
-					i++
-				}
-				j = len(v)
-			case strings.IndexByte(s.shortOpt, c) >= 0:
-				opts = append(opts, opt{name: string(c)})
-				j = len(v)
-			case strings.IndexByte(s.shortBool, c) >= 0:
-				opts = append(opts, opt{name: string(c)})
-			default:
-				uncertain = true
-			}
-		}
+		var unc bool
+		i, opts, unc = wrapShort(a, i, v, s, opts)
+		uncertain = uncertain || unc
 	}
 	if s.assigns {
 		for i < len(a) && a[i].known && isAssignWord(a[i].val) {
@@ -153,6 +118,60 @@ func parseOpts(a []word, s *wrapSpec) (int, []opt, []int, bool) {
 		i++
 	}
 	return i, opts, assigns, uncertain
+}
+
+// wrapLong reads the wrapper's long option at a[i] (a unique prefix names
+// it, as getopt_long); it returns the next index, opts with the option,
+// and whether the option is unknown.
+func wrapLong(a []word, i int, s *wrapSpec, opts []opt) (int, []opt, bool) {
+	name, val, eq := strings.Cut(a[i].val[2:], "=")
+	name = longPrefix(s, name) // getopt_long: a unique prefix is the option
+	switch {
+	case contains(s.longArg, name):
+		if eq {
+			opts = append(opts, opt{name: name, val: word{val: val, text: val, lit: true, known: true}, has: true})
+			i++
+		} else if i+1 < len(a) {
+			opts = append(opts, opt{name: name, val: a[i+1], has: true})
+			i += 2
+		} else {
+			i++
+		}
+	case contains(s.longBool, name):
+		opts = append(opts, opt{name: name})
+		i++
+	default:
+		return i + 1, opts, true
+	}
+	return i, opts, false
+}
+
+// wrapShort reads the cluster of short options v (a[i-1]); i is the next
+// word, which a last option with a value takes.
+func wrapShort(a []word, i int, v string, s *wrapSpec, opts []opt) (int, []opt, bool) {
+	uncertain := false
+	for j := 1; j < len(v); j++ {
+		c := v[j]
+		switch {
+		case strings.IndexByte(s.shortArg, c) >= 0:
+			if j+1 < len(v) {
+				rest := v[j+1:]
+				opts = append(opts, opt{name: string(c), val: word{val: rest, text: rest, lit: true, known: true}, has: true})
+			} else if i < len(a) {
+				opts = append(opts, opt{name: string(c), val: a[i], has: true})
+				i++
+			}
+			j = len(v)
+		case strings.IndexByte(s.shortOpt, c) >= 0:
+			opts = append(opts, opt{name: string(c)})
+			j = len(v)
+		case strings.IndexByte(s.shortBool, c) >= 0:
+			opts = append(opts, opt{name: string(c)})
+		default:
+			uncertain = true
+		}
+	}
+	return i, opts, uncertain
 }
 
 // longPrefix resolves a unique prefix of one of s's long options (the

@@ -653,8 +653,11 @@ type decoderRule struct {
 }
 
 // decoderRules are the decoders decided by their options alone (basenc,
-// xxd and openssl need more, see decoderKind).
-var decoderRules = func() map[string]decoderRule {
+// xxd and openssl need more, see decoderKind), built with the other tables
+// on the first New (initDecoderRules).
+var decoderRules map[string]decoderRule
+
+func initDecoderRules() {
 	m := map[string]decoderRule{}
 	add := func(r decoderRule, names ...string) {
 		for _, n := range names {
@@ -671,8 +674,8 @@ var decoderRules = func() map[string]decoderRule {
 	add(decoderRule{"d", []string{"decompress"}, "other"}, "brotli")
 	add(decoderRule{"d", []string{"decompress", "uncompress"}, "other"}, "xz", "lzma", "zstd", "lz4")
 	add(decoderRule{"d", []string{"decrypt"}, "other"}, "gpg", "gpg2", "age", "rage")
-	return m
-}()
+	decoderRules = m
+}
 
 // decoderHas says whether argv has one of the short option letters or a
 // prefix of one of the long options, before --.
