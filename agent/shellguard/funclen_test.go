@@ -16,11 +16,6 @@ import (
 // of attack gets hard to add, so the limit is enforced here, not by review.
 const maxFuncLines = 80
 
-// longFuncDebt lists the functions still being split; it only shrinks.
-var longFuncDebt = map[string]bool{
-	"printfOnce": true, "decodeEscapes": true,
-}
-
 // TestNoLongFunctions fails when a non-test function in the package tree
 // runs over maxFuncLines.
 func TestNoLongFunctions(t *testing.T) {
@@ -47,7 +42,6 @@ func TestNoLongFunctions(t *testing.T) {
 			}
 			checked++
 			start, end := fset.Position(fd.Pos()).Line, fset.Position(fd.End()).Line
-			n := end - start + 1
 			name := fd.Name.Name
 			if fd.Recv != nil {
 				recv := fd.Recv.List[0].Type
@@ -58,12 +52,7 @@ func TestNoLongFunctions(t *testing.T) {
 					name = id.Name + "." + name
 				}
 			}
-			if longFuncDebt[name] {
-				if n <= maxFuncLines {
-					t.Errorf("%s:%d: %s is now %d lines: remove it from longFuncDebt", p, start, name, n)
-				}
-				continue
-			}
+			n := end - start + 1
 			if n > maxFuncLines {
 				t.Errorf("%s:%d: %s is %d lines, over %d: split it", p, start, name, n, maxFuncLines)
 			}
