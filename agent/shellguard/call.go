@@ -23,58 +23,15 @@ type segIn struct {
 	net      bool   // a redirection opens a network connection
 }
 
+// call walks a simple command: its assignments, words and redirections,
+// then classifies it (simple).
 func (w *walker) call(s *syntax.Stmt, ce *syntax.CallExpr, x ctx, r stmtRedirs) {
 	if len(ce.Assigns) == 0 && len(ce.Args) > 0 && len(ce.Args[0].Parts) == 1 {
 		if l, ok := ce.Args[0].Parts[0].(*syntax.Lit); ok && reservedStart(l.Value) {
 			w.bashSyntax("the reserved word " + quote(l.Value) + " where a command starts")
 		}
 	}
-	danger := ""
-	var prefix []prefixVar // NAME=value CMD with a known value
-	for _, a := range ce.Assigns {
-		if a.Array != nil {
-			w.walkNodeSubsts(a.Array, x)
-			if a.Name != nil && len(ce.Args) == 0 {
-				if a.Append {
-					w.forgetArray(a.Name.Value)
-				} else {
-					w.assignArray(a.Name.Value, a.Array, x)
-				}
-			}
-		}
-		if a.Index != nil {
-			w.walkNodeSubsts(a.Index, x)
-			if a.Name != nil && len(ce.Args) == 0 {
-				w.forgetArray(a.Name.Value)
-			}
-		}
-		if a.Index != nil {
-			w.arithRisk(a.Index)
-		}
-		var v []word
-		if a.Value != nil {
-			v = []word{w.evalOne(a.Value, x)}
-		}
-		if a.Name == nil {
-			continue
-		}
-		if len(ce.Args) > 0 && len(v) == 1 && v[0].known && a.Array == nil && a.Index == nil {
-			prefix = append(prefix, prefixVar{a.Name.Value, v[0].val})
-		}
-		if dangerousEnv(a.Name.Value) && danger == "" {
-			danger = a.Name.Value
-		}
-		if len(ce.Args) == 0 && a.Array == nil && a.Index == nil && !a.Append {
-			if len(v) == 1 {
-				w.assignVar(a.Name.Value, v[0].val, v[0].known, x.cond)
-				w.noteDLVar(a.Name.Value, v[0])
-			} else if a.Value == nil {
-				w.assignVar(a.Name.Value, "", true, x.cond)
-			} else {
-				w.assignVar(a.Name.Value, "", false, x.cond)
-			}
-		}
-	}
+	danger, prefix := w.callAssigns(ce, x)
 	args, mark := w.evalWords(ce.Args, x)
 	// One deferred call, not one per prefix variable: a defer in a loop
 	// makes every defer of the function a heap-allocated record.
@@ -119,6 +76,58 @@ func (w *walker) call(s *syntax.Stmt, ce *syntax.CallExpr, x ctx, r stmtRedirs) 
 	w.simple(args, x, in, danger)
 }
 
+// callAssigns walks a simple command's NAME=value words: alone they
+// assign shell variables; before a command they are returned as prefix
+// (when literal), and danger names the first that changes what the
+// command runs (PATH, LD_PRELOAD, …).
+func (w *walker) callAssigns(ce *syntax.CallExpr, x ctx) (danger string, prefix []prefixVar) {
+	for _, a := range ce.Assigns {
+		if a.Array != nil {
+			w.walkNodeSubsts(a.Array, x)
+			if a.Name != nil && len(ce.Args) == 0 {
+				if a.Append {
+					w.forgetArray(a.Name.Value)
+				} else {
+					w.assignArray(a.Name.Value, a.Array, x)
+				}
+			}
+		}
+		if a.Index != nil {
+			w.walkNodeSubsts(a.Index, x)
+			if a.Name != nil && len(ce.Args) == 0 {
+				w.forgetArray(a.Name.Value)
+			}
+		}
+		if a.Index != nil {
+			w.arithRisk(a.Index)
+		}
+		var v []word
+		if a.Value != nil {
+			v = []word{w.evalOne(a.Value, x)}
+		}
+		if a.Name == nil {
+			continue
+		}
+		if len(ce.Args) > 0 && len(v) == 1 && v[0].known && a.Array == nil && a.Index == nil {
+			prefix = append(prefix, prefixVar{a.Name.Value, v[0].val})
+		}
+		if dangerousEnv(a.Name.Value) && danger == "" {
+			danger = a.Name.Value
+		}
+		if len(ce.Args) == 0 && a.Array == nil && a.Index == nil && !a.Append {
+			if len(v) == 1 {
+				w.assignVar(a.Name.Value, v[0].val, v[0].known, x.cond)
+				w.noteDLVar(a.Name.Value, v[0])
+			} else if a.Value == nil {
+				w.assignVar(a.Name.Value, "", true, x.cond)
+			} else {
+				w.assignVar(a.Name.Value, "", false, x.cond)
+			}
+		}
+	}
+	return danger, prefix
+}
+
 // simple peels wrappers off one command and classifies it, recursing into
 // the scripts it runs (bash -c, eval, here-docs fed to a shell, find -exec).
 func (w *walker) simple(args []word, x ctx, in segIn, danger string) {
@@ -129,10 +138,9 @@ func (w *walker) simple(args []word, x ctx, in segIn, danger string) {
 	if p.danger == "" {
 		p.danger = danger
 	}
-	argv := p.argv
-	name := cmdName(argv[0])
-	lname := strings.ToLower(name)
-
+	sc := simpleCall{w: w, x: x, in: in, p: p, argv: p.argv}
+	sc.name = cmdName(sc.argv[0])
+	sc.lname = strings.ToLower(sc.name)
 	if p.xargs && x.hasStdin {
 		nul := false
 		for _, wr := range p.wrappers {
@@ -140,26 +148,61 @@ func (w *walker) simple(args []word, x ctx, in segIn, danger string) {
 				nul = true
 			}
 		}
-		argv = xargsInput(argv, x.stdin, p.xargsRepl, nul)
-		p.argv = argv
+		sc.argv = xargsInput(sc.argv, x.stdin, p.xargsRepl, nul)
+		sc.p.argv = sc.argv
 	}
-
-	inner := func(extra string) ctx {
-		y := ctx{redirs: x.redirs, write: x.write, danger: x.danger}
-		if p.danger != "" {
-			y.danger = p.danger
-		}
-		y.wrappers = append(append(append([]string(nil), x.wrappers...), p.wrappers...), extra)
-		y.layers = append(append(append([]string(nil), x.layers...), p.layers...), joinText(argv))
-		if len(in.redirs) > 0 {
-			y.redirs = append(append([]string(nil), x.redirs...), in.redirs...)
-		}
-		if in.write != "" {
-			y.write = in.write
-		}
-		return y
+	sc.nested()
+	if sc.in.net && (isShell(sc.lname) || isInterpreter(sc.lname)) {
+		sc.floor("runs a shell on a network connection")
 	}
+	if sc.runner() {
+		return
+	}
+	w.emit(sc.argv, x, sc.in, sc.p)
+	sc.after()
+}
 
+// simpleCall is one simple command while simple classifies it: the peeled
+// words and what the cases below learn about the segment.
+type simpleCall struct {
+	w           *walker
+	x           ctx
+	in          segIn
+	p           peeled
+	argv        []word
+	name, lname string
+}
+
+// inner is the context of a script the command runs; extra names the
+// layer ("bash -c", "eval", "alias x").
+func (sc *simpleCall) inner(extra string) ctx {
+	x, p, in := &sc.x, &sc.p, &sc.in
+	y := ctx{redirs: x.redirs, write: x.write, danger: x.danger}
+	if p.danger != "" {
+		y.danger = p.danger
+	}
+	y.wrappers = append(append(append([]string(nil), x.wrappers...), p.wrappers...), extra)
+	y.layers = append(append(append([]string(nil), x.layers...), p.layers...), joinText(sc.argv))
+	if len(in.redirs) > 0 {
+		y.redirs = append(append([]string(nil), x.redirs...), in.redirs...)
+	}
+	if in.write != "" {
+		y.write = in.write
+	}
+	return y
+}
+
+// floor presets the segment's floor verdict: the command is a shell or
+// program running a download (ShapePipeToShell); why is the reason's tail.
+func (sc *simpleCall) floor(why string) {
+	sc.in.shape, sc.in.reason = ShapePipeToShell, "floor: "+quote(joinText(sc.argv))+" "+why
+}
+
+// nested walks what the command runs besides its own verdict: an alias it
+// defined, its NAME=CMD environment, sudo -s words, the runTable's
+// commands, a shell a wrapper runs, toybox's applet.
+func (sc *simpleCall) nested() {
+	w, argv, name, lname, p := sc.w, sc.argv, sc.name, sc.lname, &sc.p
 	if v, ok := w.aliases[name]; ok && !w.funcs[name] && len(p.wrappers) == 0 {
 		// An alias the command defined: bash expands it only on a later
 		// line and with shopt -s expand_aliases, the guard always does.
@@ -169,11 +212,11 @@ func (w *walker) simple(args []word, x ctx, in segIn, danger string) {
 			code = append(code, w.wordCode(a))
 		}
 		delete(w.aliases, name) // bash does not expand an alias inside itself
-		w.code(strings.Join(code, " "), inner("alias "+name), true)
+		w.code(strings.Join(code, " "), sc.inner("alias "+name), true)
 		w.aliases[name] = v
 	}
 	if len(p.envs) > 0 {
-		w.envRuns(p.envs, inner(""))
+		w.envRuns(p.envs, sc.inner(""))
 	}
 	if p.line != "" && len(argv) > 0 {
 		// sudo -s CMD…: the words are joined and run by a shell.
@@ -181,137 +224,51 @@ func (w *walker) simple(args []word, x ctx, in segIn, danger string) {
 		for _, a := range argv {
 			code = append(code, w.wordCode(a))
 		}
-		w.code(strings.Join(code, " "), inner(p.line), false)
+		w.code(strings.Join(code, " "), sc.inner(p.line), false)
 	}
-	if !w.runs(lname, argv, inner) && execWrapper(lname) {
+	if !w.runs(lname, argv, sc.inner) && execWrapper(lname) {
 		// chroot / sh -c '…', runuser -u x -- bash -c '…': the first shell
 		// or eval among the later words runs a script.
 		for j := 1; j < len(argv); j++ {
 			if n := strings.ToLower(cmdName(argv[j])); isShell(n) || n == "eval" {
 				sub := append([]word(nil), argv[j:]...)
-				w.simple(sub, inner(lname), segIn{raw: joinText(sub)}, "")
+				w.simple(sub, sc.inner(lname), segIn{raw: joinText(sub)}, "")
 				break
 			}
 		}
 	}
 	if lname == "toybox" && len(argv) > 1 {
 		sub := append([]word(nil), argv[1:]...)
-		w.simple(sub, inner("toybox"), segIn{raw: joinText(sub), redirs: in.redirs, write: in.write, device: in.device}, "")
+		in := &sc.in
+		w.simple(sub, sc.inner("toybox"), segIn{raw: joinText(sub), redirs: in.redirs, write: in.write, device: in.device}, "")
 	}
+}
 
-	if in.net && (isShell(lname) || isInterpreter(lname)) {
-		in.shape, in.reason = ShapePipeToShell, "floor: "+quote(joinText(argv))+" runs a shell on a network connection"
-	}
-
+// runner handles the commands that run code given as words or on stdin
+// (shells, eval, source, interpreters, trap, alias); done says the script
+// was walked and the command emitted.
+func (sc *simpleCall) runner() (done bool) {
+	lname, argv := sc.lname, sc.argv
 	switch {
 	case isShell(lname):
-		sa := shellArgs(argv)
-		switch {
-		case sa.code > 0:
-			cw := argv[sa.code]
-			if p.xargs && x.stdinDL {
-				in.shape, in.reason = ShapePipeToShell, "floor: "+quote(joinText(argv))+" runs code xargs reads from a download or decoder"
-				break
-			}
-			if cw.dl {
-				in.shape, in.reason = ShapePipeToShell, "floor: "+quote(joinText(argv))+" runs a downloaded or decoded script"
-				break
-			}
-			w.emitUnlessFloor(in, x, p)
-			w.secretShellArgs(argv[sa.code+1:], in.raw) // secretfiles.go
-			y := inner(name + " -c")
-			y.stdinDL, y.stdin, y.hasStdin = x.stdinDL, x.stdin, x.hasStdin // the script's stdin is the shell's
-			if rest := argv[sa.code+1:]; len(rest) > 0 {
-				saved := w.bindArgs(&rest[0], rest[1:])
-				w.code(w.wordCode(cw), y, false)
-				w.restoreArgs(saved)
-			} else {
-				w.code(w.wordCode(cw), y, false)
-			}
-			return
-		case sa.script > 0:
-			if argv[sa.script].dl || x.stdinDL && stdinPath(argv[sa.script].val) {
-				in.shape, in.reason = ShapePipeToShell, "floor: "+quote(joinText(argv))+" runs a downloaded or decoded script"
-			} else if src, ok := w.fileCode(argv[sa.script], x); ok {
-				w.code(src, inner(name+" <(…)"), false)
-			} else if src, ok := w.writtenCode(argv[sa.script]); ok {
-				w.code(src, inner(name+" "+argv[sa.script].val), false)
-			}
-		default: // the program comes from stdin
-			if x.stdinDL {
-				in.shape, in.reason = ShapePipeToShell, "floor: "+quote(joinText(argv))+" runs a script piped from a download or decoder"
-				break
-			}
-			if x.hasStdin {
-				w.emitUnlessFloor(in, x, p)
-				w.code(x.stdin, inner(name+" <<stdin"), false)
-				return
-			}
-		}
+		return sc.shell()
 	case lname == "eval":
-		code := make([]string, 0, len(argv)-1)
-		ev := argv[1:]
-		if len(ev) > 0 && ev[0].known && ev[0].val == "--" {
-			ev = ev[1:]
-		}
-		for _, a := range ev {
-			if a.dl {
-				in.shape, in.reason = ShapePipeToShell, "floor: "+quote(joinText(argv))+" evaluates a download or decoded text"
-			}
-			code = append(code, w.wordCode(a))
-		}
-		if in.shape == "" && len(code) > 0 {
-			w.emitUnlessFloor(in, x, p)
-			y := inner("eval")
-			y.stdinDL, y.stdin, y.hasStdin = x.stdinDL, x.stdin, x.hasStdin
-			w.code(strings.Join(code, " "), y, true)
-			return
-		}
+		return sc.eval()
 	case lname == "source" || lname == ".":
-		for _, a := range argv[1:] {
-			if a.dl || (x.stdinDL && stdinPath(a.val)) {
-				in.shape, in.reason = ShapePipeToShell, "floor: "+quote(joinText(argv))+" sources a download or decoded text"
-			}
-		}
-		if len(argv) > 1 && in.shape == "" {
-			if src, ok := w.fileCode(argv[1], x); ok {
-				w.code(src, inner(lname), true)
-			} else if src, ok := w.writtenCode(argv[1]); ok {
-				w.code(src, inner(lname), true)
-			}
-		}
+		sc.source()
 	case isInterpreter(lname):
-		for i, a := range argv[1:] {
-			if a.dl {
-				in.shape, in.reason = ShapePipeToShell, "floor: "+quote(joinText(argv))+" runs a downloaded or decoded program"
-			}
-			if a.known && runsArgv(a.val) && i+2 < len(argv) {
-				// python -c 'os.system(sys.argv[1])' 'rm -rf /',
-				// perl -e 'system @ARGV' rm -rf /: the arguments are the command.
-				code := make([]string, 0, len(argv)-i-2)
-				for _, b := range argv[i+2:] {
-					code = append(code, w.wordCode(b))
-				}
-				w.code(strings.Join(code, " "), inner(lname+" argv"), false)
-				if len(argv)-i-2 > 1 {
-					w.code(w.wordCode(argv[i+2]), inner(lname+" argv"), false)
-				}
-				break
-			}
-		}
-		if x.stdinDL && readsProgramFromStdin(argv) {
-			in.shape, in.reason = ShapePipeToShell, "floor: "+quote(joinText(argv))+" runs a program piped from a download or decoder"
-		}
+		sc.interpreter()
 	case lname == "su":
-		p.elevated = true
+		sc.p.elevated = true
 	case lname == "trap" && len(argv) >= 3:
 		if c := argv[1]; c.val != "-" && c.val != "" {
-			w.code(w.wordCode(c), inner("trap"), false)
+			sc.w.code(sc.w.wordCode(c), sc.inner("trap"), false)
 		}
 	case lname == "alias":
+		w := sc.w
 		for _, a := range argv[1:] {
 			if n, v, ok := strings.Cut(a.val, "="); ok && a.known {
-				w.code(v, inner("alias"), false)
+				w.code(v, sc.inner("alias"), false)
 				if w.aliases == nil {
 					w.aliases = map[string]string{}
 				}
@@ -319,7 +276,131 @@ func (w *walker) simple(args []word, x ctx, in segIn, danger string) {
 			}
 		}
 	}
-	w.emit(argv, x, in, p)
+	return false
+}
+
+// shell handles bash -c CODE, bash SCRIPT and bash reading stdin.
+func (sc *simpleCall) shell() (done bool) {
+	w, x, argv, name := sc.w, &sc.x, sc.argv, sc.name
+	sa := shellArgs(argv)
+	switch {
+	case sa.code > 0:
+		cw := argv[sa.code]
+		if sc.p.xargs && x.stdinDL {
+			sc.floor("runs code xargs reads from a download or decoder")
+			return false
+		}
+		if cw.dl {
+			sc.floor("runs a downloaded or decoded script")
+			return false
+		}
+		w.emitUnlessFloor(sc.in, *x, sc.p)
+		w.secretShellArgs(argv[sa.code+1:], sc.in.raw) // secretfiles.go
+		y := sc.inner(name + " -c")
+		y.stdinDL, y.stdin, y.hasStdin = x.stdinDL, x.stdin, x.hasStdin // the script's stdin is the shell's
+		if rest := argv[sa.code+1:]; len(rest) > 0 {
+			saved := w.bindArgs(&rest[0], rest[1:])
+			w.code(w.wordCode(cw), y, false)
+			w.restoreArgs(saved)
+		} else {
+			w.code(w.wordCode(cw), y, false)
+		}
+		return true
+	case sa.script > 0:
+		if argv[sa.script].dl || x.stdinDL && stdinPath(argv[sa.script].val) {
+			sc.floor("runs a downloaded or decoded script")
+		} else if src, ok := w.fileCode(argv[sa.script], *x); ok {
+			w.code(src, sc.inner(name+" <(…)"), false)
+		} else if src, ok := w.writtenCode(argv[sa.script]); ok {
+			w.code(src, sc.inner(name+" "+argv[sa.script].val), false)
+		}
+	default: // the program comes from stdin
+		if x.stdinDL {
+			sc.floor("runs a script piped from a download or decoder")
+			return false
+		}
+		if x.hasStdin {
+			w.emitUnlessFloor(sc.in, *x, sc.p)
+			w.code(x.stdin, sc.inner(name+" <<stdin"), false)
+			return true
+		}
+	}
+	return false
+}
+
+// eval walks eval's words as a script that keeps cd and variables.
+func (sc *simpleCall) eval() (done bool) {
+	w, x, argv := sc.w, &sc.x, sc.argv
+	code := make([]string, 0, len(argv)-1)
+	ev := argv[1:]
+	if len(ev) > 0 && ev[0].known && ev[0].val == "--" {
+		ev = ev[1:]
+	}
+	for _, a := range ev {
+		if a.dl {
+			sc.floor("evaluates a download or decoded text")
+		}
+		code = append(code, w.wordCode(a))
+	}
+	if sc.in.shape == "" && len(code) > 0 {
+		w.emitUnlessFloor(sc.in, *x, sc.p)
+		y := sc.inner("eval")
+		y.stdinDL, y.stdin, y.hasStdin = x.stdinDL, x.stdin, x.hasStdin
+		w.code(strings.Join(code, " "), y, true)
+		return true
+	}
+	return false
+}
+
+// source walks the file source (or .) reads, when its text is known.
+func (sc *simpleCall) source() {
+	w, argv := sc.w, sc.argv
+	for _, a := range argv[1:] {
+		if a.dl || (sc.x.stdinDL && stdinPath(a.val)) {
+			sc.floor("sources a download or decoded text")
+		}
+	}
+	if len(argv) > 1 && sc.in.shape == "" {
+		if src, ok := w.fileCode(argv[1], sc.x); ok {
+			w.code(src, sc.inner(sc.lname), true)
+		} else if src, ok := w.writtenCode(argv[1]); ok {
+			w.code(src, sc.inner(sc.lname), true)
+		}
+	}
+}
+
+// interpreter handles python, perl, node…: a downloaded program, and
+// inline code that runs its own arguments as a command.
+func (sc *simpleCall) interpreter() {
+	w, argv, lname := sc.w, sc.argv, sc.lname
+	for i, a := range argv[1:] {
+		if a.dl {
+			sc.floor("runs a downloaded or decoded program")
+		}
+		if a.known && runsArgv(a.val) && i+2 < len(argv) {
+			// python -c 'os.system(sys.argv[1])' 'rm -rf /',
+			// perl -e 'system @ARGV' rm -rf /: the arguments are the command.
+			code := make([]string, 0, len(argv)-i-2)
+			for _, b := range argv[i+2:] {
+				code = append(code, w.wordCode(b))
+			}
+			w.code(strings.Join(code, " "), sc.inner(lname+" argv"), false)
+			if len(argv)-i-2 > 1 {
+				w.code(w.wordCode(argv[i+2]), sc.inner(lname+" argv"), false)
+			}
+			break
+		}
+	}
+	if sc.x.stdinDL && readsProgramFromStdin(argv) {
+		sc.floor("runs a program piped from a download or decoder")
+	}
+}
+
+// after applies what the command changes for the commands after it (cd,
+// set --, git config) and walks what it schedules or calls (crontab, a
+// script written earlier, a function the command defined).
+func (sc *simpleCall) after() {
+	w, x, in, p, argv, name, lname := sc.w, sc.x, sc.in, sc.p, sc.argv, sc.name, sc.lname
 	switch {
 	case lname == "cd" || lname == "pushd" || lname == "popd":
 		w.chdir(argv)
@@ -327,17 +408,17 @@ func (w *walker) simple(args []word, x ctx, in segIn, danger string) {
 		w.setArgs(argv)
 	case (lname == "crontab" || lname == "at" || lname == "batch") && x.hasStdin && (len(argv) == 1 || argv[len(argv)-1].val == "-" || lname != "crontab"):
 		// crontab - / at now read the jobs they schedule from stdin.
-		w.code(cronCode(lname, x.stdin), inner(lname), false)
+		w.code(cronCode(lname, x.stdin), sc.inner(lname), false)
 	case len(argv) == 1 && strings.HasPrefix(argv[0].val, "./") || strings.HasPrefix(argv[0].val, "/") && w.written[w.resolve(argv[0].val)] != "":
 		if src, ok := w.writtenCode(argv[0]); ok {
-			w.code(src, inner(argv[0].val), false)
+			w.code(src, sc.inner(argv[0].val), false)
 		}
 	case lname == "exec" && len(argv) == 1 && x.stdinDL:
 		w.stdinDL = true
 	case lname == "parallel" && x.stdinDL && !hasCommandWord(argv[1:]):
 		w.emit(argv, x, segIn{raw: in.raw, shape: ShapePipeToShell, reason: "floor: " + quote(joinText(argv)) + " runs the lines of a download or decoder output as commands"}, p)
 	case lname == "git":
-		w.noteGitConfig(argv, inner)
+		w.noteGitConfig(argv, sc.inner)
 	case w.active[name] && x.forks && len(p.wrappers) == 0:
 		// A function reached again from its own body in a pipe or the
 		// background, here through eval or a nested script: a fork bomb.

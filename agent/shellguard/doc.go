@@ -40,6 +40,17 @@
 //     guard: git status && rm x asks, git log && rm -rf / is floor). Paths
 //     outside the project and the Jev hold list are reported alongside.
 //
-// See docs/shellguard.md for the safe list, the floor shapes and the
-// decisions behind them.
+// # Code layout
+//
+// One file family per job, each saying it under its package clause:
+// parse.go (parsing, recovery), walk.go and call.go (the walk), words.go,
+// args.go, envsplit.go, static.go and exec.go (word evaluation), peel.go
+// and emit.go (wrappers, a segment's verdict), floor.go and floor_*.go
+// (the floor's rules), opts.go and opttables*.go (option tables), safe.go,
+// runs.go, rules.go, secretfiles.go, hold.go. Rules that are data are
+// tables with their reasons; no function exceeds 80 lines
+// (TestNoLongFunctions).
+//
+// See docs/shellguard.md for the safe list, the floor shapes, the code
+// layout and the decisions behind them.
 package shellguard

@@ -8,25 +8,7 @@ import (
 
 // emit classifies one segment and appends it to the result.
 func (w *walker) emit(argv []word, x ctx, in segIn, p peeled) {
-	seg := Segment{Raw: in.raw, Literal: true}
-	if len(argv) > 0 {
-		seg.Argv = w.strArena(len(argv))
-		for i := range argv {
-			seg.Argv[i] = argv[i].text
-			if !argv[i].lit {
-				seg.Literal = false
-			}
-		}
-	}
-	if len(x.wrappers)+len(p.wrappers) > 0 {
-		seg.Wrappers = append(append(make([]string, 0, len(x.wrappers)+len(p.wrappers)), x.wrappers...), p.wrappers...)
-	}
-	if len(x.redirs) == 0 {
-		seg.Redirects = in.redirs
-	} else {
-		seg.Redirects = w.strArena(len(x.redirs) + len(in.redirs))
-		copy(seg.Redirects[copy(seg.Redirects, x.redirs):], in.redirs)
-	}
+	seg := w.segment(argv, x, in, &p)
 	write := in.write
 	if write == "" {
 		write = x.write
@@ -57,23 +39,7 @@ func (w *walker) emit(argv []word, x ctx, in segIn, p peeled) {
 	// Ask, allow and deny reasons are written by w.reason (see lazyReason).
 	var lr lazyReason
 	if seg.Verdict != Floor {
-		if r := w.matchDeny(&lt, x.layers, p.layers); r != nil {
-			seg.Verdict, seg.Rule = Deny, r.rule
-			lr = lazyReason{prefix: "deny: ", why: " matches shell.deny rule ", pattern: r.rule.Pattern, rule: true}
-		} else if in.unparsed {
-			seg.Verdict, seg.Reason = Ask, "ask: "+quote(lt.get())+" is part of a command that does not parse"
-		} else if in.ask != "" {
-			seg.Verdict, seg.Reason = Ask, in.ask
-		} else if why, quoted := w.notSafe(argv, in, p, write); why == "" {
-			seg.Verdict = Safe
-			seg.Reason = safeReason(in)
-		} else if r := w.matchAllow(argv, &lt, p, write, seg.Literal, in); r != nil {
-			seg.Verdict, seg.Rule = Allow, r.rule
-			lr = lazyReason{prefix: "allow: ", why: " matches shell.allow rule ", pattern: r.rule.Pattern, rule: true}
-		} else {
-			seg.Verdict = Ask
-			lr = lazyReason{prefix: "ask: ", why: why, quoted: quoted}
-		}
+		lr = w.ruleVerdict(&seg, argv, x, in, &p, &lt, write)
 	}
 	if lr.prefix != "" {
 		w.reason(&seg, lr)
@@ -91,6 +57,55 @@ func (w *walker) emit(argv []word, x ctx, in segIn, p peeled) {
 	if len(argv) > 0 && !in.expr && !in.unparsed {
 		w.argPaths(argv, p, cwd)
 	}
+}
+
+// segment starts a segment: its words, wrappers and redirections.
+func (w *walker) segment(argv []word, x ctx, in segIn, p *peeled) Segment {
+	seg := Segment{Raw: in.raw, Literal: true}
+	if len(argv) > 0 {
+		seg.Argv = w.strArena(len(argv))
+		for i := range argv {
+			seg.Argv[i] = argv[i].text
+			if !argv[i].lit {
+				seg.Literal = false
+			}
+		}
+	}
+	if len(x.wrappers)+len(p.wrappers) > 0 {
+		seg.Wrappers = append(append(make([]string, 0, len(x.wrappers)+len(p.wrappers)), x.wrappers...), p.wrappers...)
+	}
+	if len(x.redirs) == 0 {
+		seg.Redirects = in.redirs
+	} else {
+		seg.Redirects = w.strArena(len(x.redirs) + len(in.redirs))
+		copy(seg.Redirects[copy(seg.Redirects, x.redirs):], in.redirs)
+	}
+	return seg
+}
+
+// ruleVerdict decides a segment the floor did not take: shell.deny, the
+// unparsed and preset asks, the safe list, shell.allow, else ask. It
+// returns the reason to write lazily.
+func (w *walker) ruleVerdict(seg *Segment, argv []word, x ctx, in segIn, p *peeled, lt *lazyText, write string) lazyReason {
+	var lr lazyReason
+	if r := w.matchDeny(lt, x.layers, p.layers); r != nil {
+		seg.Verdict, seg.Rule = Deny, r.rule
+		lr = lazyReason{prefix: "deny: ", why: " matches shell.deny rule ", pattern: r.rule.Pattern, rule: true}
+	} else if in.unparsed {
+		seg.Verdict, seg.Reason = Ask, "ask: "+quote(lt.get())+" is part of a command that does not parse"
+	} else if in.ask != "" {
+		seg.Verdict, seg.Reason = Ask, in.ask
+	} else if why, quoted := w.notSafe(argv, in, *p, write); why == "" {
+		seg.Verdict = Safe
+		seg.Reason = safeReason(in)
+	} else if r := w.matchAllow(argv, lt, *p, write, seg.Literal, in); r != nil {
+		seg.Verdict, seg.Rule = Allow, r.rule
+		lr = lazyReason{prefix: "allow: ", why: " matches shell.allow rule ", pattern: r.rule.Pattern, rule: true}
+	} else {
+		seg.Verdict = Ask
+		lr = lazyReason{prefix: "ask: ", why: why, quoted: quoted}
+	}
+	return lr
 }
 
 // lazyText joins a segment's words for reasons and glob rules, once.

@@ -157,53 +157,9 @@ func (r *optRes) operand(i int) {
 func newTable(name string, style optStyle, spec string, whys map[string]string) *optTable {
 	ents := strings.Fields(spec)
 	t := &optTable{name: name, style: style, defs: make([]optDef, 0, len(ents))}
-	type longName struct {
-		n   string
-		def int
-	}
 	var longs []longName
 	for _, ent := range ents {
-		var d optDef
-		if i := strings.IndexByte(ent, '@'); i >= 0 {
-			for _, m := range ent[i+1:] {
-				switch m {
-				case 'L':
-					d.mark |= markList
-				case 'R':
-					d.mark |= markRead
-				case 'S':
-					d.mark |= markSet
-				case 'N':
-					d.mark |= markNoIndex
-				default:
-					panic("shellguard: table " + name + ": bad mark in " + ent)
-				}
-			}
-			ent = ent[:i]
-		}
-		why := ""
-		if i := strings.IndexByte(ent, '!'); i >= 0 {
-			switch ent[i+1:] {
-			case "w":
-				d.eff, why = effWrite, "writes a file"
-			case "x":
-				d.eff, why = effExec, "runs a program"
-			case "s":
-				d.eff, why = effWrite, "changes state"
-			default:
-				panic("shellguard: table " + name + ": bad effect in " + ent)
-			}
-			ent = ent[:i]
-		}
-		switch {
-		case strings.HasSuffix(ent, "=2"):
-			d.arg, ent = argReq2, ent[:len(ent)-2]
-		case strings.HasSuffix(ent, "="):
-			d.arg, ent = argReq, ent[:len(ent)-1]
-		case strings.HasSuffix(ent, "?"):
-			d.arg, ent = argOpt, ent[:len(ent)-1]
-		}
-		names := strings.Split(ent, ",")
+		d, why, names := parseOptEntry(name, ent)
 		if w, ok := whys[names[0]]; ok {
 			why = w
 		}
@@ -228,18 +184,76 @@ func newTable(name string, style optStyle, spec string, whys map[string]string) 
 	if len(t.defs) > 0x7fff {
 		panic("shellguard: table " + name + ": too many options")
 	}
+	t.indexLongs(longs)
+	return t
+}
+
+// longName is a long option's name and the index of its definition.
+type longName struct {
+	n   string
+	def int
+}
+
+// parseOptEntry reads one entry of a table spec: "n,name=!w@L" is the
+// names, the argument (= required, =2 two, ? optional), the effect (!w
+// writes, !x runs, !s changes state) with its default reason, and the
+// marks (@L list, @R read, @S set, @N no-index).
+func parseOptEntry(table, ent string) (d optDef, why string, names []string) {
+	if i := strings.IndexByte(ent, '@'); i >= 0 {
+		for _, m := range ent[i+1:] {
+			switch m {
+			case 'L':
+				d.mark |= markList
+			case 'R':
+				d.mark |= markRead
+			case 'S':
+				d.mark |= markSet
+			case 'N':
+				d.mark |= markNoIndex
+			default:
+				panic("shellguard: table " + table + ": bad mark in " + ent)
+			}
+		}
+		ent = ent[:i]
+	}
+	if i := strings.IndexByte(ent, '!'); i >= 0 {
+		switch ent[i+1:] {
+		case "w":
+			d.eff, why = effWrite, "writes a file"
+		case "x":
+			d.eff, why = effExec, "runs a program"
+		case "s":
+			d.eff, why = effWrite, "changes state"
+		default:
+			panic("shellguard: table " + table + ": bad effect in " + ent)
+		}
+		ent = ent[:i]
+	}
+	switch {
+	case strings.HasSuffix(ent, "=2"):
+		d.arg, ent = argReq2, ent[:len(ent)-2]
+	case strings.HasSuffix(ent, "="):
+		d.arg, ent = argReq, ent[:len(ent)-1]
+	case strings.HasSuffix(ent, "?"):
+		d.arg, ent = argOpt, ent[:len(ent)-1]
+	}
+	return d, why, strings.Split(ent, ",")
+}
+
+// indexLongs stores the long option names sorted in one string, for the
+// binary search of parse.
+func (t *optTable) indexLongs(longs []longName) {
 	sort.Slice(longs, func(i, j int) bool { return longs[i].n < longs[j].n })
 	var blob strings.Builder
 	t.names = make([]nameRef, len(longs))
 	for k, l := range longs {
 		if k > 0 && longs[k-1].n == l.n {
-			panic("shellguard: table " + name + ": duplicate long option " + l.n)
+			panic("shellguard: table " + t.name + ": duplicate long option " + l.n)
 		}
 		t.names[k] = nameRef{off: uint32(blob.Len()), n: uint16(len(l.n)), def: uint16(l.def)}
 		blob.WriteString(l.n)
 	}
 	t.blob = blob.String()
-	return t
 }
 
 // nameAt is the k-th long name in sorted order.
@@ -464,87 +478,105 @@ func (t *optTable) parse(a []word, from int) optRes {
 		if st.numeric && isDigits(v[1:]) {
 			continue
 		}
+		var ok bool
 		if v[1] == '-' || st.single {
-			// A long option.
-			body := v[1:]
-			if v[1] == '-' {
-				body = v[2:]
-			}
-			n, _, eq := strings.Cut(body, "=")
-			d, neg, ok := t.findLong(n)
-			if !ok {
-				r.why = t.unknown(v)
-				return r
-			}
-			if d.eff != effRead && !neg {
-				r.why = t.optNotSafe(d, v)
-				return r
-			}
-			arg := d.arg
-			if neg {
-				arg = argNone
-			}
-			switch arg {
-			case argNone:
-				if eq && !st.single {
-					r.why = t.unknown(v) // the program refuses a value
-					return r
-				}
-			case argReq, argReq2:
-				need := 1
-				if arg == argReq2 {
-					need = 2
-				}
-				if eq {
-					need--
-				}
-				if i+need >= len(a) {
-					r.why = t.unknown(v) // a missing value: the program refuses it
-					return r
-				}
-				i += need
-			}
-			r.marks |= d.mark
-			continue
+			i, ok = t.parseLong(a, i, v, &r)
+		} else {
+			i, ok = t.parseShort(a, i, v, &r)
 		}
-		// A cluster of short options.
-		for j := 1; j < len(v); j++ {
-			c := v[j]
-			d := t.findShort(c)
-			if d == nil {
-				if st.numeric && c >= '0' && c <= '9' {
-					continue
-				}
-				r.why = t.unknown(v)
-				return r
-			}
-			if d.eff != effRead {
-				r.why = t.optNotSafe(d, v)
-				return r
-			}
-			r.marks |= d.mark
-			if d.arg == argNone {
-				if st.noBundle && len(v) > 2 {
-					r.why = t.unknown(v)
-					return r
-				}
-				continue
-			}
-			if (d.arg == argReq || d.arg == argReq2) && j == len(v)-1 {
-				need := 1
-				if d.arg == argReq2 {
-					need = 2
-				}
-				if i+need >= len(a) {
-					r.why = t.unknown(v)
-					return r
-				}
-				i += need
-			}
-			break // the rest of the cluster is the value
+		if !ok {
+			return r
 		}
 	}
 	return r
+}
+
+// parseLong reads the long option v at a[i]; it returns the index of its
+// last word (its values) and false when the option makes the command not
+// safe (r.why says why).
+func (t *optTable) parseLong(a []word, i int, v string, r *optRes) (int, bool) {
+	st := &t.style
+	body := v[1:]
+	if v[1] == '-' {
+		body = v[2:]
+	}
+	n, _, eq := strings.Cut(body, "=")
+	d, neg, ok := t.findLong(n)
+	if !ok {
+		r.why = t.unknown(v)
+		return i, false
+	}
+	if d.eff != effRead && !neg {
+		r.why = t.optNotSafe(d, v)
+		return i, false
+	}
+	arg := d.arg
+	if neg {
+		arg = argNone
+	}
+	switch arg {
+	case argNone:
+		if eq && !st.single {
+			r.why = t.unknown(v) // the program refuses a value
+			return i, false
+		}
+	case argReq, argReq2:
+		need := 1
+		if arg == argReq2 {
+			need = 2
+		}
+		if eq {
+			need--
+		}
+		if i+need >= len(a) {
+			r.why = t.unknown(v) // a missing value: the program refuses it
+			return i, false
+		}
+		i += need
+	}
+	r.marks |= d.mark
+	return i, true
+}
+
+// parseShort reads the cluster of short options v at a[i], as parseLong.
+func (t *optTable) parseShort(a []word, i int, v string, r *optRes) (int, bool) {
+	st := &t.style
+	for j := 1; j < len(v); j++ {
+		c := v[j]
+		d := t.findShort(c)
+		if d == nil {
+			if st.numeric && c >= '0' && c <= '9' {
+				continue
+			}
+			r.why = t.unknown(v)
+			return i, false
+		}
+		if d.eff != effRead {
+			r.why = t.optNotSafe(d, v)
+			return i, false
+		}
+		r.marks |= d.mark
+		if d.arg == argNone {
+			if st.noBundle && len(v) > 2 {
+				r.why = t.unknown(v)
+				return i, false
+			}
+			continue
+		}
+		if (d.arg == argReq || d.arg == argReq2) && j == len(v)-1 {
+			need := 1
+			if d.arg == argReq2 {
+				need = 2
+			}
+			if i+need >= len(a) {
+				r.why = t.unknown(v)
+				return i, false
+			}
+			i += need
+		}
+		break // the rest of the cluster is the value
+	}
+	return i, true
 }
 
 func isDigits(s string) bool {

@@ -47,6 +47,16 @@ var (
 )
 
 func initOptTables() {
+	readerTables()
+	listingTables()
+	searchTables()
+	findAndGoTables()
+	gitTables1()
+}
+
+// readerTables: coreutils that read and print (cat, head, grep, diff,
+// the checksums, od, paste).
+func readerTables() {
 	table("cat", gnu, "A,show-all b,number-nonblank e E,show-ends n,number s,squeeze-blank t T,show-tabs u v,show-nonprinting"+gnuHV, nil)
 	table("head", optStyle{abbrev: true, permute: true, numeric: true}, "c,bytes= n,lines= q,quiet,silent v,verbose z,zero-terminated"+gnuHV, nil)
 	table("tail", optStyle{abbrev: true, permute: true, numeric: true}, "c,bytes= f follow? F n,lines= max-unchanged-stats= pid= q,quiet,silent retry s,sleep-interval= v,verbose z,zero-terminated"+gnuHV, nil)
@@ -98,6 +108,11 @@ func initOptTables() {
 	table("od", gnu, "A,address-radix= endian= j,skip-bytes= N,read-bytes= S= strings? t,format= v,output-duplicates w,width? traditional a b c d f i l o s x"+gnuHV, nil)
 	table("tac", gnu, "b,before r,regex s,separator="+gnuHV, nil)
 	table("paste", gnu, "d,delimiters= s,serial z,zero-terminated"+gnuHV, nil)
+}
+
+// listingTables: ls, sort, uniq, date, env, file and other listers, and
+// the shell builtins with options.
+func listingTables() {
 	table("ls", optStyle{abbrev: true, permute: true}, "a,all A,almost-all author b,escape block-size= B,ignore-backups c C color? d,directory D,dired f F classify? "+
 		"file-type format= full-time g group-directories-first G,no-group h,human-readable si H,dereference-command-line "+
 		"dereference-command-line-symlink-to-dir hide= hyperlink? indicator-style= i,inode I,ignore= k,kibibytes l L,dereference m "+
@@ -136,6 +151,10 @@ func initOptTables() {
 	table("popd", builtin, "n", nil)
 	table("command", builtin, "p v@R V@R", nil)
 	table("printf", builtin, "v=!w", map[string]string{"v": "assigns a shell variable"})
+}
+
+// searchTables: jq, yq, xxd, tree and the recursive searchers (rg, fd, ag).
+func searchTables() {
 	// jq 1.6 matches long options exactly and bundles short ones.
 	jq := "s,slurp r,raw-output j,join-output a,ascii-output S,sort-keys C,color-output M,monochrome-output n,null-input R,raw-input " +
 		"c,compact-output e,exit-status h,help V,version tab indent= seq stream unbuffered f,from-file= L= arg=2 argjson=2 slurpfile=2 " +
@@ -185,7 +204,10 @@ func initOptTables() {
 		"t,all-text u,unrestricted U,skip-vcs-ignores v,invert-match vimgrep w,word-regexp W,width= workers= z,search-zip!x "+
 		"0,null h,help V,version list-file-types r,recurse n,norecurse",
 		map[string]string{"pager": "runs a pager command", "z": "runs decompression programs"})
+}
 
+// findAndGoTables: find's expression and the read-only go subcommands.
+func findAndGoTables() {
 	findTable = newTable("find", optStyle{single: true},
 		"H L P D= O name= iname= path= ipath= wholename= iwholename= regex= iregex= lname= ilname= type= xtype= size= "+
 			"mtime= mmin= atime= amin= ctime= cmin= used= newer= anewer= cnewer= newerXY= perm= user= group= uid= gid= links= "+
@@ -203,6 +225,4 @@ func initOptTables() {
 	goTables["list"] = newTable("go list", goFlags, "f= json? m u versions retracted deps test e find reuse= mod=!w modfile= tags= buildvcs? "+
 		"C= compiled!x export!x exec!x toolexec=!x overlay=!x pgo=!x", map[string]string{"compiled": "builds packages", "export": "builds packages",
 		"exec": "builds packages", "toolexec": "runs a program for each tool", "mod": "may update go.mod (-mod=mod)", "overlay": "builds packages", "pgo": "builds packages"})
-
-	gitTables1()
 }

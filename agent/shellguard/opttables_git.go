@@ -46,7 +46,22 @@ func gitSub(name string, style optStyle, spec string, whys map[string]string) *o
 	return t
 }
 
+// po adds a git subcommand table parsed with parse-options (gitPO).
+func po(name, spec string, whys map[string]string) *optTable { return gitSub(name, gitPO, spec, whys) }
+
+// poNum is gitPO with numeric options (-3, as git grep and git tag take).
+var poNum = optStyle{abbrev: true, permute: true, gitNeg: true, endOpts: true, numeric: true}
+
+// gitTables1 builds git's global options and its read-only subcommands.
 func gitTables1() {
+	gitRevTables()
+	gitRefTables()
+	gitQueryTables()
+}
+
+// gitRevTables: git's global options and the revision walkers (log, show,
+// diff and their family).
+func gitRevTables() {
 	gitGlobal = newTable("git", gitGlob, "C= c=!x config-env=!x exec-path?!x p,paginate!x P,no-pager git-dir=!s work-tree=!s namespace= bare!s "+
 		"no-replace-objects literal-pathspecs glob-pathspecs noglob-pathspecs icase-pathspecs no-optional-locks super-prefix=!s "+
 		"list-cmds= html-path man-path info-path version help",
@@ -64,9 +79,10 @@ func gitTables1() {
 		t.name = "git " + n
 		gitTables[n] = &t
 	}
-	po := func(name, spec string, whys map[string]string) *optTable { return gitSub(name, gitPO, spec, whys) }
-	poNum := optStyle{abbrev: true, permute: true, gitNeg: true, endOpts: true, numeric: true}
+}
 
+// gitRefTables: status, blame, ls-files, branch and tag.
+func gitRefTables() {
 	po("status", "v,verbose s,short b,branch show-stash ahead-behind porcelain? long z,null u? untracked-files? ignored? "+
 		"ignore-submodules?!x column? no-renames renames M? find-renames?",
 		map[string]string{"ignore-submodules": "runs git in submodules under their own configuration"})
@@ -94,6 +110,11 @@ func gitTables1() {
 		map[string]string{"d": "deletes a tag", "a": "creates or changes a tag", "m": "creates or changes a tag",
 			"F": "creates or changes a tag", "e": "opens an editor on a tag message", "s": "signs a tag", "u": "signs a tag",
 			"cleanup": "creates or changes a tag", "f": "forces a tag", "create-reflog": "creates or changes a tag"})
+}
+
+// gitQueryTables: the plumbing and porcelain that only query (cat-file,
+// grep, config, rev-parse, …).
+func gitQueryTables() {
 	po("for-each-ref", "s,shell p,perl python tcl count= format= color? sort= points-at= merged? no-merged? contains? "+
 		"no-contains? ignore-case omit-empty stdin", nil)
 	po("cat-file", "e p t s allow-unknown-type use-mailmap mailmap batch? batch-check? z batch-command? batch-all-objects buffer "+

@@ -52,6 +52,29 @@ func (w *walker) recover(src string, x ctx) {
 			}
 		}
 	}
+	stmts, errOff := parsePrefix(src)
+
+	old := w.src
+	w.src = src
+	end := 0
+	if len(stmts) > 0 {
+		if e := stmts[len(stmts)-1].End(); e.IsValid() && int(e.Offset()) <= len(src) {
+			end = int(e.Offset())
+			w.stmts(stmts, x)
+		}
+	}
+	w.src = old
+	rest := src[end:]
+	errOff -= end
+
+	rest = w.longestPrefix(rest, errOff, x)
+	w.rawScan(rest, x)
+	w.suffixes(rest, x)
+}
+
+// parsePrefix returns the complete statements before src's first parse
+// error and the error's offset (len(src) when it has none).
+func parsePrefix(src string) ([]*syntax.Stmt, int) {
 	b := parsers.Get().(*parserBox)
 	b.r.Reset(src)
 	var stmts []*syntax.Stmt
@@ -75,20 +98,13 @@ func (w *walker) recover(src string, x ctx) {
 	}
 	b.r.Reset("")
 	parsers.Put(b)
+	return stmts, errOff
+}
 
+// longestPrefix walks the longest prefix of rest that parses, trying the
+// cuts before the error first, and returns what is left.
+func (w *walker) longestPrefix(rest string, errOff int, x ctx) string {
 	old := w.src
-	w.src = src
-	end := 0
-	if len(stmts) > 0 {
-		if e := stmts[len(stmts)-1].End(); e.IsValid() && int(e.Offset()) <= len(src) {
-			end = int(e.Offset())
-			w.stmts(stmts, x)
-		}
-	}
-	w.src = old
-	rest := src[end:]
-	errOff -= end
-
 	cuts := rawCuts(rest)
 	order := make([]int, 0, len(cuts))
 	for i := len(cuts) - 1; i >= 0; i-- {
@@ -115,8 +131,7 @@ func (w *walker) recover(src string, x ctx) {
 		rest = rest[cut:]
 		break
 	}
-	w.rawScan(rest, x)
-	w.suffixes(rest, x)
+	return rest
 }
 
 // suffixes walks the longest statement list that parses after a separator of

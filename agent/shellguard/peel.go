@@ -94,26 +94,9 @@ func parseOpts(a []word, s *wrapSpec) (int, []opt, []int, bool) {
 			break
 		}
 		if strings.HasPrefix(v, "--") {
-			name, val, eq := strings.Cut(v[2:], "=")
-			name = longPrefix(s, name) // getopt_long: a unique prefix is the option
-			switch {
-			case contains(s.longArg, name):
-				if eq {
-					opts = append(opts, opt{name: name, val: word{val: val, text: val, lit: true, known: true}, has: true})
-					i++
-				} else if i+1 < len(a) {
-					opts = append(opts, opt{name: name, val: a[i+1], has: true})
-					i += 2
-				} else {
-					i++
-				}
-			case contains(s.longBool, name):
-				opts = append(opts, opt{name: name})
-				i++
-			default:
-				uncertain = true
-				i++
-			}
+			var unc bool
+			i, opts, unc = wrapLong(a, i, s, opts)
+			uncertain = uncertain || unc
 			continue
 		}
 		if s.numOpt && v[1] >= '0' && v[1] <= '9' {
@@ -121,27 +104,9 @@ func parseOpts(a []word, s *wrapSpec) (int, []opt, []int, bool) {
 			continue
 		}
 		i++
-		for j := 1; j < len(v); j++ {
-			c := v[j]
-			switch {
-			case strings.IndexByte(s.shortArg, c) >= 0:
-				if j+1 < len(v) {
-					rest := v[j+1:]
-					opts = append(opts, opt{name: string(c), val: word{val: rest, text: rest, lit: true, known: true}, has: true})
-				} else if i < len(a) {
-					opts = append(opts, opt{name: string(c), val: a[i], has: true})
-					i++
-				}
-				j = len(v)
-			case strings.IndexByte(s.shortOpt, c) >= 0:
-				opts = append(opts, opt{name: string(c)})
-				j = len(v)
-			case strings.IndexByte(s.shortBool, c) >= 0:
-				opts = append(opts, opt{name: string(c)})
-			default:
-				uncertain = true
-			}
-		}
+		var unc bool
+		i, opts, unc = wrapShort(a, i, v, s, opts)
+		uncertain = uncertain || unc
 	}
 	if s.assigns {
 		for i < len(a) && a[i].known && isAssignWord(a[i].val) {
@@ -153,6 +118,60 @@ func parseOpts(a []word, s *wrapSpec) (int, []opt, []int, bool) {
 		i++
 	}
 	return i, opts, assigns, uncertain
+}
+
+// wrapLong reads the wrapper's long option at a[i] (a unique prefix names
+// it, as getopt_long); it returns the next index, opts with the option,
+// and whether the option is unknown.
+func wrapLong(a []word, i int, s *wrapSpec, opts []opt) (int, []opt, bool) {
+	name, val, eq := strings.Cut(a[i].val[2:], "=")
+	name = longPrefix(s, name) // getopt_long: a unique prefix is the option
+	switch {
+	case contains(s.longArg, name):
+		if eq {
+			opts = append(opts, opt{name: name, val: word{val: val, text: val, lit: true, known: true}, has: true})
+			i++
+		} else if i+1 < len(a) {
+			opts = append(opts, opt{name: name, val: a[i+1], has: true})
+			i += 2
+		} else {
+			i++
+		}
+	case contains(s.longBool, name):
+		opts = append(opts, opt{name: name})
+		i++
+	default:
+		return i + 1, opts, true
+	}
+	return i, opts, false
+}
+
+// wrapShort reads the cluster of short options v (a[i-1]); i is the next
+// word, which a last option with a value takes.
+func wrapShort(a []word, i int, v string, s *wrapSpec, opts []opt) (int, []opt, bool) {
+	uncertain := false
+	for j := 1; j < len(v); j++ {
+		c := v[j]
+		switch {
+		case strings.IndexByte(s.shortArg, c) >= 0:
+			if j+1 < len(v) {
+				rest := v[j+1:]
+				opts = append(opts, opt{name: string(c), val: word{val: rest, text: rest, lit: true, known: true}, has: true})
+			} else if i < len(a) {
+				opts = append(opts, opt{name: string(c), val: a[i], has: true})
+				i++
+			}
+			j = len(v)
+		case strings.IndexByte(s.shortOpt, c) >= 0:
+			opts = append(opts, opt{name: string(c)})
+			j = len(v)
+		case strings.IndexByte(s.shortBool, c) >= 0:
+			opts = append(opts, opt{name: string(c)})
+		default:
+			uncertain = true
+		}
+	}
+	return i, opts, uncertain
 }
 
 // longPrefix resolves a unique prefix of one of s's long options (the
@@ -240,6 +259,53 @@ func joinText(a []word) string {
 	return b.String()
 }
 
+// peelStops are the wrapper options after which the wrapper runs no
+// command (sudo -l, command -v, ionice -p PID): the wrapper is the command.
+var peelStops = map[string]bool{"sudo e": true, "sudo edit": true, "sudo l": true, "sudo list": true, "sudo v": true,
+	"sudo validate": true, "sudo k": true, "sudo K": true, "command v": true, "command V": true, "ionice p": true,
+	"ionice P": true, "ionice u": true, "ionice pid": true, "ionice pgid": true, "ionice uid": true}
+
+// peelClearsEnv are the wrapper options that run the command with an empty
+// or reduced environment.
+var peelClearsEnv = map[string]bool{"env i": true, "env ignore-environment": true, "env u": true, "env unset": true,
+	"env P": true, "exec c": true, "command p": true}
+
+// wrapperOpts applies one wrapper's options to p; stop says the wrapper
+// runs no command.
+func (w *walker) wrapperOpts(p *peeled, name string, opts []opt) (stop bool) {
+	for _, o := range opts {
+		key := name + " " + o.name
+		switch {
+		case peelStops[key]:
+			stop = true
+		case peelClearsEnv[key]:
+			p.clearsEnv = true
+		case key == "env C" || key == "env chdir" || key == "sudo D" || key == "sudo chdir":
+			if o.val.known {
+				w.pathArg(o.val.val, true)
+				if r := w.resolve(o.val.val); r != "" {
+					p.cwd = r
+				}
+			}
+		case key == "xargs I":
+			p.xargsRepl = o.val.val
+		case key == "xargs a" || key == "xargs arg-file":
+			if o.val.known {
+				w.pathArg(o.val.val, true)
+			}
+		case key == "time o" || key == "time output":
+			p.write = o.val.text
+			if o.val.known {
+				w.pathArg(o.val.val, true)
+			}
+		}
+		if name == "xargs" && o.name == "i" {
+			p.xargsRepl = "{}"
+		}
+	}
+	return stop
+}
+
 // peel removes wrappers from a.
 func (w *walker) peel(a []word) peeled {
 	p := peeled{argv: a}
@@ -254,37 +320,7 @@ func (w *walker) peel(a []word) peeled {
 		if i >= len(a) && !hasSplit {
 			break // the wrapper runs nothing: it is the command (env, sudo -v)
 		}
-		stop := false
-		for _, o := range opts {
-			switch name + " " + o.name {
-			case "sudo e", "sudo edit", "sudo l", "sudo list", "sudo v", "sudo validate", "sudo k", "sudo K",
-				"command v", "command V", "ionice p", "ionice P", "ionice u", "ionice pid", "ionice pgid", "ionice uid":
-				stop = true
-			case "env i", "env ignore-environment", "env u", "env unset", "env P", "exec c", "command p":
-				p.clearsEnv = true
-			case "env C", "env chdir", "sudo D", "sudo chdir":
-				if o.val.known {
-					w.pathArg(o.val.val, true)
-					if r := w.resolve(o.val.val); r != "" {
-						p.cwd = r
-					}
-				}
-			case "xargs I":
-				p.xargsRepl = o.val.val
-			case "xargs a", "xargs arg-file":
-				if o.val.known {
-					w.pathArg(o.val.val, true)
-				}
-			case "time o", "time output":
-				p.write = o.val.text
-				if o.val.known {
-					w.pathArg(o.val.val, true)
-				}
-			}
-			if name == "xargs" && o.name == "i" {
-				p.xargsRepl = "{}"
-			}
-		}
+		stop := w.wrapperOpts(&p, name, opts)
 		if stop {
 			p.lookup = name == "command"
 			break

@@ -1085,33 +1085,7 @@ func (r runRow) examples(payload string) []string {
 	for _, p := range progs {
 		switch r.kind {
 		case runOpt, runFlagLine, runRest, runUntil:
-			for _, o := range strings.Split(r.opt, ",") {
-				if n, ok := strings.CutSuffix(o, "?"); ok {
-					// an optional value: only stuck
-					if len(n) == 1 {
-						out = append(out, p+" -"+n+qv)
-					} else {
-						out = append(out, p+" --"+n+"="+qv)
-					}
-					continue
-				}
-				switch {
-				case o == "+":
-					out = append(out, p+" '+"+strings.Trim(qv, "'")+"'")
-				case strings.HasPrefix(o, "-"):
-					out = append(out, p+" "+o+" "+qv)
-				case len(o) == 1:
-					out = append(out, p+" -"+o+" "+qv)
-					if r.kind == runOpt {
-						out = append(out, p+" -"+o+qv)
-					}
-				default:
-					out = append(out, p+" --"+o+" "+qv)
-					if r.kind == runOpt {
-						out = append(out, p+" --"+o+"="+qv)
-					}
-				}
-			}
+			out = r.optSpellings(out, p, qv)
 			if r.kind == runFlagLine {
 				for i := range out {
 					out[i] += skip
@@ -1150,6 +1124,39 @@ func (r runRow) examples(payload string) []string {
 				"sudo " + r.opt + "=" + qv + " " + p,
 				"export " + r.opt + "=" + qv + "; " + p,
 				r.opt + "=" + qv + "; " + p,
+			}
+		}
+	}
+	return out
+}
+
+// optSpellings appends to out the ways to give prog the option(s) of r
+// with the value qv: -o V, -oV, --opt V, --opt=V, +V, as the row allows.
+func (r runRow) optSpellings(out []string, p, qv string) []string {
+	for _, o := range strings.Split(r.opt, ",") {
+		if n, ok := strings.CutSuffix(o, "?"); ok {
+			// an optional value: only stuck
+			if len(n) == 1 {
+				out = append(out, p+" -"+n+qv)
+			} else {
+				out = append(out, p+" --"+n+"="+qv)
+			}
+			continue
+		}
+		switch {
+		case o == "+":
+			out = append(out, p+" '+"+strings.Trim(qv, "'")+"'")
+		case strings.HasPrefix(o, "-"):
+			out = append(out, p+" "+o+" "+qv)
+		case len(o) == 1:
+			out = append(out, p+" -"+o+" "+qv)
+			if r.kind == runOpt {
+				out = append(out, p+" -"+o+qv)
+			}
+		default:
+			out = append(out, p+" --"+o+" "+qv)
+			if r.kind == runOpt {
+				out = append(out, p+" --"+o+"="+qv)
 			}
 		}
 	}

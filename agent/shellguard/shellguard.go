@@ -173,6 +173,8 @@ func loadTables() {
 		initRunTable()
 		initSafeList()
 		initGoReasons()
+		initHoldSubs()
+		initDecoderRules()
 	})
 }
 

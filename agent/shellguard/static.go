@@ -52,106 +52,135 @@ func decodeEscapes(s string, m escMode) (out string, stop bool) {
 			continue
 		}
 		i++
-		switch e := s[i]; e {
-		case 'a':
-			b.WriteByte(7)
-		case 'b':
-			b.WriteByte(8)
-		case 'e', 'E':
-			b.WriteByte(27)
-		case 'f':
-			b.WriteByte(12)
-		case 'n':
-			b.WriteByte('\n')
-		case 'r':
-			b.WriteByte('\r')
-		case 't':
-			b.WriteByte('\t')
-		case 'v':
-			b.WriteByte(11)
-		case '\\':
-			b.WriteByte('\\')
+		e := s[i]
+		if v, ok := simpleEscape(e); ok {
+			b.WriteByte(v)
+			continue
+		}
+		switch e {
 		case '\'', '"', '?':
 			if m >= escB {
 				b.WriteByte('\\')
 			}
 			b.WriteByte(e)
 		case 'c':
-			switch m {
-			case escB, escEcho:
+			if m == escB || m == escEcho {
 				return b.String(), true
-			case escANSIC:
-				if i+1 < len(s) {
-					i++
-					x := s[i]
-					if x == '\\' && i+1 < len(s) && s[i+1] == '\\' {
-						i++
-					}
-					if x == '?' {
-						b.WriteByte(0x7f)
-					} else {
-						if x >= 'a' && x <= 'z' {
-							x -= 'a' - 'A'
-						}
-						b.WriteByte(x & 0x1f)
-					}
-					continue
-				}
-				b.WriteString(`\c`)
-			default:
-				b.WriteString(`\c`)
 			}
+			i = ctrlEscape(&b, s, i, m)
 		case 'x', 'u', 'U':
-			max := 2
-			if e == 'u' {
-				max = 4
-			} else if e == 'U' {
-				max = 8
-			}
-			j := i + 1
-			for j < len(s) && j-i-1 < max && isHex(s[j]) {
-				j++
-			}
-			if j == i+1 {
-				b.WriteByte('\\')
-				b.WriteByte(e)
-				continue
-			}
-			n, _ := strconv.ParseUint(s[i+1:j], 16, 32)
-			if e == 'x' {
-				b.WriteByte(byte(n))
-			} else {
-				writeUTF8(&b, uint32(n))
-			}
-			i = j - 1
+			i = hexEscape(&b, s, i)
 		case '0', '1', '2', '3', '4', '5', '6', '7':
-			// $'\NNN' and printf's format take up to three octal digits;
-			// %b takes \0NNN (up to three after the 0) or \NNN; echo -e
-			// only \0NNN.
-			if m == escEcho && e != '0' {
-				b.WriteByte('\\')
-				b.WriteByte(e)
-				continue
-			}
-			n := int(e - '0')
-			j := i + 1
-			more := 2
-			if m >= escB && e == '0' {
-				more = 3
-			}
-			for j < len(s) && more > 0 && s[j] >= '0' && s[j] <= '7' {
-				n = n*8 + int(s[j]-'0')
-				j++
-				more--
-			}
-			b.WriteByte(byte(n))
-			i = j - 1
+			i = octalEscape(&b, s, i, m)
 		default:
 			b.WriteByte('\\')
 			b.WriteByte(e)
 		}
 	}
 	return b.String(), false
+}
+
+// simpleEscape decodes the one-letter escapes (\a \b \e \E \f \n \r \t \v
+// \\).
+func simpleEscape(e byte) (byte, bool) {
+	switch e {
+	case 'a':
+		return 7, true
+	case 'b':
+		return 8, true
+	case 'e', 'E':
+		return 27, true
+	case 'f':
+		return 12, true
+	case 'n':
+		return '\n', true
+	case 'r':
+		return '\r', true
+	case 't':
+		return '\t', true
+	case 'v':
+		return 11, true
+	case '\\':
+		return '\\', true
+	}
+	return 0, false
+}
+
+// ctrlEscape decodes $'\cX' (a control character) at s[i] == 'c'; other
+// modes keep \c. It returns the index of the escape's last byte.
+func ctrlEscape(b *strings.Builder, s string, i int, m escMode) int {
+	if m != escANSIC || i+1 >= len(s) {
+		b.WriteString(`\c`)
+		return i
+	}
+	i++
+	x := s[i]
+	if x == '\\' && i+1 < len(s) && s[i+1] == '\\' {
+		i++
+	}
+	if x == '?' {
+		b.WriteByte(0x7f)
+	} else {
+		if x >= 'a' && x <= 'z' {
+			x -= 'a' - 'A'
+		}
+		b.WriteByte(x & 0x1f)
+	}
+	return i
+}
+
+// hexEscape decodes \xHH, \uHHHH and \UHHHHHHHH at s[i] (the letter); it
+// returns the index of the escape's last byte.
+func hexEscape(b *strings.Builder, s string, i int) int {
+	e := s[i]
+	max := 2
+	if e == 'u' {
+		max = 4
+	} else if e == 'U' {
+		max = 8
+	}
+	j := i + 1
+	for j < len(s) && j-i-1 < max && isHex(s[j]) {
+		j++
+	}
+	if j == i+1 {
+		b.WriteByte('\\')
+		b.WriteByte(e)
+		return i
+	}
+	n, _ := strconv.ParseUint(s[i+1:j], 16, 32)
+	if e == 'x' {
+		b.WriteByte(byte(n))
+	} else {
+		writeUTF8(b, uint32(n))
+	}
+	return j - 1
+}
+
+// octalEscape decodes \NNN at s[i] (the first digit): $'\NNN' and printf's
+// format take up to three octal digits; %b takes \0NNN (up to three after
+// the 0) or \NNN; echo -e only \0NNN. It returns the index of the
+// escape's last byte.
+func octalEscape(b *strings.Builder, s string, i int, m escMode) int {
+	e := s[i]
+	if m == escEcho && e != '0' {
+		b.WriteByte('\\')
+		b.WriteByte(e)
+		return i
+	}
+	n := int(e - '0')
+	j := i + 1
+	more := 2
+	if m >= escB && e == '0' {
+		more = 3
+	}
+	for j < len(s) && more > 0 && s[j] >= '0' && s[j] <= '7' {
+		n = n*8 + int(s[j]-'0')
+		j++
+		more--
+	}
+	b.WriteByte(byte(n))
+	return j - 1
 }
 
 // writeUTF8 encodes n as bash does in a UTF-8 locale: the original UTF-8
@@ -257,15 +286,7 @@ func printfOut(format string, args []string) (string, bool) {
 
 // printfOnce writes one pass over format, consuming args.
 func printfOnce(b *strings.Builder, f string, args *[]string) (used, stop, ok bool) {
-	next := func() (string, bool) {
-		if len(*args) == 0 {
-			return "", false
-		}
-		a := (*args)[0]
-		*args = (*args)[1:]
-		used = true
-		return a, true
-	}
+	pa := printfArgs{args: args}
 	for i := 0; i < len(f); i++ {
 		c := f[i]
 		if c == '\\' {
@@ -289,100 +310,154 @@ func printfOnce(b *strings.Builder, f string, args *[]string) (used, stop, ok bo
 			i++
 			continue
 		}
-		// %[flags][width][.prec]conv
-		j := i + 1
-		for j < len(f) && strings.IndexByte("-+ #0'", f[j]) >= 0 {
-			j++
+		cs, j, ok := parseConv(f, i, &pa)
+		if !ok {
+			return pa.used, false, false
 		}
-		flags := f[i+1 : j]
-		// A width or precision: digits, or * taking an argument.
-		field := func(j int) (string, int, bool) {
-			if j < len(f) && f[j] == '*' {
-				a, _ := next()
-				n, err := parseNum(a)
-				return strconv.FormatInt(n, 10), j + 1, err == nil
-			}
-			k := j
-			for j < len(f) && f[j] >= '0' && f[j] <= '9' {
-				j++
-			}
-			return f[k:j], j, true
-		}
-		width, j, okw := field(j)
-		prec, hasPrec, okp := "", false, true
-		if j < len(f) && f[j] == '.' {
-			hasPrec = true
-			prec, j, okp = field(j + 1)
-		}
-		if !okw || !okp {
-			return used, false, false
-		}
-		// length modifiers bash accepts and ignores
-		for j < len(f) && strings.IndexByte("hlLqjzt", f[j]) >= 0 {
-			j++
-		}
-		if j >= len(f) {
-			return used, false, false
-		}
-		conv := f[j]
 		i = j
-		if strings.ContainsAny(flags, "'") || len(width) > 4 || len(prec) > 4 {
-			return used, false, false
+		st, ok := cs.write(b, &pa)
+		if !ok {
+			return pa.used, false, false
 		}
-		// Where C and Go's fmt may differ, decline.
-		if (conv == 's' || conv == 'b' || conv == 'c') && strings.Trim(flags, "-") != "" ||
-			strings.ContainsRune(flags, '0') && hasPrec || conv != 'x' && conv != 'X' && conv != 'o' && strings.ContainsRune(flags, '#') {
-			return used, false, false
-		}
-		spec := "%" + flags + width
-		if hasPrec {
-			spec += "." + prec
-		}
-		switch conv {
-		case 's':
-			a, _ := next()
-			b.WriteString(fmtString(spec+"s", a))
-		case 'b':
-			a, _ := next()
-			v, st := decodeEscapes(a, escB)
-			b.WriteString(fmtString(spec+"s", v))
-			if st {
-				return used, true, true
-			}
-		case 'c':
-			a, _ := next()
-			if a != "" {
-				_, n := utf8.DecodeRuneInString(a)
-				a = a[:n]
-			}
-			b.WriteString(fmtString("%"+flags+width+"s", a))
-		case 'd', 'i', 'u', 'o', 'x', 'X':
-			a, had := next()
-			n := int64(0)
-			if had {
-				var err error
-				if n, err = parseNum(a); err != nil {
-					return used, false, false
-				}
-			}
-			gc := conv
-			if gc == 'i' || gc == 'u' {
-				gc = 'd'
-			}
-			if conv == 'u' && n < 0 {
-				b.WriteString(fmtUint(spec+string('d'), uint64(n)))
-				continue
-			}
-			if (gc == 'o' || gc == 'x' || gc == 'X') && n < 0 {
-				b.WriteString(fmtUint(spec+string(gc), uint64(n)))
-				continue
-			}
-			b.WriteString(fmtInt(spec+string(gc), n))
-		default:
-			return used, false, false
+		if st {
+			return pa.used, true, true
 		}
 	}
-	return used, false, true
+	return pa.used, false, true
+}
+
+// printfArgs are the arguments printf's format has not consumed yet; used
+// says the format consumed one.
+type printfArgs struct {
+	args *[]string
+	used bool
+}
+
+// next consumes the next argument; false when there is none.
+func (pa *printfArgs) next() (string, bool) {
+	if len(*pa.args) == 0 {
+		return "", false
+	}
+	a := (*pa.args)[0]
+	*pa.args = (*pa.args)[1:]
+	pa.used = true
+	return a, true
+}
+
+// convSpec is one printf conversion, %[flags][width][.prec]conv.
+type convSpec struct {
+	flags, width, prec string
+	hasPrec            bool
+	conv               byte
+}
+
+// parseConv reads the conversion at f[i] == '%'; it returns it, the index
+// of its conversion letter, and false where C and Go's fmt may differ or
+// the format is bad.
+func parseConv(f string, i int, pa *printfArgs) (convSpec, int, bool) {
+	var cs convSpec
+	j := i + 1
+	for j < len(f) && strings.IndexByte("-+ #0'", f[j]) >= 0 {
+		j++
+	}
+	cs.flags = f[i+1 : j]
+	width, j, okw := printfField(f, j, pa)
+	prec, okp := "", true
+	if j < len(f) && f[j] == '.' {
+		cs.hasPrec = true
+		prec, j, okp = printfField(f, j+1, pa)
+	}
+	cs.width, cs.prec = width, prec
+	if !okw || !okp {
+		return cs, j, false
+	}
+	// length modifiers bash accepts and ignores
+	for j < len(f) && strings.IndexByte("hlLqjzt", f[j]) >= 0 {
+		j++
+	}
+	if j >= len(f) {
+		return cs, j, false
+	}
+	cs.conv = f[j]
+	flags, conv := cs.flags, cs.conv
+	if strings.ContainsAny(flags, "'") || len(width) > 4 || len(prec) > 4 {
+		return cs, j, false
+	}
+	// Where C and Go's fmt may differ, decline.
+	if (conv == 's' || conv == 'b' || conv == 'c') && strings.Trim(flags, "-") != "" ||
+		strings.ContainsRune(flags, '0') && cs.hasPrec || conv != 'x' && conv != 'X' && conv != 'o' && strings.ContainsRune(flags, '#') {
+		return cs, j, false
+	}
+	return cs, j, true
+}
+
+// printfField reads a width or precision at f[j]: digits, or * taking an
+// argument. It returns it and the index after it.
+func printfField(f string, j int, pa *printfArgs) (string, int, bool) {
+	if j < len(f) && f[j] == '*' {
+		a, _ := pa.next()
+		n, err := parseNum(a)
+		return strconv.FormatInt(n, 10), j + 1, err == nil
+	}
+	k := j
+	for j < len(f) && f[j] >= '0' && f[j] <= '9' {
+		j++
+	}
+	return f[k:j], j, true
+}
+
+// write formats the conversion with the next argument; stop says %b met
+// \c (printf stops), ok false that the conversion cannot be done here.
+func (cs convSpec) write(b *strings.Builder, pa *printfArgs) (stop, ok bool) {
+	spec := "%" + cs.flags + cs.width
+	if cs.hasPrec {
+		spec += "." + cs.prec
+	}
+	conv := cs.conv
+	switch conv {
+	case 's':
+		a, _ := pa.next()
+		b.WriteString(fmtString(spec+"s", a))
+	case 'b':
+		a, _ := pa.next()
+		v, st := decodeEscapes(a, escB)
+		b.WriteString(fmtString(spec+"s", v))
+		if st {
+			return true, true
+		}
+	case 'c':
+		a, _ := pa.next()
+		if a != "" {
+			_, n := utf8.DecodeRuneInString(a)
+			a = a[:n]
+		}
+		b.WriteString(fmtString("%"+cs.flags+cs.width+"s", a))
+	case 'd', 'i', 'u', 'o', 'x', 'X':
+		a, had := pa.next()
+		n := int64(0)
+		if had {
+			var err error
+			if n, err = parseNum(a); err != nil {
+				return false, false
+			}
+		}
+		gc := conv
+		if gc == 'i' || gc == 'u' {
+			gc = 'd'
+		}
+		if conv == 'u' && n < 0 {
+			b.WriteString(fmtUint(spec+string('d'), uint64(n)))
+			return false, true
+		}
+		if (gc == 'o' || gc == 'x' || gc == 'X') && n < 0 {
+			b.WriteString(fmtUint(spec+string(gc), uint64(n)))
+			return false, true
+		}
+		b.WriteString(fmtInt(spec+string(gc), n))
+	default:
+		return false, false
+	}
+	return false, true
 }
 
 // parseNum parses a printf numeric argument as bash does: decimal, 0x hex,
@@ -612,37 +687,15 @@ func decoderKind(argv []string) string {
 		return ""
 	}
 	name := strings.ToLower(base(argv[0]))
-	has := func(short string, long ...string) bool {
-		for _, a := range argv[1:] {
-			if a == "--" {
-				return false
-			}
-			if strings.HasPrefix(a, "--") {
-				n, _, _ := strings.Cut(a[2:], "=")
-				for _, l := range long {
-					if n != "" && strings.HasPrefix(l, n) {
-						return true
-					}
-				}
-				continue
-			}
-			if len(a) > 1 && a[0] == '-' && strings.ContainsAny(a[1:], short) {
-				return true
-			}
+	if r, ok := decoderRules[name]; ok {
+		if r.short == "" || decoderHas(argv, r.short, r.long...) {
+			return r.kind
 		}
-		return false
+		return ""
 	}
 	switch name {
-	case "base64", "gbase64":
-		if has("dD", "decode") {
-			return "base64"
-		}
-	case "base32":
-		if has("d", "decode") {
-			return "base32"
-		}
 	case "basenc":
-		if has("d", "decode") {
+		if decoderHas(argv, "d", "decode") {
 			for _, a := range argv[1:] {
 				if a == "--base64" {
 					return "base64"
@@ -654,51 +707,88 @@ func decoderKind(argv []string) string {
 			return "other"
 		}
 	case "xxd":
-		if has("r", "revert") {
-			if has("p", "plain", "postscript", "ps") {
+		if decoderHas(argv, "r", "revert") {
+			if decoderHas(argv, "p", "plain", "postscript", "ps") {
 				return "hex"
 			}
 			return "other"
 		}
-	case "gunzip", "zcat", "gzcat":
-		return "gzip"
-	case "gzip", "pigz":
-		if has("d", "decompress", "uncompress") {
-			return "gzip"
-		}
-	case "bunzip2", "bzcat":
-		return "bzip2"
-	case "bzip2":
-		if has("d", "decompress") {
-			return "bzip2"
-		}
-	case "unxz", "xzcat", "lzcat", "unlzma", "unzstd", "zstdcat", "uncompress", "uudecode", "lz4cat", "unlz4", "brotli":
-		if name != "brotli" || has("d", "decompress") {
-			return "other"
-		}
-	case "xz", "lzma", "zstd", "lz4":
-		if has("d", "decompress", "uncompress") {
-			return "other"
-		}
 	case "openssl":
-		for _, a := range argv[1:] {
-			if a == "-d" || a == "-decrypt" || a == "--decrypt" {
+		return opensslDecodes(argv)
+	}
+	return ""
+}
+
+// decoderRule is one decoding program: the options that make it decode
+// (none: it always decodes) and what it decodes.
+type decoderRule struct {
+	short string   // short option letters, any of which decodes
+	long  []string // long options (any prefix) that decode
+	kind  string   // base64, base32, gzip, bzip2 or other
+}
+
+// decoderRules are the decoders decided by their options alone (basenc,
+// xxd and openssl need more, see decoderKind), built with the other tables
+// on the first New (initDecoderRules).
+var decoderRules map[string]decoderRule
+
+func initDecoderRules() {
+	m := map[string]decoderRule{}
+	add := func(r decoderRule, names ...string) {
+		for _, n := range names {
+			m[n] = r
+		}
+	}
+	add(decoderRule{"dD", []string{"decode"}, "base64"}, "base64", "gbase64")
+	add(decoderRule{"d", []string{"decode"}, "base32"}, "base32")
+	add(decoderRule{kind: "gzip"}, "gunzip", "zcat", "gzcat")
+	add(decoderRule{"d", []string{"decompress", "uncompress"}, "gzip"}, "gzip", "pigz")
+	add(decoderRule{kind: "bzip2"}, "bunzip2", "bzcat")
+	add(decoderRule{"d", []string{"decompress"}, "bzip2"}, "bzip2")
+	add(decoderRule{kind: "other"}, "unxz", "xzcat", "lzcat", "unlzma", "unzstd", "zstdcat", "uncompress", "uudecode", "lz4cat", "unlz4", "rot13")
+	add(decoderRule{"d", []string{"decompress"}, "other"}, "brotli")
+	add(decoderRule{"d", []string{"decompress", "uncompress"}, "other"}, "xz", "lzma", "zstd", "lz4")
+	add(decoderRule{"d", []string{"decrypt"}, "other"}, "gpg", "gpg2", "age", "rage")
+	decoderRules = m
+}
+
+// decoderHas says whether argv has one of the short option letters or a
+// prefix of one of the long options, before --.
+func decoderHas(argv []string, short string, long ...string) bool {
+	for _, a := range argv[1:] {
+		if a == "--" {
+			return false
+		}
+		if strings.HasPrefix(a, "--") {
+			n, _, _ := strings.Cut(a[2:], "=")
+			for _, l := range long {
+				if n != "" && strings.HasPrefix(l, n) {
+					return true
+				}
+			}
+			continue
+		}
+		if len(a) > 1 && a[0] == '-' && strings.ContainsAny(a[1:], short) {
+			return true
+		}
+	}
+	return false
+}
+
+// opensslDecodes: openssl -d (any subcommand), and openssl base64, enc,
+// smime or cms with -d.
+func opensslDecodes(argv []string) string {
+	for _, a := range argv[1:] {
+		if a == "-d" || a == "-decrypt" || a == "--decrypt" {
+			return "other"
+		}
+	}
+	if len(argv) > 1 && (argv[1] == "base64" || argv[1] == "enc" || argv[1] == "smime" || argv[1] == "cms") {
+		for _, a := range argv[2:] {
+			if a == "-d" {
 				return "other"
 			}
 		}
-		if len(argv) > 1 && (argv[1] == "base64" || argv[1] == "enc" || argv[1] == "smime" || argv[1] == "cms") {
-			for _, a := range argv[2:] {
-				if a == "-d" {
-					return "other"
-				}
-			}
-		}
-	case "gpg", "gpg2", "age", "rage":
-		if has("d", "decrypt") {
-			return "other"
-		}
-	case "rot13":
-		return "other"
 	}
 	return ""
 }

@@ -114,6 +114,8 @@ type stmtRedirs struct {
 	hasStdin bool
 }
 
+// redirs evaluates a statement's redirections: what they read, write
+// and open.
 func (w *walker) redirs(s *syntax.Stmt, x ctx) stmtRedirs {
 	var r stmtRedirs
 	if len(s.Redirs) > 0 {
@@ -136,65 +138,78 @@ func (w *walker) redirs(s *syntax.Stmt, x ctx) stmtRedirs {
 		if target.known && (strings.HasPrefix(target.val, "/dev/tcp/") || strings.HasPrefix(target.val, "/dev/udp/")) {
 			r.net = true
 		}
-		switch rd.Op {
-		case syntax.Hdoc, syntax.DashHdoc:
-			if rd.Hdoc != nil {
-				if v, ok := w.staticWord(rd.Hdoc, true); ok {
-					r.stdin, dl = v, false
-				} else {
-					r.stdin = w.slice(rd.Hdoc)
-				}
-			}
-			r.hasStdin, r.stdinDL = !dl, dl
-			continue
-		case syntax.WordHdoc:
-			if rd.Word != nil {
-				if v, ok := w.staticWord(rd.Word, false); ok {
-					r.stdin, dl = v, false
-				} else {
-					r.stdin = w.codeText(rd.Word)
-				}
-				r.hasStdin, r.stdinDL = !dl, dl
-			}
-			continue
-		case syntax.RdrIn, syntax.DplIn:
-			if target.known && rd.Op == syntax.RdrIn {
-				w.pathArg(target.val, true)
-				if p := w.resolve(target.val); p != "" && w.isDownloaded(p) || r.net {
-					dl = true
-				}
-			}
-			if dl {
-				r.stdinDL, r.hasStdin = true, false
-			}
-			continue
-		case syntax.DplOut:
-			// >&2, >&-, 2>&1 duplicate descriptors; >&file writes file.
-			if !target.known || isFD(target.val) {
-				continue
-			}
-		}
-		// An output (or read-write) redirection.
-		if !target.known {
-			if r.write == "" {
-				r.write = target.text
-			}
-			continue
-		}
-		p := w.resolve(target.val)
-		if p != "" && isDevice(p) {
-			r.device = target.val
-			continue
-		}
-		if p != "" && harmlessDev(p) {
-			continue
-		}
-		w.pathArg(target.val, true)
-		if r.write == "" {
-			r.write = target.val
+		if !w.redirIn(&r, rd, target, dl) {
+			w.redirOut(&r, target)
 		}
 	}
 	return r
+}
+
+// redirIn applies an input redirection (here-document, here-string, <
+// file, <&) or a descriptor duplication to r; it says whether rd was one.
+func (w *walker) redirIn(r *stmtRedirs, rd *syntax.Redirect, target word, dl bool) bool {
+	switch rd.Op {
+	case syntax.Hdoc, syntax.DashHdoc:
+		if rd.Hdoc != nil {
+			if v, ok := w.staticWord(rd.Hdoc, true); ok {
+				r.stdin, dl = v, false
+			} else {
+				r.stdin = w.slice(rd.Hdoc)
+			}
+		}
+		r.hasStdin, r.stdinDL = !dl, dl
+		return true
+	case syntax.WordHdoc:
+		if rd.Word != nil {
+			if v, ok := w.staticWord(rd.Word, false); ok {
+				r.stdin, dl = v, false
+			} else {
+				r.stdin = w.codeText(rd.Word)
+			}
+			r.hasStdin, r.stdinDL = !dl, dl
+		}
+		return true
+	case syntax.RdrIn, syntax.DplIn:
+		if target.known && rd.Op == syntax.RdrIn {
+			w.pathArg(target.val, true)
+			if p := w.resolve(target.val); p != "" && w.isDownloaded(p) || r.net {
+				dl = true
+			}
+		}
+		if dl {
+			r.stdinDL, r.hasStdin = true, false
+		}
+		return true
+	case syntax.DplOut:
+		// >&2, >&-, 2>&1 duplicate descriptors; >&file writes file.
+		if !target.known || isFD(target.val) {
+			return true
+		}
+	}
+	return false
+}
+
+// redirOut applies an output (or read-write) redirection to r: the first
+// file it writes, or the device.
+func (w *walker) redirOut(r *stmtRedirs, target word) {
+	if !target.known {
+		if r.write == "" {
+			r.write = target.text
+		}
+		return
+	}
+	p := w.resolve(target.val)
+	if p != "" && isDevice(p) {
+		r.device = target.val
+		return
+	}
+	if p != "" && harmlessDev(p) {
+		return
+	}
+	w.pathArg(target.val, true)
+	if r.write == "" {
+		r.write = target.val
+	}
 }
 
 func (w *walker) redirText(rd *syntax.Redirect) string {
@@ -262,17 +277,7 @@ func (w *walker) stmt1(s *syntax.Stmt, x ctx) {
 		return
 	}
 	if _, ok := s.Cmd.(*syntax.CallExpr); !ok && (len(r.texts) > 0) {
-		// Redirections of a compound command apply to everything inside.
-		x.redirs = append(append([]string(nil), x.redirs...), r.texts...)
-		if r.write != "" && x.write == "" {
-			x.write = r.write
-		}
-		if r.device != "" {
-			w.emit(nil, x, segIn{raw: w.slice(s), redirs: r.texts, device: r.device}, peeled{})
-		}
-		if r.hasStdin || r.stdinDL {
-			x.stdin, x.hasStdin, x.stdinDL = r.stdin, r.hasStdin, r.stdinDL
-		}
+		x = w.compoundRedirs(s, x, r)
 	}
 	switch c := s.Cmd.(type) {
 	case *syntax.CallExpr:
@@ -310,35 +315,11 @@ func (w *walker) stmt1(s *syntax.Stmt, x ctx) {
 	case *syntax.ForClause:
 		w.forClause(c, x)
 	case *syntax.CaseClause:
-		w.evalOne(c.Word, x)
-		y := x
-		y.cond = true
-		for _, it := range c.Items {
-			for _, p := range it.Patterns {
-				w.nested(p, x)
-				w.peekWord(p) // expansions in a pattern run like any other (${x@P})
-				if hasExtGlob(p) {
-					w.bashSyntax("an extended glob in a case pattern without shopt -s extglob")
-				}
-			}
-			w.stmts(it.Stmts, y)
-		}
+		w.caseClause(c, x)
 	case *syntax.FuncDecl:
 		w.funcDecl(s, c, x)
 	case *syntax.ArithmCmd, *syntax.TestClause, *syntax.LetClause:
-		w.walkNodeSubsts(c, x)
-		switch c := c.(type) {
-		case *syntax.ArithmCmd:
-			w.arithRisk(c.X)
-		case *syntax.LetClause:
-			for _, e := range c.Exprs {
-				w.arithRisk(e)
-			}
-		case *syntax.TestClause:
-			w.testRisk(c.X)
-		}
-		w.emit([]word{{val: w.slice(c), text: w.slice(c), lit: true, known: true}}, x,
-			segIn{raw: w.slice(s), redirs: r.texts, write: r.write, expr: true, ask: w.takeExec(w.slice(s))}, peeled{})
+		w.exprCmd(s, c, x, r)
 	case *syntax.DeclClause:
 		w.declClause(s, c, x, r)
 	case *syntax.TimeClause:
@@ -360,6 +341,59 @@ func (w *walker) stmt1(s *syntax.Stmt, x ctx) {
 	default:
 		w.emit([]word{{val: w.slice(c), text: w.slice(c)}}, x, segIn{raw: w.slice(s), unknown: true}, peeled{})
 	}
+}
+
+// compoundRedirs applies the redirections of a compound command to the
+// context of everything inside it.
+func (w *walker) compoundRedirs(s *syntax.Stmt, x ctx, r stmtRedirs) ctx {
+	// Redirections of a compound command apply to everything inside.
+	x.redirs = append(append([]string(nil), x.redirs...), r.texts...)
+	if r.write != "" && x.write == "" {
+		x.write = r.write
+	}
+	if r.device != "" {
+		w.emit(nil, x, segIn{raw: w.slice(s), redirs: r.texts, device: r.device}, peeled{})
+	}
+	if r.hasStdin || r.stdinDL {
+		x.stdin, x.hasStdin, x.stdinDL = r.stdin, r.hasStdin, r.stdinDL
+	}
+	return x
+}
+
+// caseClause walks a case statement: its word, the expansions in its
+// patterns, and its bodies as conditional.
+func (w *walker) caseClause(c *syntax.CaseClause, x ctx) {
+	w.evalOne(c.Word, x)
+	y := x
+	y.cond = true
+	for _, it := range c.Items {
+		for _, p := range it.Patterns {
+			w.nested(p, x)
+			w.peekWord(p) // expansions in a pattern run like any other (${x@P})
+			if hasExtGlob(p) {
+				w.bashSyntax("an extended glob in a case pattern without shopt -s extglob")
+			}
+		}
+		w.stmts(it.Stmts, y)
+	}
+}
+
+// exprCmd walks (( )), [[ ]] and let: their substitutions and risky
+// arithmetic, then emits them as one expression segment.
+func (w *walker) exprCmd(s *syntax.Stmt, c syntax.Command, x ctx, r stmtRedirs) {
+	w.walkNodeSubsts(c, x)
+	switch c := c.(type) {
+	case *syntax.ArithmCmd:
+		w.arithRisk(c.X)
+	case *syntax.LetClause:
+		for _, e := range c.Exprs {
+			w.arithRisk(e)
+		}
+	case *syntax.TestClause:
+		w.testRisk(c.X)
+	}
+	w.emit([]word{{val: w.slice(c), text: w.slice(c), lit: true, known: true}}, x,
+		segIn{raw: w.slice(s), redirs: r.texts, write: r.write, expr: true, ask: w.takeExec(w.slice(s))}, peeled{})
 }
 
 // walkNodeSubsts walks every substitution under n.

@@ -209,27 +209,7 @@ func (f frag) effAlt() (string, bool) {
 func (w *walker) part(p syntax.WordPart, dq, start bool) []frag {
 	switch p := p.(type) {
 	case *syntax.Lit:
-		if dq {
-			v := unescapeDq(p.Value)
-			return []frag{{val: v, text: v, lit: true, known: true}}
-		}
-		v := p.Value
-		f := frag{lit: true, known: true}
-		if start && strings.HasPrefix(v, "~") {
-			end := strings.IndexByte(v, '/')
-			if end < 0 {
-				end = len(v)
-			}
-			if exp, ok := w.tilde(v[1:end]); ok {
-				f.val, f.text, f.home = exp, v[:end], v[1:end] == "" || v[1] != '+'
-				v = v[end:]
-			}
-		}
-		u, glob := unescapeUnquoted(v)
-		f.val += u
-		f.text += u
-		f.glob = glob
-		return []frag{f}
+		return w.litPart(p, dq, start)
 	case *syntax.SglQuoted:
 		v := p.Value
 		if p.Dollar {
@@ -245,63 +225,7 @@ func (w *walker) part(p syntax.WordPart, dq, start bool) []frag {
 		f.glob, f.split = f.gv, f.list && len(p.Parts) == 1
 		return []frag{f}
 	case *syntax.ParamExp:
-		src := w.slice(p)
-		if f, ok := w.listParam(p, src); ok {
-			return []frag{f}
-		}
-		if p.Exp != nil && p.Param != nil && !p.Excl && !p.Length && p.Index == nil && p.Slice == nil && p.Repl == nil && p.Names == 0 {
-			switch p.Exp.Op {
-			case syntax.RemSmallSuffix, syntax.RemLargeSuffix, syntax.RemSmallPrefix, syntax.RemLargePrefix:
-				v, ok := w.vars[p.Param.Value]
-				if p.Param.Value == "HOME" {
-					v, ok = w.c.home, true
-				} else if p.Param.Value == "PWD" && w.cwd != "" {
-					v, ok = w.cwd, true
-				}
-				if ok {
-					if f, ok := w.trimParam(p, v, src); ok {
-						f.split = !dq
-						return []frag{f}
-					}
-				}
-			case syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AlternateUnset, syntax.AlternateUnsetOrNull:
-				// A variable the command set to a non-empty literal:
-				// ${X:-d} and ${X-d} are its value, ${X:+a} and ${X+a} are a.
-				if v, ok := w.vars[p.Param.Value]; ok && v != "" {
-					if p.Exp.Op == syntax.DefaultUnset || p.Exp.Op == syntax.DefaultUnsetOrNull {
-						return []frag{{val: v, text: src, known: true, split: !dq}}
-					}
-					if p.Exp.Word == nil {
-						return []frag{{text: src, known: true, split: !dq}}
-					}
-					if fr := w.parts(p.Exp.Word.Parts, dq, false, ""); len(fr) == 1 && fr[0].known {
-						return []frag{{val: fr[0].val, text: src, known: true, split: !dq}}
-					}
-				}
-			}
-		}
-		if p.Param != nil && !p.Excl && !p.Length && p.Index == nil && p.Slice == nil && p.Repl == nil && p.Exp == nil && p.Names == 0 {
-			switch name := p.Param.Value; name {
-			case "HOME":
-				return []frag{{val: w.c.home, text: src, known: true, home: true}}
-			case "PWD":
-				if w.cwd != "" {
-					return []frag{{val: w.cwd, text: src, known: true}}
-				}
-			default:
-				if v, ok := w.vars[name]; ok {
-					g := w.globVar == name && name != ""
-					return []frag{{val: v, text: src, known: true, split: !dq, glob: g, gv: g}}
-				}
-			}
-		}
-		w.execRisk(p)
-		f := frag{val: src, text: src}
-		if p.Param != nil && w.dlVars[p.Param.Value] {
-			f.dl = true
-		}
-		f.alt, f.altOK = w.paramAlt(p, dq)
-		return []frag{f}
+		return w.paramPart(p, dq)
 	case *syntax.CmdSubst:
 		src := w.slice(p)
 		if v, ok := w.staticOutput(p.Stmts); ok {
@@ -323,6 +247,95 @@ func (w *walker) part(p syntax.WordPart, dq, start bool) []frag {
 		return w.brace(p, start)
 	}
 	return []frag{{}}
+}
+
+// litPart evaluates an unquoted or double-quoted literal: backslashes,
+// and a leading ~ when the literal starts the word.
+func (w *walker) litPart(p *syntax.Lit, dq, start bool) []frag {
+	if dq {
+		v := unescapeDq(p.Value)
+		return []frag{{val: v, text: v, lit: true, known: true}}
+	}
+	v := p.Value
+	f := frag{lit: true, known: true}
+	if start && strings.HasPrefix(v, "~") {
+		end := strings.IndexByte(v, '/')
+		if end < 0 {
+			end = len(v)
+		}
+		if exp, ok := w.tilde(v[1:end]); ok {
+			f.val, f.text, f.home = exp, v[:end], v[1:end] == "" || v[1] != '+'
+			v = v[end:]
+		}
+	}
+	u, glob := unescapeUnquoted(v)
+	f.val += u
+	f.text += u
+	f.glob = glob
+	return []frag{f}
+}
+
+// paramPart evaluates $X and ${X…}: the values the command assigned, $HOME
+// and $PWD, ${X%pat} trimming and ${X:-d} defaults; anything else is not
+// literal (with its unset alternative for the floor).
+func (w *walker) paramPart(p *syntax.ParamExp, dq bool) []frag {
+	src := w.slice(p)
+	if f, ok := w.listParam(p, src); ok {
+		return []frag{f}
+	}
+	if p.Exp != nil && p.Param != nil && !p.Excl && !p.Length && p.Index == nil && p.Slice == nil && p.Repl == nil && p.Names == 0 {
+		switch p.Exp.Op {
+		case syntax.RemSmallSuffix, syntax.RemLargeSuffix, syntax.RemSmallPrefix, syntax.RemLargePrefix:
+			v, ok := w.vars[p.Param.Value]
+			if p.Param.Value == "HOME" {
+				v, ok = w.c.home, true
+			} else if p.Param.Value == "PWD" && w.cwd != "" {
+				v, ok = w.cwd, true
+			}
+			if ok {
+				if f, ok := w.trimParam(p, v, src); ok {
+					f.split = !dq
+					return []frag{f}
+				}
+			}
+		case syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AlternateUnset, syntax.AlternateUnsetOrNull:
+			// A variable the command set to a non-empty literal:
+			// ${X:-d} and ${X-d} are its value, ${X:+a} and ${X+a} are a.
+			if v, ok := w.vars[p.Param.Value]; ok && v != "" {
+				if p.Exp.Op == syntax.DefaultUnset || p.Exp.Op == syntax.DefaultUnsetOrNull {
+					return []frag{{val: v, text: src, known: true, split: !dq}}
+				}
+				if p.Exp.Word == nil {
+					return []frag{{text: src, known: true, split: !dq}}
+				}
+				if fr := w.parts(p.Exp.Word.Parts, dq, false, ""); len(fr) == 1 && fr[0].known {
+					return []frag{{val: fr[0].val, text: src, known: true, split: !dq}}
+				}
+			}
+		}
+	}
+	if p.Param != nil && !p.Excl && !p.Length && p.Index == nil && p.Slice == nil && p.Repl == nil && p.Exp == nil && p.Names == 0 {
+		switch name := p.Param.Value; name {
+		case "HOME":
+			return []frag{{val: w.c.home, text: src, known: true, home: true}}
+		case "PWD":
+			if w.cwd != "" {
+				return []frag{{val: w.cwd, text: src, known: true}}
+			}
+		default:
+			if v, ok := w.vars[name]; ok {
+				g := w.globVar == name && name != ""
+				return []frag{{val: v, text: src, known: true, split: !dq, glob: g, gv: g}}
+			}
+		}
+	}
+	w.execRisk(p)
+	f := frag{val: src, text: src}
+	if p.Param != nil && w.dlVars[p.Param.Value] {
+		f.dl = true
+	}
+	f.alt, f.altOK = w.paramAlt(p, dq)
+	return []frag{f}
 }
 
 // brace expands a brace expression into alternatives.
