@@ -70,7 +70,7 @@ demo: build ## the main job end to end: sign a policy, layer configs, inspect, t
 bench: build ## run the benchmarks recorded in docs/benchmarks.md
 	OCEANCODE_HELPER=$(CURDIR)/$(BIN)/oceancode-sandbox $(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
 
-bench-compare: tools ## REF=<commit> [ROUNDS=15]: --version, inspect, one turn and a ten-call turn, whole process, against REF, interleaved (medians, ratios)
+bench-compare: tools ## REF=<commit> [ROUNDS=15]: --version, inspect, one turn, a ten-call turn, an MCP call, the pager's first frame, whole process, against REF, interleaved (medians, ratios)
 	@test -n "$(REF)" || { echo "bench-compare: name the commit to compare with: make bench-compare REF=<commit>"; exit 2; }
 	@command -v python3 >/dev/null || { echo "bench-compare: python3 is missing: apt-get install python3"; exit 1; }
 	@python3 scripts/bench-compare.py $(REF) $(or $(ROUNDS),15)
