@@ -902,3 +902,27 @@ func TestManySessions(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestDoneMeansIdle: a client that sees a turn's done event and then asks
+// for the state sees the turn ended — idle, the turn counted, its stop
+// reason — however the goroutines are scheduled (serve's clients do
+// exactly this; it once failed under load).
+func TestDoneMeansIdle(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, providertest.Text("one"), providertest.Text("two"), providertest.Text("three"))
+	s := f.start(f.options())
+	u, err := s.Subscribe(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, prompt := range []string{"a", "b", "c"} {
+		if err := s.Send(prompt); err != nil {
+			t.Fatal(err)
+		}
+		until(t, u, agent.EventDone)
+		st := s.State()
+		if st.Status != runner.StatusIdle || st.Turns != i+1 || st.StopReason != runner.StopEndTurn {
+			t.Fatalf("turn %d: state after done = status %s, turns %d, stop %q", i+1, st.Status, st.Turns, st.StopReason)
+		}
+	}
+}

@@ -59,6 +59,10 @@ type Session struct {
 	stop       StopReason
 	started    bool // a turn has run (its notices were told)
 	turnOver   bool // the running turn has emitted its done event
+	// doneEv is the running turn's done event, held until the turn's
+	// bookkeeping (turns, usage, stop reason, status) is in the state: a
+	// client that sees done and asks for the state sees the turn ended.
+	doneEv *agent.Event
 	closed     bool
 	asks       map[string]*ask
 	order      []string // ask ids, in the order asked
@@ -383,8 +387,13 @@ func (s *Session) loop() {
 		s.usage = s.usage.Add(r.res.Usage)
 		s.stop = stopOf(r.res, r.err)
 		s.running, s.cancelTurn, s.runGate = nil, nil, nil
+		done := s.doneEv
+		s.doneEv = nil
 		s.mu.Unlock()
 		s.dropResumedAsks()
+		if done != nil {
+			s.emit(*done)
+		}
 		it.done <- r
 	}
 }
@@ -421,8 +430,9 @@ func (s *Session) turnEvent(e agent.Event) {
 		s.rec.need()
 	case e.Type == agent.EventDone:
 		s.mu.Lock()
-		s.turnOver = true
+		s.turnOver, s.doneEv = true, &e
 		s.mu.Unlock()
+		return // the loop emits it once the state has the turn's end
 	}
 	s.emit(e)
 }
