@@ -68,7 +68,7 @@ demo: build ## the main job end to end: sign a policy, layer configs, inspect, t
 	@scripts/demo.sh $(BIN)
 
 bench: build ## run the benchmarks recorded in docs/benchmarks.md
-	OCEANCODE_HELPER=$(CURDIR)/$(BIN)/oceancode-sandbox $(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
+	OCEANCODE_HELPER=$(CURDIR)/$(BIN)/oceancode-sandbox OCEANCODE_EXEC_HELPER=$(CURDIR)/$(BIN)/oceancode-sandbox-exec $(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
 
 bench-compare: tools ## REF=<commit> [ROUNDS=15]: --version, inspect, one turn, a ten-call turn, an MCP call, the pager's first frame, whole process, against REF, interleaved (medians, ratios)
 	@test -n "$(REF)" || { echo "bench-compare: name the commit to compare with: make bench-compare REF=<commit>"; exit 2; }

@@ -520,13 +520,15 @@ func TestGitWorksInWorkspaceWrite(t *testing.T) {
 }
 
 // TestHelperPathRefusesTestBinary: a test binary without HelperPath is not
-// used as the helper (it would run its own tests again, recursively).
+// used as the helper (it would run its own tests again, recursively) —
+// with no exec helper installed either, so the Go helper is the one a
+// supervised command would need.
 func TestHelperPathRefusesTestBinary(t *testing.T) {
 	self := filepath.Join(t.TempDir(), "agent.test")
-	old, oldHelper := osExecutable, HelperPath
+	old, oldHelper, oldExec := osExecutable, HelperPath, ExecHelperPath
 	osExecutable = func() (string, error) { return self, nil }
-	HelperPath = ""
-	defer func() { osExecutable, HelperPath = old, oldHelper }()
+	HelperPath, ExecHelperPath = "", ""
+	defer func() { osExecutable, HelperPath, ExecHelperPath = old, oldHelper, oldExec }()
 	if got, err := helperPath(); err == nil {
 		t.Errorf("a test binary was taken as the helper: %s", got)
 	}

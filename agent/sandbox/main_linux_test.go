@@ -76,6 +76,10 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// envExecHelper hands the exec helper's path to an agent started by
+// startAgent ("": the Go helper alone).
+const envExecHelper = "OCEANCODE_TEST_EXEC_HELPER"
+
 // envGoHelperOnly set makes this test binary run its sandboxes with the Go
 // helper alone, as on a machine where the exec helper is not installed.
 const envGoHelperOnly = "OCEANCODE_TEST_GO_HELPER_ONLY"
@@ -94,7 +98,7 @@ func TestGoHelperFallback(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := "^(TestAttack(WritesOutsideWorkspace|ProtectedPathsInsideWorkspace|CredentialReads|NetworkEgress|ProcSysWrites|VsockAndIoUring|NamespacesAndCapabilities|HelperInWorkspace|DenyRootOverProtectedPath)|TestHelperHoldsNoCapability|TestDisableUsernsWithoutSeccomp|TestOnlyStdioReachesCommand|TestProcessLimitBounds|TestModesWorkAsAdvertised|TestGitDirsProtected|TestHistorySurvivesDestructiveCommands|TestGitHistoryWorkflowInside)$"
+	run := "^(TestAttack(WritesOutsideWorkspace|ProtectedPathsInsideWorkspace|CredentialReads|NetworkEgress|ProcSysWrites|VsockAndIoUring|NamespacesAndCapabilities|HelperInWorkspace|DenyRootOverProtectedPath)|TestHelperHoldsNoCapability|TestDisableUsernsWithoutSeccomp|TestOnlyStdioReachesCommand|TestProcessLimitBounds|TestModesWorkAsAdvertised|TestGitDirsProtected|TestHistorySurvivesDestructiveCommands|TestGitHistoryWorkflowInside|TestSupervised.*|TestCommandKeepsGOMAXPROCS)$"
 	cmd := exec.Command(exe, "-test.run", run, "-test.v", "-test.count=1")
 	cmd.Env = append(os.Environ(), envGoHelperOnly+"=1")
 	out, err := cmd.CombinedOutput()
@@ -265,6 +269,7 @@ func attackMain(args []string) int {
 func agentMain(args []string, supervised bool) int {
 	exe, _ := os.Executable()
 	HelperPath, testROBinds = exe, []string{exe}
+	ExecHelperPath = os.Getenv(envExecHelper)
 	start, p := Command, Policy{Enabled: true, Workspace: args[0]}
 	if supervised {
 		start, p = Supervised, Policy{Workspace: args[0]}
@@ -290,7 +295,10 @@ func startAgent(t *testing.T, verb string, args ...string) *exec.Cmd {
 	t.Helper()
 	exe, _ := os.Executable()
 	agent := exec.Command(exe, append([]string{verb}, args...)...)
-	agent.Env = os.Environ()
+	// The agent runs its commands with this run's helpers: the exec
+	// helper (C: the supervisor of a sandbox-off command, too) unless this
+	// is the Go helper's fallback run.
+	agent.Env = append(os.Environ(), envExecHelper+"="+ExecHelperPath)
 	out, err := agent.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -71,19 +71,14 @@ func Supervised(ctx context.Context, p Policy, argv []string, env []string) (*Cm
 	if p.Confined() {
 		return Command(ctx, p, argv, env)
 	}
-	helper, err := helperPath()
-	if err != nil {
-		return nil, err
-	}
 	r, err := lifeline()
 	if err != nil {
 		return nil, err
 	}
-	h := helperSpec{Supervise: true, Lifeline: 3}
-	helperEnv := h.WithOneProc(env)
-	args := append([]string{HelperArg}, h.Args()...)
-	c := exec.CommandContext(ctx, helper, append(args, argv...)...)
-	c.Env = helperEnv
+	c, err := supervisorCmd(ctx, argv, env)
+	if err != nil {
+		return nil, err
+	}
 	c.Dir = p.Dir
 	if c.Dir == "" {
 		c.Dir = p.Workspace
@@ -93,6 +88,31 @@ func Supervised(ctx context.Context, p Policy, argv []string, env []string) (*Cm
 	c.Cancel = func() error { return c.Process.Signal(syscall.SIGTERM) }
 	c.WaitDelay = 2 * time.Second
 	return &Cmd{Cmd: c}, nil
+}
+
+// supervisorCmd starts argv under the supervisor: the exec helper's (C: no
+// Go runtime to start, most of a sandbox-off call's own cost) when it is
+// installed, else the Go helper's. Both take the lifeline as descriptor 3.
+func supervisorCmd(ctx context.Context, argv, env []string) (*exec.Cmd, error) {
+	h := helperSpec{Supervise: true, Lifeline: 3}
+	if eh := execHelperPath(); eh != "" {
+		args, err := h.ExecArgs()
+		if err != nil {
+			return nil, err
+		}
+		c := exec.CommandContext(ctx, eh, append(args, argv...)...)
+		c.Env = env
+		return c, nil
+	}
+	helper, err := helperPath()
+	if err != nil {
+		return nil, err
+	}
+	helperEnv := h.WithOneProc(env) // before Args: it records the command's own GOMAXPROCS in h
+	args := append([]string{HelperArg}, h.Args()...)
+	c := exec.CommandContext(ctx, helper, append(args, argv...)...)
+	c.Env = helperEnv
+	return c, nil
 }
 
 // Leftover is a process started by an agent that is gone.

@@ -14,12 +14,24 @@ import (
 // with the sandbox off (the supervisor) and on (workspace-write, network
 // off). OCEANCODE_HELPER=/path/to/oceancode-sandbox measures with the lean
 // production helper (make bench sets it); otherwise the test binary is the
-// helper. No timing is asserted.
+// helper. OCEANCODE_EXEC_HELPER=/path/to/oceancode-sandbox-exec names the C
+// exec helper (the sandbox's helper and the sandbox-off supervisor, as on
+// an installed machine; without it, the one TestMain built), and
+// OCEANCODE_EXEC_HELPER=none measures the Go helper alone. No timing is
+// asserted.
 func BenchmarkBashTrue(b *testing.B) {
 	if h := os.Getenv("OCEANCODE_HELPER"); h != "" {
 		old := sandbox.HelperPath
 		sandbox.HelperPath = h
 		defer func() { sandbox.HelperPath = old }()
+	}
+	if h := os.Getenv("OCEANCODE_EXEC_HELPER"); h != "" {
+		old := sandbox.ExecHelperPath
+		sandbox.ExecHelperPath = h
+		if h == "none" {
+			sandbox.ExecHelperPath = ""
+		}
+		defer func() { sandbox.ExecHelperPath = old }()
 	}
 	input := json.RawMessage(`{"command":"true"}`)
 	for _, mode := range []struct {

@@ -28,12 +28,25 @@
  * confined than asked. Exit status, as the Go helper's: 127 when the
  * command is not found, 126 when it could not be confined or executed.
  *
+ * With --supervise it is instead the supervisor of a sandbox-off command
+ * (agent/sandbox.Supervised; the Go helper's supervise_linux.go is its
+ * twin and its specification): outside any sandbox, unconfined, a child
+ * subreaper that runs the command as its child and ends the command's
+ * whole process tree (SIGKILL to every descendant, found from /proc by
+ * parent links, until none is left to reap) when the command exits, on
+ * SIGTERM/SIGINT/SIGHUP, or when the agent's lifeline pipe reads end of
+ * file (the agent is gone, SIGKILL included). It exits with the command's
+ * status, re-raising the command's signal. It is here, in C, because every
+ * bash call of a sandbox-off session starts one: the Go supervisor's
+ * runtime start-up was most of a call's own cost (docs/benchmarks.md).
+ *
  * Arguments (agent/sandbox/helper.Spec.ExecArgs writes them, the Go tests
  * in agent/sandbox run both helpers over the same cases):
  *
  *   --landlock FS SCOPED   handled file-system rights and IPC scopes
  *   --rule ACCESS PATH     allow ACCESS beneath PATH (repeatable)
  *   --nproc N --as N --fsize N --nofile N
+ *   --supervise --lifeline FD   the supervisor (no other argument with it)
  *   -- COMMAND [ARG...]
  *
  * Numbers are decimal. Build: cc -O2 -static (see the Makefile).
@@ -43,14 +56,18 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* The Landlock and close_range system call numbers are the same on every
@@ -220,11 +237,224 @@ static void apply_landlock(uint64_t fs, uint64_t scoped, const struct rule *rule
 	close(rfd);
 }
 
+
+/* ---- the supervisor (--supervise) ---- */
+
+/* parent_of reads the parent pid from /proc/PID/stat (after the last ')',
+ * the state, then the parent); -1 when the process is gone. */
+static long parent_of(long pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	if (!p || strlen(p) < 5)
+		return -1;
+	return strtol(p + 4, NULL, 10); /* ") S PPID" */
+}
+
+/* kill_descendants SIGKILLs every process below this one: the processes
+ * whose parent chain in /proc reaches it. Passes repeat until one adds
+ * nobody (a child listed after its parent's parent). */
+static void kill_descendants(void)
+{
+	static long pids[8192], parents[8192];
+	static char below[8192];
+	long self = (long)getpid();
+	int n = 0, i, changed = 1;
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d)) != NULL && n < 8192) {
+		char *end;
+		long pid = strtol(e->d_name, &end, 10);
+
+		if (*end || e->d_name[0] == '\0' || pid == self)
+			continue;
+		pids[n] = pid;
+		parents[n] = parent_of(pid);
+		below[n] = 0;
+		n++;
+	}
+	closedir(d);
+	while (changed) {
+		changed = 0;
+		for (i = 0; i < n; i++) {
+			int j;
+
+			if (below[i])
+				continue;
+			if (parents[i] == self) {
+				below[i] = changed = 1;
+				continue;
+			}
+			for (j = 0; j < n; j++)
+				if (below[j] && pids[j] == parents[i]) {
+					below[i] = changed = 1;
+					break;
+				}
+		}
+	}
+	for (i = 0; i < n; i++)
+		if (below[i])
+			kill((pid_t)pids[i], SIGKILL);
+}
+
+/* end_tree kills and reaps every descendant until no child is left (an
+ * orphan below a subreaper is re-parented to it, so no child means no
+ * descendant). A command that left nothing behind costs one waitpid. */
+static void end_tree(int sfd)
+{
+	for (;;) {
+		struct signalfd_siginfo si;
+		struct pollfd pf = {.fd = sfd, .events = POLLIN};
+		pid_t p;
+
+		while ((p = waitpid(-1, NULL, WNOHANG)) > 0)
+			;
+		if (p < 0 && errno == ECHILD)
+			return;
+		kill_descendants();
+		if (poll(&pf, 1, 2) > 0)
+			while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si)
+				;
+	}
+}
+
+/* start runs the command as a child with the signal mask and dispositions
+ * the supervisor found; an exec failure comes back through a close-on-exec
+ * pipe, so it is reported (126), not mistaken for the command's status. */
+static pid_t start(const char *path, char **cmd, const sigset_t *old)
+{
+	int fds[2], err = 0;
+	pid_t pid;
+
+	if (pipe2(fds, O_CLOEXEC) != 0)
+		die(126, "sandbox supervisor: pipe%s", "", errno);
+	pid = fork();
+	if (pid < 0)
+		die(126, "sandbox supervisor: start %s", cmd[0], errno);
+	if (pid == 0) {
+		signal(SIGPIPE, SIG_DFL);
+		sigprocmask(SIG_SETMASK, old, NULL);
+		execv(path, cmd);
+		err = errno;
+		if (write(fds[1], &err, sizeof err) < 0)
+			_exit(126);
+		_exit(126);
+	}
+	close(fds[1]);
+	if (read(fds[0], &err, sizeof err) == (ssize_t)sizeof err) {
+		waitpid(pid, NULL, 0);
+		die(126, "sandbox supervisor: start %s", cmd[0], err);
+	}
+	close(fds[0]);
+	return pid;
+}
+
+/* exit_as ends the supervisor with the command's status: its exit code,
+ * or its signal re-raised (128+signal if the signal does not end us). The
+ * signals a Go runtime owns are reported by status only, as the Go
+ * supervisor does (no core file of the supervisor). */
+static void exit_as(int status)
+{
+	int sig;
+	sigset_t one;
+
+	if (!WIFSIGNALED(status))
+		exit(WEXITSTATUS(status));
+	sig = WTERMSIG(status);
+	switch (sig) {
+	case SIGSEGV: case SIGBUS: case SIGFPE: case SIGILL:
+	case SIGTRAP: case SIGQUIT: case SIGABRT: case SIGSYS:
+		break;
+	default:
+		signal(sig, SIG_DFL);
+		sigemptyset(&one);
+		sigaddset(&one, sig);
+		sigprocmask(SIG_UNBLOCK, &one, NULL);
+		raise(sig);
+	}
+	exit(128 + sig);
+}
+
+static void supervise(char **cmd, int lifeline)
+{
+	char buf[PATH_MAX];
+	const char *path;
+	sigset_t set, old;
+	int sfd, status = 0, done = 0, killed = 0;
+	pid_t pid;
+
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0)
+		die(126, "sandbox supervisor: become a subreaper%s", "", errno);
+	path = look_path(cmd[0], buf, sizeof buf);
+	if (!path)
+		die(127, "command not found: %s", cmd[0], 0);
+	cloexec_above_2(); /* the command gets 0, 1 and 2 only, never the lifeline */
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	if (sigprocmask(SIG_BLOCK, &set, &old) != 0)
+		die(126, "sandbox supervisor: block signals%s", "", errno);
+	sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sfd < 0)
+		die(126, "sandbox supervisor: signalfd%s", "", errno);
+	pid = start(path, cmd, &old);
+	while (!done && !killed) {
+		struct pollfd pf[2] = {{.fd = sfd, .events = POLLIN}, {.fd = lifeline, .events = POLLIN}};
+		struct signalfd_siginfo si;
+		char b[64];
+		pid_t p;
+		int ws;
+
+		if (poll(pf, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			killed = 1; /* cannot watch: fail closed */
+			break;
+		}
+		if (pf[1].revents) {
+			ssize_t n = read(lifeline, b, sizeof b);
+
+			if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
+				killed = 1; /* the agent is gone */
+		}
+		while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si)
+			if (si.ssi_signo != SIGCHLD)
+				killed = 1;
+		while ((p = waitpid(-1, &ws, WNOHANG)) > 0)
+			if (p == pid) {
+				status = ws;
+				done = 1;
+			}
+	}
+	end_tree(sfd);
+	if (!done)
+		exit(128 + SIGKILL);
+	exit_as(status);
+}
+
 int main(int argc, char **argv)
 {
 	static struct rule rules[MAX_RULES];
 	int nrules = 0, landlock = 0, i;
 	uint64_t fs = 0, scoped = 0, nproc = 0, as = 0, fsize = 0, nofile = 0;
+	int supervisor = 0, lifeline = -1, confine = 0;
 	char **cmd = NULL;
 	char buf[PATH_MAX];
 	const char *path;
@@ -238,6 +468,11 @@ int main(int argc, char **argv)
 			cmd = argv + i + 1;
 			break;
 		}
+		if (strcmp(a, "--supervise") == 0) {
+			supervisor = 1;
+			continue;
+		}
+		confine |= strcmp(a, "--lifeline") != 0;
 		if (strcmp(a, "--landlock") == 0 && i + 2 < argc) {
 			landlock = 1;
 			fs = number(a, argv[i + 1]);
@@ -252,6 +487,10 @@ int main(int argc, char **argv)
 			i += 2;
 		} else if (i + 1 >= argc) {
 			die(126, "helper: %s needs a value", a, 0);
+		} else if (strcmp(a, "--lifeline") == 0) {
+			lifeline = (int)number(a, argv[++i]);
+			if (lifeline < 3)
+				die(126, "helper: --lifeline %s: not a descriptor above 2", argv[i], 0);
 		} else if (strcmp(a, "--nproc") == 0) {
 			nproc = number(a, argv[++i]);
 		} else if (strcmp(a, "--as") == 0) {
@@ -268,6 +507,12 @@ int main(int argc, char **argv)
 		die(126, "helper: missing -- before the command%s", "", 0);
 	if (nrules > 0 && !landlock)
 		die(126, "helper: --rule without --landlock%s", "", 0);
+	if (supervisor != (lifeline >= 0))
+		die(126, "helper: --supervise and --lifeline go together%s", "", 0);
+	if (supervisor && confine)
+		die(126, "helper: --supervise confines nothing: no other argument with it%s", "", 0);
+	if (supervisor)
+		supervise(cmd, lifeline);
 
 	set_limit(RLIMIT_NPROC, "processes", nproc);
 	set_limit(RLIMIT_AS, "address space", as);

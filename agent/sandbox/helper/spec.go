@@ -120,10 +120,18 @@ func (h Spec) Args() []string {
 
 // ExecArgs is the spec as cmd/oceancode-sandbox-exec's arguments, ending
 // in "--": the Landlock ruleset and the limits, which is all the exec
-// helper applies. It fails for a spec only the Go helper can carry out.
+// helper applies, or the supervisor alone (Supervise and Lifeline, nothing
+// else: the supervisor confines nothing). It fails for a spec only the Go
+// helper can carry out.
 func (h Spec) ExecArgs() ([]string, error) {
-	if h.Seccomp || h.Egress != "" || h.Supervise || h.OneProc {
-		return nil, errors.New("sandbox helper: this spec needs the Go helper (seccomp on the helper's thread, egress, supervise or GOMAXPROCS)")
+	if h.Seccomp || h.Egress != "" || h.OneProc {
+		return nil, errors.New("sandbox helper: this spec needs the Go helper (seccomp on the helper's thread, egress or GOMAXPROCS)")
+	}
+	if h.Supervise {
+		if h.Landlock != nil || h.NProc != 0 || h.AS != 0 || h.FSize != 0 || h.NoFile != 0 {
+			return nil, errors.New("sandbox helper: the supervisor confines nothing: a supervised spec has no ruleset or limits")
+		}
+		return []string{"--supervise", "--lifeline", strconv.Itoa(h.Lifeline), "--"}, nil
 	}
 	return append(h.limitArgs(h.landlockArgs()), "--"), nil
 }

@@ -87,9 +87,27 @@ func TestExecArgs(t *testing.T) {
 	if err != nil || !cmp.Equal(h, got) {
 		t.Errorf("Parse(ExecArgs) = %+v, %v", got, err)
 	}
-	for _, s := range []Spec{{Seccomp: true}, {Egress: "/e"}, {Supervise: true}, {OneProc: true}} {
+	for _, s := range []Spec{{Seccomp: true}, {Egress: "/e"}, {OneProc: true}, {Supervise: true, Lifeline: 3, Seccomp: true},
+		{Supervise: true, Lifeline: 3, NoFile: 9}, {Supervise: true, Lifeline: 3, Landlock: h.Landlock}} {
 		if _, err := s.ExecArgs(); err == nil {
 			t.Errorf("ExecArgs(%+v) = nil error", s)
 		}
+	}
+}
+
+// TestExecArgsSupervise: the exec helper's supervisor takes the lifeline
+// and nothing else, and the Go helper parses the same arguments back.
+func TestExecArgsSupervise(t *testing.T) {
+	h := Spec{Supervise: true, Lifeline: 3}
+	a, err := h.ExecArgs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"--supervise", "--lifeline", "3", "--"}; !cmp.Equal(want, a) {
+		t.Errorf("ExecArgs = %q, want %q", a, want)
+	}
+	got, _, err := Parse(append(a, "true"))
+	if err != nil || !cmp.Equal(h, got) {
+		t.Errorf("Parse(ExecArgs) = %+v, %v", got, err)
 	}
 }
