@@ -3,6 +3,7 @@ package jev
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // awkBound: an awk program is eligible only when it cannot run a command
@@ -53,7 +54,7 @@ func awkBound(name string, args []string) string {
 			return "runs commands or writes files from an awk program (" + name + ": " + bad + ")"
 		}
 	}
-	if awkIndirect.MatchString(p) {
+	if awkIndirect().MatchString(p) {
 		return "calls a function by name from an awk program (" + name + ": @name()), which can be system"
 	}
 	if strings.Contains(p, ">") && strings.Contains(p, "print") {
@@ -68,7 +69,7 @@ var awkRunsLong = []string{"--file", "--include", "--load", "--exec", "--source"
 	"--pretty-print", "--debug"}
 
 // awkIndirect matches gawk's indirect function call, @name(...).
-var awkIndirect = regexp.MustCompile(`@[a-z_][a-z0-9_:]*\s*\(`)
+var awkIndirect = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`@[a-z_][a-z0-9_:]*\s*\(`) })
 
 // awkShort reads the short option cluster args[i] and returns the index
 // of its last argument and why it is held, or "".

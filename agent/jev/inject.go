@@ -3,6 +3,7 @@ package jev
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -16,27 +17,34 @@ import (
 // collapsed ("ig'n'ore  previous" reads "ignore previous"); and that with
 // - _ . / read as spaces ("totally-safe.txt"). The shell guard's decoded
 // words ($'\x69gnore') are matched too.
-var injectionPatterns = []struct {
+type injectionPattern struct {
 	re  *regexp.Regexp
 	why string
 	// pre are substrings one of which the text must hold for re to
 	// match: a cheap filter, since most commands hold none of them.
 	pre []string
-}{
-	{regexp.MustCompile(`\b(respond|reply|answer)\b.{0,24}\b(with|only|in json|json|score|scores|safe|approve|yes)\b`), "asks for a particular answer", []string{"respond", "reply", "answer"}},
-	{regexp.MustCompile(`\b(output|return|print|emit|give)( only| the| your| a| an| this)?\s+(json|scores?|verdict|rating|risk)\b`), "asks for a particular answer", []string{"json", "score", "verdict", "rating", "risk"}},
-	{regexp.MustCompile(`\b(ignore|disregard|forget|override|bypass)\b.{0,24}\b(previous|prior|above|earlier|preceding|all|your|the|these|any)\b.{0,16}\b(instructions?|rules?|prompts?|guidelines?|directions?|context|messages?)\b`), "tries to override the instructions", []string{"ignore", "disregard", "forget", "override", "bypass"}},
-	{regexp.MustCompile(`\b(ignore|disregard) (the )?(above|previous|prior)\b`), "tries to override the instructions", []string{"ignore", "disregard"}},
-	{regexp.MustCompile(`\byou (are|must|should|will|need to|have to)\b|\byou're\b|\bact as\b|\bpretend\b`), "addresses the reader", []string{"you", "act as", "pretend"}},
-	{regexp.MustCompile(`\bsystem ?prompt\b|\bnew instructions?\b|\bdeveloper (message|mode)\b|\bjailbreak\b`), "talks about the prompt", []string{"prompt", "instruction", "developer", "jailbreak"}},
-	{regexp.MustCompile(`\b(advisor|jev|classifier|language model|ai model|security review(er)?|permission (check|system|gate|prompt))\b`), "addresses the advisor", []string{"advisor", "jev", "classifier", "model", "security review", "permission "}},
-	{regexp.MustCompile(`\b(destructive|network_egress|easily_undone|blast_radius)\b"?\s*[:=]|network_egress|easily_undone|blast_radius|single_file|third_party`), "carries the answer's keys", []string{"destructive", "network_egress", "easily_undone", "blast_radius", "single_file", "third_party"}},
-	{regexp.MustCompile(`"(segments|facts|user|verdict|text|wrappers|redirects|system|role|content)"\s*:`), "carries the request's own keys", []string{`"`}},
-	{regexp.MustCompile(`</|>>>|<<<\s*(end|begin)|<\|[a-z_]*\|>|\[/?(inst|sys)\]`), "tries to break out of the framing", []string{"</", ">>>", "<<<", "<|", "[inst", "[/inst", "[sys", "[/sys"}},
-	{regexp.MustCompile(`\b(begin|end)[ _-]?(of[ _-]?)?(command|transcript|request|input|evidence|system|user|instructions?|prompt|data|untrusted)\b`), "tries to break out of the framing", []string{"begin", "end"}},
-	{regexp.MustCompile(`(^|\n|[;#] ?)\s*(system|assistant|user|human)\s*:`), "fakes a conversation turn", []string{"system", "assistant", "user", "human"}},
-	{regexp.MustCompile(`\bapprove\b|\bpre-?approved\b|\bauto-?approve\b|\bsafe[ _-]?class|\bmark(ed)? (it|this|as) safe\b|\b(is|are|as|it's|totally|completely|perfectly) (safe|harmless|benign)\b|\bsafe to (run|execute|approve)\b|\bnot (destructive|dangerous|harmful)\b|\buser (has )?(authori[sz]ed|approved|confirmed|allowed)\b|\b(already|been|was|were|has|have) (approved|authori[sz]ed|confirmed|allowed|whitelisted|cleared|reviewed)\b`), "claims the command is approved or safe", []string{"approve", "safe", "harmless", "benign", "destructive", "dangerous", "harmful", "authori", "confirmed", "allowed", "whitelisted", "cleared", "reviewed"}},
 }
+
+// injectionPatterns are compiled on first use, not at package init (~1.7 ms and 300 KB
+// in every oceancode process, GODEBUG=inittrace=1): most processes never
+// consult the advisor.
+var injectionPatterns = sync.OnceValue(func() []injectionPattern {
+	return []injectionPattern{
+		{regexp.MustCompile(`\b(respond|reply|answer)\b.{0,24}\b(with|only|in json|json|score|scores|safe|approve|yes)\b`), "asks for a particular answer", []string{"respond", "reply", "answer"}},
+		{regexp.MustCompile(`\b(output|return|print|emit|give)( only| the| your| a| an| this)?\s+(json|scores?|verdict|rating|risk)\b`), "asks for a particular answer", []string{"json", "score", "verdict", "rating", "risk"}},
+		{regexp.MustCompile(`\b(ignore|disregard|forget|override|bypass)\b.{0,24}\b(previous|prior|above|earlier|preceding|all|your|the|these|any)\b.{0,16}\b(instructions?|rules?|prompts?|guidelines?|directions?|context|messages?)\b`), "tries to override the instructions", []string{"ignore", "disregard", "forget", "override", "bypass"}},
+		{regexp.MustCompile(`\b(ignore|disregard) (the )?(above|previous|prior)\b`), "tries to override the instructions", []string{"ignore", "disregard"}},
+		{regexp.MustCompile(`\byou (are|must|should|will|need to|have to)\b|\byou're\b|\bact as\b|\bpretend\b`), "addresses the reader", []string{"you", "act as", "pretend"}},
+		{regexp.MustCompile(`\bsystem ?prompt\b|\bnew instructions?\b|\bdeveloper (message|mode)\b|\bjailbreak\b`), "talks about the prompt", []string{"prompt", "instruction", "developer", "jailbreak"}},
+		{regexp.MustCompile(`\b(advisor|jev|classifier|language model|ai model|security review(er)?|permission (check|system|gate|prompt))\b`), "addresses the advisor", []string{"advisor", "jev", "classifier", "model", "security review", "permission "}},
+		{regexp.MustCompile(`\b(destructive|network_egress|easily_undone|blast_radius)\b"?\s*[:=]|network_egress|easily_undone|blast_radius|single_file|third_party`), "carries the answer's keys", []string{"destructive", "network_egress", "easily_undone", "blast_radius", "single_file", "third_party"}},
+		{regexp.MustCompile(`"(segments|facts|user|verdict|text|wrappers|redirects|system|role|content)"\s*:`), "carries the request's own keys", []string{`"`}},
+		{regexp.MustCompile(`</|>>>|<<<\s*(end|begin)|<\|[a-z_]*\|>|\[/?(inst|sys)\]`), "tries to break out of the framing", []string{"</", ">>>", "<<<", "<|", "[inst", "[/inst", "[sys", "[/sys"}},
+		{regexp.MustCompile(`\b(begin|end)[ _-]?(of[ _-]?)?(command|transcript|request|input|evidence|system|user|instructions?|prompt|data|untrusted)\b`), "tries to break out of the framing", []string{"begin", "end"}},
+		{regexp.MustCompile(`(^|\n|[;#] ?)\s*(system|assistant|user|human)\s*:`), "fakes a conversation turn", []string{"system", "assistant", "user", "human"}},
+		{regexp.MustCompile(`\bapprove\b|\bpre-?approved\b|\bauto-?approve\b|\bsafe[ _-]?class|\bmark(ed)? (it|this|as) safe\b|\b(is|are|as|it's|totally|completely|perfectly) (safe|harmless|benign)\b|\bsafe to (run|execute|approve)\b|\bnot (destructive|dangerous|harmful)\b|\buser (has )?(authori[sz]ed|approved|confirmed|allowed)\b|\b(already|been|was|were|has|have) (approved|authori[sz]ed|confirmed|allowed|whitelisted|cleared|reviewed)\b`), "claims the command is approved or safe", []string{"approve", "safe", "harmless", "benign", "destructive", "dangerous", "harmful", "authori", "confirmed", "allowed", "whitelisted", "cleared", "reviewed"}},
+	}
+})
 
 // Injection reports whether text trips the injection guard, and why (the
 // first pattern that matched, with the text it matched).
@@ -48,7 +56,7 @@ func Injection(texts ...string) (bool, string) {
 		low := strings.ToLower(t)
 		sq := squash(low)
 		for _, form := range [...]string{low, sq, words.Replace(sq)} {
-			for _, p := range injectionPatterns {
+			for _, p := range injectionPatterns() {
 				if !containsAny(form, p.pre) {
 					continue
 				}

@@ -8,30 +8,32 @@ import (
 
 // ecosystem is a package registry's exact-version rule.
 type ecosystem struct {
-	pinned  *regexp.Regexp
+	// pinned is compiled on first use, not at package init: every
+	// oceancode process links this package, few launch an MCP server.
+	pinned  func() *regexp.Regexp
 	example string // how to pin "pkg"
 }
 
 var (
 	npmEco = ecosystem{
-		pinned:  regexp.MustCompile(`^(npm:)?(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*@v?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9a-z.-]+)?(\+[0-9a-z.-]+)?$`),
+		pinned:  lazyRegexp(`^(npm:)?(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*@v?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9a-z.-]+)?(\+[0-9a-z.-]+)?$`),
 		example: "%s@1.2.3"}
 	pypiEco = ecosystem{
-		pinned:  regexp.MustCompile(`^[a-z0-9]([a-z0-9._-]*[a-z0-9])?(\[[a-z0-9._, -]+\])?(==|@)v?\d+(\.\d+)*((a|b|rc)\d+)?(\.post\d+)?(\.dev\d+)?(\+[a-z0-9.]+)?$`),
+		pinned:  lazyRegexp(`^[a-z0-9]([a-z0-9._-]*[a-z0-9])?(\[[a-z0-9._, -]+\])?(==|@)v?\d+(\.\d+)*((a|b|rc)\d+)?(\.post\d+)?(\.dev\d+)?(\+[a-z0-9.]+)?$`),
 		example: "%s==1.2.3"}
 	// A container image is pinned by its digest (a tag moves).
 	imageEco = ecosystem{
-		pinned:  regexp.MustCompile(`^[a-z0-9][a-z0-9._/:-]*@sha256:[0-9a-f]{64}$`),
+		pinned:  lazyRegexp(`^[a-z0-9][a-z0-9._/:-]*@sha256:[0-9a-f]{64}$`),
 		example: "%s@sha256:<digest>"}
 	jsrEco = ecosystem{
-		pinned:  regexp.MustCompile(`^jsr:@[a-z0-9][a-z0-9_-]*/[a-z0-9][a-z0-9_-]*@(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9a-z.-]+)?$`),
+		pinned:  lazyRegexp(`^jsr:@[a-z0-9][a-z0-9_-]*/[a-z0-9][a-z0-9_-]*@(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9a-z.-]+)?$`),
 		example: "%s@1.2.3"}
 )
 
 // check returns the spec when it names one exact version, else an error
 // saying how to pin it.
 func (e ecosystem) check(runner, spec string) error {
-	if e.pinned.MatchString(strings.ToLower(spec)) {
+	if e.pinned().MatchString(strings.ToLower(spec)) {
 		return nil
 	}
 	name := spec

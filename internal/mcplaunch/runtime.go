@@ -110,7 +110,7 @@ func uvRun(name string, args []string) (Launch, error) {
 	var l Launch
 	var err error
 	switch {
-	case versioned.MatchString(op) && strings.HasPrefix(op, "py"):
+	case versioned().MatchString(op) && strings.HasPrefix(op, "py"):
 		l, err = interp(python)(op, rest)
 	case strings.HasSuffix(op, ".py") || strings.HasSuffix(op, ".pyw") || strings.ContainsAny(op, `/\`):
 		l = script(op)
