@@ -62,15 +62,15 @@ type Session struct {
 	// doneEv is the running turn's done event, held until the turn's
 	// bookkeeping (turns, usage, stop reason, status) is in the state: a
 	// client that sees done and asks for the state sees the turn ended.
-	doneEv *agent.Event
-	closed     bool
-	asks       map[string]*ask
-	order      []string // ask ids, in the order asked
-	mode       ModeResult
-	modeSet    bool       // the mode was switched live (an agent switch keeps it)
-	runGate    *gate.Gate // the running turn's gate (an agent switch leaves it to the turn)
-	reMu       sync.Mutex // one SetAgent/SetModel at a time
-	recModel   string     // the model as recorded: PROVIDER/MODEL once switched (a resume takes it up)
+	doneEv   *agent.Event
+	closed   bool
+	asks     map[string]*ask
+	order    []string // ask ids, in the order asked
+	mode     ModeResult
+	modeSet  bool       // the mode was switched live (an agent switch keeps it)
+	runGate  *gate.Gate // the running turn's gate (an agent switch leaves it to the turn)
+	reMu     sync.Mutex // one SetAgent/SetModel at a time
+	recModel string     // the model as recorded: PROVIDER/MODEL once switched (a resume takes it up)
 }
 
 // item is one queued prompt (or the continuation of a resumed session).
