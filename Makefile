@@ -16,7 +16,9 @@ export CGO_ENABLED := 0
 # the CLI's recorder and run in-process, and the early start of the model
 # client. cmd/clitest (the CLI as processes, 7 minutes under the detector)
 # is left to RACE_PKGS='./cmd/clitest' make race: its concurrency is the
-# same code cmd/oceancode/cli runs in-process.
+# same code cmd/oceancode/cli runs in-process. -short skips only the sandbox's
+# re-runs of its attack suite with the Go helper and in a nested sandbox
+# (TestGoHelperFallback, nested_test.go), which make test runs in full.
 RACE_PKGS ?= ./agent/provider/... ./agent/session ./agent/sandbox/... ./agent/tools ./agent/fsguard \
 	./agent/permission ./agent/gate ./agent/runner ./agent/server/... ./agent/pager ./agent/jev ./agent ./agent/mcp/... ./internal/telemetry/... \
 	./schema ./cmd/oceancode/cli ./internal/prestart
@@ -62,7 +64,7 @@ race: tools ## run the tests of the packages with concurrency under the race det
 	@scripts/ensure-tool.sh cc gcc libc6-dev
 	@scripts/ensure-tool.sh tmux tmux
 	@if [ -x scripts/install-bwrap.sh ]; then scripts/install-bwrap.sh; fi
-	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 30m $(RACE_PKGS)
+	CGO_ENABLED=1 $(GO) test -race -short -count=1 -timeout 30m $(RACE_PKGS)
 
 demo: build ## the main job end to end: sign a policy, layer configs, inspect, tamper, roll back, a headless run
 	@scripts/demo.sh $(BIN)
