@@ -265,51 +265,63 @@ static long parent_of(long pid)
 
 /* kill_descendants SIGKILLs every process below this one: the processes
  * whose parent chain in /proc reaches it. Passes repeat until one adds
- * nobody (a child listed after its parent's parent). */
+ * nobody (a child listed after its parent's parent). The table grows with
+ * the machine's process count: a fixed size would miss, on every pass, the
+ * processes listed after it (a fork bomb's children among them). */
+struct proc {
+	long pid, parent;
+	char below;
+};
+
 static void kill_descendants(void)
 {
-	static long pids[8192], parents[8192];
-	static char below[8192];
+	static struct proc *ps;
+	static size_t cap;
 	long self = (long)getpid();
-	int n = 0, i, changed = 1;
+	size_t n = 0, i, j;
+	int changed = 1;
 	DIR *d = opendir("/proc");
 	struct dirent *e;
 
 	if (!d)
 		return;
-	while ((e = readdir(d)) != NULL && n < 8192) {
+	while ((e = readdir(d)) != NULL) {
 		char *end;
 		long pid = strtol(e->d_name, &end, 10);
 
 		if (*end || e->d_name[0] == '\0' || pid == self)
 			continue;
-		pids[n] = pid;
-		parents[n] = parent_of(pid);
-		below[n] = 0;
+		if (n == cap) {
+			size_t c = cap ? 2 * cap : 1024;
+			struct proc *grown = realloc(ps, c * sizeof *ps);
+
+			if (!grown)
+				break; /* kill what is listed; end_tree's next pass comes back */
+			ps = grown;
+			cap = c;
+		}
+		ps[n].pid = pid;
+		ps[n].parent = parent_of(pid);
+		ps[n].below = ps[n].parent == self;
 		n++;
 	}
 	closedir(d);
 	while (changed) {
 		changed = 0;
 		for (i = 0; i < n; i++) {
-			int j;
-
-			if (below[i])
+			if (ps[i].below)
 				continue;
-			if (parents[i] == self) {
-				below[i] = changed = 1;
-				continue;
-			}
 			for (j = 0; j < n; j++)
-				if (below[j] && pids[j] == parents[i]) {
-					below[i] = changed = 1;
+				if (ps[j].below && ps[j].pid == ps[i].parent) {
+					ps[i].below = 1;
+					changed = 1;
 					break;
 				}
 		}
 	}
 	for (i = 0; i < n; i++)
-		if (below[i])
-			kill((pid_t)pids[i], SIGKILL);
+		if (ps[i].below)
+			kill((pid_t)ps[i].pid, SIGKILL);
 }
 
 /* end_tree kills and reaps every descendant until no child is left (an
