@@ -369,13 +369,16 @@ func Build(ctx context.Context, res *layers.Resolved, req Request, h Host) (*Ses
 
 // sessionRedactor is the pass every tool result takes (agent/redact): the
 // workspace's secrets files, the environment's secrets and provider keys,
-// and the server token serve keeps in the state dir.
+// and the server token serve keeps in the state dir, which also holds the
+// notes of workspaces whose secrets files' history held no value.
 func sessionRedactor(root, stateDir string) *redact.Redactor {
 	var files []redact.File
+	cache := ""
 	if stateDir != "" {
 		files = append(files, redact.File{Path: filepath.Join(stateDir, "server.token"), Name: "server token"})
+		cache = filepath.Join(stateDir, "history-clean")
 	}
-	return redact.New(redact.Config{Root: root, Files: files})
+	return redact.New(redact.Config{Root: root, Files: files, HistoryCache: cache})
 }
 
 // providerFor picks the provider and model name from "PROVIDER/MODEL" and

@@ -32,6 +32,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -39,6 +41,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/oceancode/oceancode/internal/atomicfile"
+	"github.com/oceancode/oceancode/internal/filestamp"
 	"github.com/oceancode/oceancode/internal/gitquery"
 	"github.com/oceancode/oceancode/internal/secret"
 	"github.com/oceancode/oceancode/internal/secretenv"
@@ -67,6 +71,11 @@ type Config struct {
 	// Env returns the environment's secrets and a version that changes
 	// when they do (nil: internal/secretenv.Known).
 	Env func() ([]secret.Known, uint64)
+	// HistoryCache is a directory where the Redactor notes, per workspace,
+	// the refs under which the secrets files' history held no value, so
+	// the next session over the same refs does not ask git again ("":
+	// none). Only that absence is kept: never a value.
+	HistoryCache string
 }
 
 // Redactor redacts a session's secrets. It is safe for concurrent use.
@@ -74,26 +83,13 @@ type Redactor struct {
 	cfg Config
 
 	mu      sync.Mutex
-	stats   map[string]stamp // every watched file and directory
+	stats   map[string]filestamp.Stamp // every watched file and directory
 	envVer  uint64
 	current *secret.Redactor
 	names   map[string]bool // secrets file names read, or looked for by a walk
-}
 
-// stamp is what a stat says about a file, to tell a change.
-type stamp struct {
-	size  int64
-	mtime time.Time
-	ino   uint64
-	ok    bool
-}
-
-func stampOf(p string) stamp {
-	fi, err := os.Stat(p)
-	if err != nil {
-		return stamp{}
-	}
-	return stamp{size: fi.Size(), mtime: fi.ModTime(), ino: inode(fi), ok: true}
+	histStamp string         // the refs (gitquery.RefsStamp) histKnown was read under
+	histKnown []secret.Known // the values the secrets files' history held
 }
 
 // New returns a Redactor for cfg. It reads the files in the background
@@ -176,7 +172,7 @@ func (r *Redactor) stale() bool {
 		return true
 	}
 	for p, st := range r.stats {
-		if stampOf(p) != st {
+		if !filestamp.Stat(p).Equal(st) {
 			return true
 		}
 	}
@@ -187,9 +183,9 @@ func (r *Redactor) stale() bool {
 func (r *Redactor) load() {
 	known, ver := r.cfg.Env()
 	r.envVer = ver
-	r.stats = map[string]stamp{}
+	r.stats = map[string]filestamp.Stamp{}
 	for _, f := range r.cfg.Files {
-		r.stats[f.Path] = stampOf(f.Path)
+		r.stats[f.Path] = filestamp.Stat(f.Path)
 		if b, err := readSmall(f.Path); err == nil {
 			known = append(known, secret.Known{Name: f.Name, Source: filepath.Base(f.Path), Value: strings.TrimSpace(string(b))})
 		}
@@ -210,7 +206,7 @@ func (r *Redactor) load() {
 		}
 	}
 	if r.cfg.Root != "" {
-		known = append(known, gitHistory(r.cfg.Root)...)
+		known = append(known, r.history()...)
 	}
 	r.current = secret.NewKnownRedactor(known...)
 }
@@ -226,16 +222,18 @@ const GitTimeout = 3 * time.Second
 // pager, fsmonitor, the signature verifier log.showSignature would start),
 // external diff drivers and textconv filters are off, and the command is
 // stopped after GitTimeout.
-func gitHistory(root string) []secret.Known {
+//
+// complete is false when git did not finish (a timeout, no git): what it
+// returned is then not the whole history.
+func gitHistory(root string) (known []secret.Known, complete bool) {
 	if !gitquery.HasRepository(root) {
-		return nil
+		return nil, true
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), GitTimeout)
 	defer cancel()
 	cmd := gitquery.Command(ctx, root, "log", "-p", "--all", "--no-ext-diff", "--no-textconv", "--no-color", "--format=", "--",
 		":(glob,icase)**/.env", ":(glob,icase)**/*.env", ":(glob,icase)**/*.env.*")
-	out, _ := cmd.Output() // what was read before a timeout still counts
-	var known []secret.Known
+	out, err := cmd.Output() // what was read before a timeout still counts
 	file := ""
 	var body bytes.Buffer
 	flush := func() {
@@ -262,7 +260,7 @@ func gitHistory(root string) []secret.Known {
 		}
 	}
 	flush()
-	return known
+	return known, err == nil
 }
 
 // walk finds the workspace's secrets files (templates excepted), and
@@ -282,7 +280,7 @@ func (r *Redactor) walk() []string {
 				return filepath.SkipDir
 			}
 			if p == r.cfg.Root {
-				r.stats[p] = stampOf(p)
+				r.stats[p] = filestamp.Stat(p)
 			}
 			return nil
 		}
@@ -290,8 +288,8 @@ func (r *Redactor) walk() []string {
 			rel, _ := filepath.Rel(r.cfg.Root, p)
 			r.names[p], r.names[filepath.ToSlash(rel)] = true, true
 			files = append(files, p)
-			r.stats[p] = stampOf(p)
-			r.stats[filepath.Dir(p)] = stampOf(filepath.Dir(p))
+			r.stats[p] = filestamp.Stat(p)
+			r.stats[filepath.Dir(p)] = filestamp.Stat(filepath.Dir(p))
 		}
 		return nil
 	})
@@ -402,3 +400,61 @@ func closing(v string, q byte) int {
 var unescaper = strings.NewReplacer(`\n`, "\n", `\t`, "\t", `\"`, `"`, `\\`, `\`, `\r`, "\r")
 
 func unescape(s string) string { return unescaper.Replace(s) }
+
+// history is the values the secrets files' history held (gitHistory),
+// asked of git again only when the refs moved (gitquery.RefsStamp): a
+// command creating a file in the workspace makes the Redactor load again,
+// and the history below unchanged refs cannot have changed. A history
+// found clean, completely read, is noted in Config.HistoryCache for the
+// next session.
+func (r *Redactor) history() []secret.Known {
+	stamp, ok := gitquery.RefsStamp(r.cfg.Root)
+	switch {
+	case !ok:
+		known, _ := gitHistory(r.cfg.Root)
+		return known
+	case stamp == r.histStamp:
+		return r.histKnown
+	case r.cachedClean(stamp):
+		r.histStamp, r.histKnown = stamp, nil
+		return nil
+	}
+	known, complete := gitHistory(r.cfg.Root)
+	if complete {
+		r.histStamp, r.histKnown = stamp, known
+		if len(known) == 0 {
+			r.noteClean(stamp)
+		}
+	}
+	return known
+}
+
+// cacheFile is the workspace's note in Config.HistoryCache ("": none).
+func (r *Redactor) cacheFile() string {
+	if r.cfg.HistoryCache == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(r.cfg.Root))
+	return filepath.Join(r.cfg.HistoryCache, hex.EncodeToString(sum[:16]))
+}
+
+// cachedClean reports whether the note says the history under stamp held
+// no value.
+func (r *Redactor) cachedClean(stamp string) bool {
+	f := r.cacheFile()
+	if f == "" {
+		return false
+	}
+	b, err := readSmall(f)
+	return err == nil && string(b) == stamp
+}
+
+// noteClean notes that the history under stamp held no value. A note that
+// cannot be written costs the next session one read of the history.
+func (r *Redactor) noteClean(stamp string) {
+	f := r.cacheFile()
+	if f == "" || os.MkdirAll(filepath.Dir(f), 0o700) != nil {
+		return
+	}
+	_ = atomicfile.Write(f, []byte(stamp), 0o600)
+}

@@ -1,14 +1,13 @@
 //go:build unix
 
-package redact
+package filestamp
 
 import (
 	"io/fs"
 	"syscall"
 )
 
-// inode is fi's inode number: a file replaced by a rename of the same size
-// and time is still a change.
+// inode is fi's inode number.
 func inode(fi fs.FileInfo) uint64 {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
 		return uint64(st.Ino)

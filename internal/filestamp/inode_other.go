@@ -1,6 +1,6 @@
 //go:build !unix
 
-package redact
+package filestamp
 
 import "io/fs"
 

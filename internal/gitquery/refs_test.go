@@ -1,0 +1,82 @@
+package gitquery
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// TestRefsStampMoves: the stamp holds while nothing git log --all walks
+// from changes (a work-tree edit included) and moves with every kind of
+// ref change: a commit, a branch, a tag, packing the refs, a stash and a
+// commit in a linked worktree.
+func TestRefsStampMoves(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	git := gitIn(t, root)
+	git("init", "-q")
+	if _, ok := RefsStamp(root); !ok {
+		t.Fatal("RefsStamp of a repository without commits: not ok")
+	}
+	if err := os.WriteFile(filepath.Join(root, "a"), []byte("1"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	git("add", "a")
+	git("commit", "-qm", "one")
+	last := stampOf(t, root)
+	if err := os.WriteFile(filepath.Join(root, "a"), []byte("2"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if s := stampOf(t, root); s != last {
+		t.Error("a work-tree edit moved the stamp")
+	}
+	wt := filepath.Join(t.TempDir(), "wt")
+	for _, step := range [][]string{
+		{"commit", "-qam", "two"},
+		{"branch", "topic"},
+		{"tag", "v1"},
+		{"pack-refs", "--all"},
+		{"stash", "--include-untracked"},
+		{"worktree", "add", "-q", wt},
+		{"-C", wt, "commit", "-q", "--allow-empty", "-m", "in the worktree"},
+	} {
+		if step[0] == "stash" {
+			os.WriteFile(filepath.Join(root, "b"), []byte("x"), 0o600)
+		}
+		git(step...)
+		s := stampOf(t, root)
+		if s == last {
+			t.Errorf("git %v did not move the stamp", step)
+		}
+		last = s
+	}
+	if s, ok := RefsStamp(wt); !ok || s == "" {
+		t.Errorf("RefsStamp of a linked worktree = %q, %v", s, ok)
+	}
+	if _, ok := RefsStamp(t.TempDir()); ok {
+		t.Error("RefsStamp of a directory without .git: ok")
+	}
+}
+
+func stampOf(t *testing.T, root string) string {
+	t.Helper()
+	s, ok := RefsStamp(root)
+	if !ok {
+		t.Fatalf("RefsStamp(%s): not ok", root)
+	}
+	return s
+}
+
+func gitIn(t *testing.T, root string) func(...string) {
+	env := append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+root, "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@x",
+		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@x")
+	return func(args ...string) {
+		t.Helper()
+		c := exec.Command("git", args...)
+		c.Dir, c.Env = root, env
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+}
