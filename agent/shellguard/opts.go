@@ -3,6 +3,8 @@ package shellguard
 import (
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // One option parser serves every safe-listed program. A program's options
@@ -54,27 +56,36 @@ type optDef struct {
 }
 
 // reason is what a writing or running option does ("writes a file").
-func (d *optDef) reason() string { return reasons[d.why] }
+func (d *optDef) reason() string { return (*reasons.Load())[d.why] }
 
-// reasons interns the tables' reasons (optDef.why); reasonIDs serves only
-// while the tables are built.
+// reasons interns the tables' reasons (optDef.why). Tables are built on
+// first use, possibly by two goroutines at once, so the list is appended
+// under reasonsMu and published whole: a reader's list holds every id a
+// table it has seen built was given.
 var (
-	reasons   = []string{""}
+	reasons   atomic.Pointer[[]string]
+	reasonsMu sync.Mutex
 	reasonIDs = map[string]uint16{}
 )
+
+func init() { reasons.Store(&[]string{""}) }
 
 func reasonID(s string) uint16 {
 	if s == "" {
 		return 0
 	}
+	reasonsMu.Lock()
+	defer reasonsMu.Unlock()
 	if id, ok := reasonIDs[s]; ok {
 		return id
 	}
-	if len(reasons) > 0xffff {
+	list := *reasons.Load()
+	if len(list) > 0xffff {
 		panic("shellguard: too many option reasons")
 	}
-	id := uint16(len(reasons))
-	reasons = append(reasons, s)
+	id := uint16(len(list))
+	list = append(list, s)
+	reasons.Store(&list)
 	reasonIDs[s] = id
 	return id
 }
@@ -122,6 +133,11 @@ type optTable struct {
 	// danger: some option writes or runs: every argument must be literal and
 	// a glob must not be able to expand to an option.
 	danger bool
+	// spec and whys are what build reads on the table's first use (ready):
+	// a process builds only the tables of the commands it sees.
+	spec  string
+	whys  map[string]string
+	built sync.Once
 }
 
 // optRes is what parsing found.
@@ -155,37 +171,54 @@ func (r *optRes) operand(i int) {
 // stuck value; !w writes, !x runs a program, !s changes system state; the
 // reason of a !-entry comes from whys (by its first name) or a default.
 func newTable(name string, style optStyle, spec string, whys map[string]string) *optTable {
-	ents := strings.Fields(spec)
-	t := &optTable{name: name, style: style, defs: make([]optDef, 0, len(ents))}
+	// Every effect is written "!w", "!x" or "!s", and no name holds a '!'.
+	return &optTable{name: name, style: style, spec: spec, whys: whys, danger: strings.IndexByte(spec, '!') >= 0}
+}
+
+// renamed is a table of the same options under another name (git show is
+// git log's).
+func (t *optTable) renamed(name string) *optTable {
+	return &optTable{name: name, style: t.style, spec: t.spec, whys: t.whys, next: t.next, danger: t.danger}
+}
+
+// ready builds the table (and the one it hands on to) on first use.
+func (t *optTable) ready() {
+	t.built.Do(t.build)
+	if t.next != nil {
+		t.next.built.Do(t.next.build)
+	}
+}
+
+// build parses the spec into defs, the short index and the sorted long
+// names; a malformed spec panics (TestTablesBuild builds every table).
+func (t *optTable) build() {
+	ents := strings.Fields(t.spec)
+	t.defs = make([]optDef, 0, len(ents))
 	var longs []longName
 	for _, ent := range ents {
-		d, why, names := parseOptEntry(name, ent)
-		if w, ok := whys[names[0]]; ok {
+		d, why, names := parseOptEntry(t.name, ent)
+		if w, ok := t.whys[names[0]]; ok {
 			why = w
 		}
 		d.why = reasonID(why)
 		i := len(t.defs)
 		for _, n := range names {
-			if len(n) == 1 && !style.single {
+			if len(n) == 1 && !t.style.single {
 				c := n[0]
 				if c >= 128 || t.short[c] != 0 {
-					panic("shellguard: table " + name + ": duplicate short option -" + n)
+					panic("shellguard: table " + t.name + ": duplicate short option -" + n)
 				}
 				t.short[c] = int16(i + 1)
 			} else if n != "" {
 				longs = append(longs, longName{n, i})
 			}
 		}
-		if d.eff != effRead {
-			t.danger = true
-		}
 		t.defs = append(t.defs, d)
 	}
 	if len(t.defs) > 0x7fff {
-		panic("shellguard: table " + name + ": too many options")
+		panic("shellguard: table " + t.name + ": too many options")
 	}
 	t.indexLongs(longs)
-	return t
 }
 
 // longName is a long option's name and the index of its definition.
@@ -278,6 +311,7 @@ func (t *optTable) search(n string) int {
 
 // exact finds a long option by its exact name.
 func (t *optTable) exact(n string) (int, bool) {
+	t.ready()
 	if k := t.search(n); k < len(t.names) && t.nameAt(k) == n {
 		return int(t.names[k].def), true
 	}
@@ -287,6 +321,7 @@ func (t *optTable) exact(n string) (int, bool) {
 // lookupLong finds a long option by exact name or, with abbreviations, by a
 // unique prefix (prefixes of several names of one option are not ambiguous).
 func (t *optTable) lookupLong(n string) (int, bool) {
+	t.ready()
 	k := t.search(n)
 	if k < len(t.names) && t.nameAt(k) == n {
 		return int(t.names[k].def), true
@@ -375,6 +410,7 @@ func lessNo(x, n string) bool {
 
 // findLong finds a long option here or in t.next (exact names only).
 func (t *optTable) findLong(n string) (d *optDef, neg, ok bool) {
+	t.ready()
 	var i int
 	if t.style.gitNeg {
 		i, neg, ok = t.gitLong(n)
@@ -393,6 +429,7 @@ func (t *optTable) findLong(n string) (d *optDef, neg, ok bool) {
 }
 
 func (t *optTable) findShort(c byte) *optDef {
+	t.ready()
 	if c >= 128 {
 		return nil
 	}
@@ -437,6 +474,7 @@ func mayBeOption(a word) bool {
 // parse reads a[from:] as the program's arguments. It stops at the first
 // operand when the program does (style.permute false) or at the end.
 func (t *optTable) parse(a []word, from int) optRes {
+	t.ready()
 	r := optRes{end: len(a)}
 	st := &t.style
 	for i := from; i < len(a); i++ {

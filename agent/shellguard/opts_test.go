@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -148,6 +149,7 @@ func allTables() []*optTable {
 
 // longsOf is defs[i]'s long names, in sorted order.
 func (t *optTable) longsOf(i int) []string {
+	t.ready()
 	var out []string
 	for k, r := range t.names {
 		if int(r.def) == i {
@@ -159,6 +161,7 @@ func (t *optTable) longsOf(i int) []string {
 
 // shortsOf is defs[i]'s short letters.
 func (t *optTable) shortsOf(i int) string {
+	t.ready()
 	var out []byte
 	for c, d := range t.short {
 		if int(d) == i+1 {
@@ -170,6 +173,7 @@ func (t *optTable) shortsOf(i int) string {
 
 // allNames is every long name of t, sorted.
 func (t *optTable) allNames() []string {
+	t.ready()
 	out := make([]string, len(t.names))
 	for k := range t.names {
 		out[k] = t.nameAt(k)
@@ -462,4 +466,53 @@ func TestLongLookup(t *testing.T) {
 			t.Errorf("lookup %q (git %v) = %q neg %v, want %q neg %v", tc.in, tc.git, got, neg, tc.want, tc.neg)
 		}
 	}
+}
+
+// TestTablesBuild builds every option table (they are built on first use):
+// a malformed spec, a duplicate name or a bad mark panics here, not in a
+// user's session; and a table's danger flag, known before it is built,
+// agrees with its options.
+func TestTablesBuild(t *testing.T) {
+	loadTables()
+	all := []*optTable{gitGlobal, gitLog, envTable, findTable}
+	for _, m := range []map[string]*optTable{tables, gitTables, goTables} {
+		for _, tb := range m {
+			all = append(all, tb)
+		}
+	}
+	for _, tb := range all {
+		tb.ready()
+		danger := false
+		for _, d := range tb.defs {
+			danger = danger || d.eff != effRead
+		}
+		if danger && !tb.danger {
+			t.Errorf("table %s: an option writes or runs but the table is not marked dangerous", tb.name)
+		}
+	}
+}
+
+// TestTablesBuildConcurrently: tables are built on first use, so two
+// sessions' guards may build one table, or two tables sharing the reasons
+// list, at the same time (run under -race: make race).
+func TestTablesBuildConcurrently(t *testing.T) {
+	loadTables()
+	var fresh []*optTable
+	for _, tb := range tables {
+		fresh = append(fresh, tb.renamed(tb.name)) // unbuilt copies
+	}
+	var wg sync.WaitGroup
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, tb := range fresh {
+				r := tb.parse([]word{{val: tb.name, known: true}, {val: "--help", known: true}, {val: "-x", known: true}}, 1)
+				if r.why != "" && !strings.Contains(r.why, tb.name) {
+					t.Errorf("%s: reason %q does not name the command", tb.name, r.why)
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }

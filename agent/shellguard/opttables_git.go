@@ -75,9 +75,7 @@ func gitRevTables() {
 		"ignore-submodules": "runs git in submodules under their own configuration",
 		"submodule":         "runs git in submodules under their own configuration"})
 	for _, n := range []string{"log", "show", "whatchanged", "diff", "diff-tree", "diff-files", "diff-index", "rev-list"} {
-		t := *gitLog
-		t.name = "git " + n
-		gitTables[n] = &t
+		gitTables[n] = gitLog.renamed("git " + n)
 	}
 }
 
@@ -89,9 +87,7 @@ func gitRefTables() {
 	blame := po("blame", "incremental b root show-stats progress score-debug f,show-name n,show-number p,porcelain line-porcelain c t l s "+
 		"e,show-email w ignore-rev= ignore-revs-file= color-lines color-by-age minimal S= contents= C? M? L= abbrev?", nil)
 	blame.next = gitLog
-	ann := *blame
-	ann.name = "git annotate"
-	gitTables["annotate"] = &ann
+	gitTables["annotate"] = blame.renamed("git annotate")
 	po("ls-files", "z t v f c,cached d,deleted m,modified o,others i,ignored s,stage k,killed directory eol empty-directory "+
 		"u,unmerged resolve-undo x,exclude= X,exclude-from= exclude-per-directory= exclude-standard full-name recurse-submodules "+
 		"error-unmatch with-tree= abbrev? debug deduplicate sparse format=", nil)
@@ -149,12 +145,8 @@ func gitQueryTables() {
 	po("remote get-url", "push all", nil)
 	st := po("stash show", "u,include-untracked only-untracked", nil)
 	st.next = gitLog
-	sll := *gitLog
-	sll.name = "git stash list"
-	gitTables["stash list"] = &sll
-	rl := *gitLog
-	rl.name = "git reflog"
-	gitTables["reflog"] = &rl
+	gitTables["stash list"] = gitLog.renamed("git stash list")
+	gitTables["reflog"] = gitLog.renamed("git reflog")
 	po("reflog exists", "", nil)
 	gitSub("rev-parse", exact, "parseopt sq-quote keep-dashdash stop-at-non-option stuck-long revs-only no-revs flags no-flags "+
 		"default= prefix= verify q,quiet sq short? not symbolic symbolic-full-name abbrev-ref? disambiguate= all branches? tags? "+
