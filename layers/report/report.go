@@ -181,11 +181,11 @@ type Locks struct {
 	Instructions     string   `json:"instructions,omitempty"`
 	ShellPosture     string   `json:"shell_posture,omitempty"`
 	Scopes           []string `json:"scopes,omitempty"` // "name: applies (why)" or "name: does not apply (why)"
+	// Hooks is "managed-only" under allow_managed_hooks_only ("" = none).
+	Hooks string `json:"hooks,omitempty"`
 	// DroppedHooks names each hook group allow_managed_hooks_only dropped:
 	// "hooks.EVENT [MATCHER] "COMMAND" at FILE:LINE:COL (LAYER)".
 	DroppedHooks []string `json:"dropped_hooks,omitempty"`
-	// Hooks is "managed-only" under allow_managed_hooks_only ("" = none).
-	Hooks string `json:"hooks,omitempty"`
 }
 
 // Options change what Build includes.

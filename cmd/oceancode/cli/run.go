@@ -271,6 +271,10 @@ func (r *renderer) textEvent(e agent.Event) {
 		io.WriteString(w, r.answer(e))
 	case agent.EventToolCall:
 		line("\n→ %s %s\n", termtext.Line(e.ToolCall.Name), termtext.Line(compact(e.ToolCall.Input)))
+	case agent.EventHook:
+		if s := hookLine(e); s != "" {
+			line("%s\n", termtext.Line(s))
+		}
 	case agent.EventPermission:
 		d := e.Decision
 		s := fmt.Sprintf("  %s by %s", d.Action, d.Rule)
