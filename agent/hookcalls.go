@@ -123,7 +123,9 @@ func hookGate(hr hooks.Result, gr gate.Result) gate.Result {
 	d := gr.Decision
 	decided := func(a permission.Action) gate.Result {
 		gr.Decision.Action = a
-		gr.Decision.Rule = &permission.Rule{Key: permission.Key(gr.Call.Tool), Pattern: "*", Action: a, Origin: h.Origin, Source: "hook"}
+		// Not a "*" pattern: a hook's ask is never a residual ask the Jev
+		// advisor may settle; the hook asked for a person.
+		gr.Decision.Rule = &permission.Rule{Key: permission.Key(gr.Call.Tool), Pattern: "hook " + h.Name(), Action: a, Origin: h.Origin, Source: "hook"}
 		gr.Decision.Origin, gr.Decision.Reason, gr.Decision.Approved = h.Origin, hr.Reason, false
 		gr.Guard = "hook " + h.Name()
 		return gr

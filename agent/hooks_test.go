@@ -180,3 +180,41 @@ func TestHookStop(t *testing.T) {
 		t.Errorf("second request ends with %+v", last)
 	}
 }
+
+// SessionStart's stdout joins the first prompt (only a session's first
+// run: QuietStart); Notification runs when an ask is put to the user.
+func TestHookSessionStartAndNotification(t *testing.T) {
+	c, srv, dir := setup(t, permission.Config{}, write("b.txt", "x"), providertest.Text("ok"), providertest.Text("again"))
+	withHook(t, &c, dir, hooks.SessionStart, "", `echo "repo acme, source $(grep -o '"source":"[a-z]*"')"`)
+	more := c.Hooks
+	withHook(t, &c, dir, hooks.Notification, "", `cat > notified.json`)
+	notify := c.Hooks
+	c.Hooks = func(ctx context.Context, in hooks.Input) hooks.Result {
+		if in.Event == hooks.SessionStart {
+			return more(ctx, in)
+		}
+		return notify(ctx, in)
+	}
+	c.Ask = func(context.Context, agent.Ask) (agent.Reply, error) { return agent.Reply{Answer: agent.Once}, nil }
+	res, err := agent.Run(context.Background(), c, nil, "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := srv.Requests()[0].Messages[0].Parts
+	if len(parts) != 2 || !strings.Contains(parts[1].Text, `repo acme, source "source":"startup"`) {
+		t.Errorf("first prompt parts %+v", parts)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "notified.json"))
+	if err != nil || !strings.Contains(string(b), `"message":"OceanCode needs your permission to use write"`) || !strings.Contains(string(b), `"hook_event_name":"Notification"`) {
+		t.Errorf("notification input %s (%v)", b, err)
+	}
+	c.QuietStart = true
+	if _, err := agent.Run(context.Background(), c, res.Messages, "more"); err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.Requests()
+	last := reqs[len(reqs)-1].Messages
+	if p := last[len(last)-1].Parts; len(p) != 1 {
+		t.Errorf("a later run's prompt has %d parts: SessionStart ran again", len(p))
+	}
+}
