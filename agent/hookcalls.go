@@ -100,6 +100,9 @@ func (r *run) startHooks(ctx context.Context, pm *message.Message, resumed bool)
 // preToolUse runs the PreToolUse hooks of call. A deny is returned as the
 // reason the model reads, after its permission event.
 func (r *run) preToolUse(ctx context.Context, call message.ToolCall, res *Result) (hooks.Result, string) {
+	if r.c.Hooks == nil {
+		return hooks.Result{}, "" // a session without hooks pays nothing per call
+	}
 	hr := r.fireHooks(ctx, hooks.Input{Event: hooks.PreToolUse, ToolName: call.Name, ToolInput: r.hookToolInput(call), ToolUseID: call.ID}, &call)
 	if r.hookStop != "" {
 		return hr, "not run: " + r.hookStop
