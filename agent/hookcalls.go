@@ -103,6 +103,9 @@ func (r *run) preToolUse(ctx context.Context, call message.ToolCall, res *Result
 	if r.c.Hooks == nil {
 		return hooks.Result{}, "" // a session without hooks pays nothing per call
 	}
+	if r.hookStop != "" { // an earlier call's hook stopped the run
+		return hooks.Result{}, "not run: " + r.hookStop
+	}
 	hr := r.fireHooks(ctx, hooks.Input{Event: hooks.PreToolUse, ToolName: call.Name, ToolInput: r.hookToolInput(call), ToolUseID: call.ID}, &call)
 	if r.hookStop != "" {
 		return hr, "not run: " + r.hookStop

@@ -218,3 +218,27 @@ func TestHookSessionStartAndNotification(t *testing.T) {
 		t.Errorf("a later run's prompt has %d parts: SessionStart ran again", len(p))
 	}
 }
+
+// "continue": false ends the run after the call, with the hook's reason.
+func TestHookContinueFalse(t *testing.T) {
+	c, srv, dir := setup(t, permission.Config{}, write("b.txt", "x"), providertest.Text("never"))
+	withHook(t, &c, dir, hooks.PreToolUse, "", `echo '{"continue":false,"stopReason":"budget spent"}'`)
+	c.Auto = true
+	evs := events(&c)
+	res, err := agent.Run(context.Background(), c, nil, "go")
+	if err != nil || res.StopReason != agent.StopHookBlocked || len(srv.Requests()) != 1 {
+		t.Fatalf("Run = %q, %v, %d requests", res.StopReason, err, len(srv.Requests()))
+	}
+	if _, err := os.Stat(filepath.Join(dir, "b.txt")); err == nil {
+		t.Error("the call ran after continue:false")
+	}
+	var errText string
+	for _, e := range *evs {
+		if e.Type == agent.EventError {
+			errText = e.Text
+		}
+	}
+	if errText != "budget spent" {
+		t.Errorf("error event %q", errText)
+	}
+}
