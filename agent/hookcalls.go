@@ -178,7 +178,11 @@ func (r *run) postToolUse(ctx context.Context, call message.ToolCall, out *messa
 // stopHooks runs the Stop hooks when the model stops. It returns the text
 // that sends the model back to work ("": the run ends).
 func (r *run) stopHooks(ctx context.Context) string {
-	if r.c.Hooks == nil || r.stopBlocks >= maxStopBlocks {
+	if r.c.Hooks == nil {
+		return ""
+	}
+	if r.stopBlocks >= maxStopBlocks {
+		r.emit(Event{Type: EventHook, Key: string(hooks.Stop), Text: fmt.Sprintf("Stop hooks not run again: they sent the model back to work %d times this run", maxStopBlocks)})
 		return ""
 	}
 	active := r.stopBlocks > 0

@@ -242,3 +242,24 @@ func TestHookContinueFalse(t *testing.T) {
 		t.Errorf("error event %q", errText)
 	}
 }
+
+// A Stop hook that never lets the model stop sends it back at most 3
+// times, and the run says so.
+func TestHookStopBounded(t *testing.T) {
+	c, _, dir := setup(t, permission.Config{}, providertest.Text("1"), providertest.Text("2"), providertest.Text("3"), providertest.Text("4"), providertest.Text("5"))
+	withHook(t, &c, dir, hooks.Stop, "", `echo "never done" >&2; exit 2`)
+	evs := events(&c)
+	res, err := agent.Run(context.Background(), c, nil, "go")
+	if err != nil || res.Turns != 4 || res.StopReason != "end_turn" {
+		t.Fatalf("Run = %q %d turns, %v", res.StopReason, res.Turns, err)
+	}
+	var note string
+	for _, e := range *evs {
+		if e.Type == agent.EventHook && e.Decision == nil {
+			note = e.Text
+		}
+	}
+	if !strings.Contains(note, "sent the model back to work 3 times") {
+		t.Errorf("note %q", note)
+	}
+}
