@@ -19,6 +19,7 @@ import (
 
 	"github.com/oceancode/oceancode/agent/engineapi"
 	"github.com/oceancode/oceancode/agent/gate"
+	"github.com/oceancode/oceancode/agent/hooks"
 	"github.com/oceancode/oceancode/agent/jev"
 	"github.com/oceancode/oceancode/agent/message"
 	"github.com/oceancode/oceancode/agent/permission"
@@ -88,6 +89,11 @@ type Config struct {
 	// QuietStart leaves out the Notices and the mode downgrade at start: a
 	// later turn of a session whose first turn told them.
 	QuietStart bool
+	// Hooks runs the session's hooks of one event (docs/hooks.md; nil:
+	// none): agent/hooks.Runner.Fire. The loop calls it at session start,
+	// before a prompt is added, before and after each tool call, when an
+	// ask is put to the user and when the model stops (hookcalls.go).
+	Hooks func(ctx context.Context, in hooks.Input) hooks.Result
 }
 
 type callKey struct{}
@@ -196,6 +202,7 @@ func loop(ctx context.Context, c Config, history []message.Message, prompt *stri
 		pendingCalls = res.Messages[n-1].ToolCalls()
 	}
 	text := ""
+	var pm *message.Message // the prompt, added after its hooks ran
 	if prompt != nil {
 		text = *prompt
 		// A session that stopped between the model's tool calls and their
@@ -212,7 +219,8 @@ func loop(ctx context.Context, c Config, history []message.Message, prompt *stri
 			add(fix)
 			pendingCalls = nil
 		}
-		add(message.UserText(text))
+		m := message.UserText(text)
+		pm = &m
 	}
 	r.emit(Event{Type: EventStart, Agent: c.Agent, Mode: string(c.Gate.Engine().Mode()), Text: text, Workspace: c.Workspace})
 	if !c.QuietStart {
@@ -226,6 +234,12 @@ func loop(ctx context.Context, c Config, history []message.Message, prompt *stri
 	}
 	for _, e := range extraEvents {
 		r.emit(e)
+	}
+	if why := r.startHooks(ctx, pm, len(history) > 0); why != "" {
+		return r.hookEnded(&res, why)
+	}
+	if pm != nil {
+		add(*pm)
 	}
 	done := func(err error) (Result, error) {
 		res.StopReason = stopReason(ctx, err)
@@ -264,6 +278,10 @@ func loop(ctx context.Context, c Config, history []message.Message, prompt *stri
 		add(resp.Message)
 		calls := resp.Message.ToolCalls()
 		if len(calls) == 0 {
+			if more := r.stopHooks(ctx); more != "" {
+				add(message.UserText(more))
+				continue
+			}
 			res.StopReason = resp.StopReason
 			r.emit(Event{Type: EventDone, StopReason: res.StopReason, Usage: &res.Usage})
 			return res, nil
@@ -274,6 +292,9 @@ func loop(ctx context.Context, c Config, history []message.Message, prompt *stri
 		}
 		if r.brk.open {
 			return broke()
+		}
+		if r.hookStop != "" {
+			return r.hookEnded(&res, r.hookStop)
 		}
 	}
 	res.StopReason = StopMaxTurns
@@ -299,6 +320,10 @@ type run struct {
 	loop   permission.LoopDetector
 	emitMu sync.Mutex // OnEvent one event at a time (a shadow advice emits from its own goroutine)
 	brk    breaker
+	// hookStop is why a hook ended the run ("" = none); stopBlocks counts
+	// the Stop hooks' blocks (hookcalls.go).
+	hookStop   string
+	stopBlocks int
 }
 
 // offer keeps the tools the rules do not deny outright (an MCP tool: by
@@ -372,6 +397,10 @@ func (r *run) toolCall(ctx context.Context, call message.ToolCall, res *Result) 
 	if err != nil {
 		return fail(fmt.Sprintf("invalid input for %s: %v", call.Name, err))
 	}
+	hr, denied := r.preToolUse(ctx, call, res)
+	if denied != "" {
+		return fail(denied)
+	}
 	// Doom-loop guard: the same tool with the same input three times in a
 	// row asks before continuing.
 	if r.loop.Observe(call.Name, call.Input) {
@@ -387,7 +416,7 @@ func (r *run) toolCall(ctx context.Context, call message.ToolCall, res *Result) 
 		if cwd == "" && r.c.Env != nil {
 			cwd = r.c.Env.Cwd
 		}
-		d := r.c.Gate.Check(gate.Call{Tool: tg.Tool, Kind: t.Kind(), Input: tg.Input, Cwd: cwd, MCPOrigin: tg.MCPOrigin, MCPIdentity: tg.MCPIdentity, Approvals: r.c.Approvals})
+		d := hookGate(hr, r.c.Gate.Check(gate.Call{Tool: tg.Tool, Kind: t.Kind(), Input: tg.Input, Cwd: cwd, MCPOrigin: tg.MCPOrigin, MCPIdentity: tg.MCPIdentity, Approvals: r.c.Approvals}))
 		ok, msg := r.settle(ctx, call, tg, d, res)
 		if !ok {
 			return fail(msg)
@@ -407,6 +436,7 @@ func (r *run) toolCall(ctx context.Context, call message.ToolCall, res *Result) 
 		out.Content = notes + "\n\n" + out.Content
 	}
 	tr := message.ToolResult{CallID: call.ID, Content: out.Content, IsError: out.IsError}
+	r.postToolUse(ctx, call, &tr)
 	r.emit(Event{Type: EventToolResult, ToolCall: &c, Result: &tr})
 	return tr
 }
@@ -476,6 +506,7 @@ func (r *run) settle(ctx context.Context, call message.ToolCall, tg tools.Target
 	}
 	switch {
 	case r.c.Ask != nil:
+		r.notify(ctx, call)
 		evc := *ev
 		rep, err := r.c.Ask(ctx, Ask{ToolCall: call, Target: tg, Decision: d, Event: &evc, Rememberable: rememberable(gr.Call) && !d.Posture(), Gate: &gr, Advice: adv})
 		if err != nil {

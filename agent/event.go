@@ -25,6 +25,7 @@ const (
 	EventAsk        = engineapi.EventAsk
 	EventResolved   = engineapi.EventResolved
 	EventAdvice     = engineapi.EventAdvice
+	EventHook       = engineapi.EventHook
 )
 
 type (

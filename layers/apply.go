@@ -92,6 +92,10 @@ func (m *merger) applyRequirements(p *requirements.Policy, path string) {
 		}
 	}
 
+	if p.AllowManagedHooksOnly {
+		m.dropUnmanagedHooks() // hooks.go
+	}
+
 	// MCP allow-list: configured servers that may not start.
 	if p.MCP != nil {
 		r.Locks.MCPRefused = map[string]string{}

@@ -128,6 +128,7 @@ var classTable = []classRow{
 	{pattern: []string{"limits", "max_tokens"}, fn: fixed(Neutral, "")},
 	{pattern: []string{"telemetry", "enabled"}, fn: whenTrue("sends telemetry out")},
 	{pattern: []string{"telemetry", "include_inputs"}, fn: whenTrue("puts tool inputs into telemetry")},
+	{pattern: []string{"hooks"}, subtree: true, fn: fixed(Loosen, "a hook runs a program at the session's events and can approve tool calls")},
 }
 
 // BoundDefaults are the built-in values of the bounds a project may only

@@ -192,6 +192,9 @@ type Locks struct {
 	ShellPosture string `json:"shell_posture,omitempty"`
 	// Scopes says which of the policy's scopes apply here, and why.
 	Scopes []requirements.ScopeStatus `json:"scopes,omitempty"`
+	// DroppedHooks are the hook groups allow_managed_hooks_only dropped
+	// (hooks.go).
+	DroppedHooks []DroppedHook `json:"dropped_hooks,omitempty"`
 }
 
 // Resolved is the effective configuration and everything known about it.

@@ -246,6 +246,9 @@ func (m *merger) walk(o provenance.Origin, path []string, v any, doc *jsonpos.Do
 	}
 	if len(path) > 0 {
 		m.leaf(m.at(o, path, doc), path, v)
+		if list, ok := v.([]any); ok {
+			m.itemLines(path, len(list), doc) // hooks.go
+		}
 	}
 }
 

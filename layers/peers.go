@@ -43,7 +43,6 @@ var peerKeys = map[string]peerKey{
 	"shell_environment_policy":   {"Codex", `"child_env"`, false},
 	"env":                        {"Claude Code", `"child_env": {"set": {…}}`, false},
 	"agent":                      {"OpenCode", `"agents"`, false},
-	"hooks":                      {"Claude Code", `none (OceanCode has no hooks)`, false},
 }
 
 // peerHint returns the hint for an unknown key at pointer, and whether it is

@@ -165,7 +165,13 @@ func ImportClaude(data []byte) (*Imported, error) {
 			im.skip(k, "allowed_models is always enforced: nothing to switch on")
 		case "requiredMinimumVersion", "requiredMaximumVersion":
 			im.skip(k, "a Claude Code version is not an OceanCode version: set the policy's min_version by hand (docs/requirements-format.md)")
-		case "allowManagedPermissionRulesOnly", "allowManagedMcpServersOnly", "allowManagedHooksOnly":
+		case "hooks":
+			im.claudeHooks(v) // importhooks.go
+		case "allowManagedHooksOnly":
+			if v == true {
+				im.policy["allow_managed_hooks_only"] = true
+			}
+		case "allowManagedPermissionRulesOnly", "allowManagedMcpServersOnly":
 			im.skip(k, "OceanCode keeps user and project rules under the managed ones (last match wins) and requirements rules over all; there is no switch that drops the lower layers")
 		default:
 			im.skip(k, "no OceanCode equivalent")

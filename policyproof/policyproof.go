@@ -62,6 +62,7 @@ const (
 	AllowedProviders                 // the allowed provider endpoints
 	Instructions                     // the organisation instructions
 	ShellPosture                     // the shell posture (Subject: its name)
+	ManagedHooks                     // allow_managed_hooks_only (hooks.go)
 )
 
 // Lock is what a check proves.
@@ -96,6 +97,8 @@ func (l Lock) String() string {
 		return "organisation instructions"
 	case ShellPosture:
 		return "shell posture " + l.Subject
+	case ManagedHooks:
+		return "only managed hooks run"
 	}
 	return fmt.Sprintf("lock kind %d %s", int(l.Kind), l.Subject)
 }
@@ -215,6 +218,9 @@ func (p *prover) run(base *layers.Resolved) {
 		p.minSandbox(pol.MinSandboxMode)
 	}
 	p.newKinds(base)
+	if pol.AllowManagedHooksOnly {
+		p.managedHooks() // hooks.go
+	}
 }
 
 // refused is the error a check that needs a session gets when r refuses

@@ -47,6 +47,7 @@ type ScopeRequire struct {
 	AllowedProviders         []ProviderRule `json:"allowed_providers,omitempty"`
 	Instructions             string         `json:"instructions,omitempty"`
 	ShellPosture             string         `json:"shell_posture,omitempty"`
+	AllowManagedHooksOnly    bool           `json:"allow_managed_hooks_only,omitempty"`
 }
 
 // Machine is what scopes are matched on. A field that could not be read
@@ -200,6 +201,7 @@ func (p *Policy) ForMachine(m Machine) (*Policy, []ScopeStatus) {
 		if r.ShellPosture != "" {
 			e.ShellPosture = r.ShellPosture
 		}
+		e.AllowManagedHooksOnly = e.AllowManagedHooksOnly || r.AllowManagedHooksOnly
 	}
 	e.scoped = true
 	return &e, status

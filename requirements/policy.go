@@ -68,7 +68,10 @@ type Policy struct {
 	AllowedProviders         []ProviderRule `json:"allowed_providers,omitempty"`
 	Instructions             string         `json:"instructions,omitempty"`
 	ShellPosture             string         `json:"shell_posture,omitempty"`
-	Scopes                   []Scope        `json:"scopes,omitempty"`
+	// AllowManagedHooksOnly keeps only the managed layer's hooks and the
+	// requirements' own (pins): every other hook is dropped and named.
+	AllowManagedHooksOnly bool    `json:"allow_managed_hooks_only,omitempty"`
+	Scopes                []Scope `json:"scopes,omitempty"`
 	// ProjectConfig says how far a project's own config may loosen the
 	// session: "trust" (the default: the user decides per workspace),
 	// "tighten-only" (never) or "signed" (only with a project signature by

@@ -148,6 +148,9 @@ var (
 
 	JEVPermissions = stringKey([]string{"shadow", "act"}, "jev", "permissions")
 
+	// Hooks are hooks.EVENT, one per event, read through HooksOf.
+	Hooks = hookKeys()
+
 	agentPermissionMode = stringKey(permissionModes, "agents", Name, "permission_mode")
 	agentPrompt         = stringKey(nil, "agents", Name, "prompt")
 	providerKey         = objectKey[ProviderSettings]("provider", Name)

@@ -33,6 +33,7 @@ import (
 	"github.com/oceancode/oceancode/agent/childenv"
 	"github.com/oceancode/oceancode/agent/fsguard"
 	"github.com/oceancode/oceancode/agent/gate"
+	"github.com/oceancode/oceancode/agent/hooks"
 	"github.com/oceancode/oceancode/agent/mcp"
 	"github.com/oceancode/oceancode/agent/permission"
 	"github.com/oceancode/oceancode/agent/provider"
@@ -158,6 +159,9 @@ type Session struct {
 	// Model is the session's model as PROVIDER/MODEL (runner.Options.Model:
 	// what the session's record keeps, so a resume takes it up).
 	Model string
+	// Hooks runs the session's hooks (nil: none); Turn.Hooks is its Fire.
+	// The factory gives it the session's id (SetSession).
+	Hooks *hooks.Runner
 }
 
 func (s *Session) warn(h Host, line string) {
@@ -329,13 +333,14 @@ func Build(ctx context.Context, res *layers.Resolved, req Request, h Host) (*Ses
 		return fail(err)
 	}
 	notices := s.Turn.Notices
+	redactor := sessionRedactor(root, stateDir)
 	s.Turn = agent.Config{
 		Agent: name, Model: modelName, Provider: prov, Gate: g, Env: env,
 		System:   system,
 		Tools:    tools.Builtins(),
 		Auto:     req.Auto,
 		MaxTurns: maxTurns, Timeout: timeout, MaxTokens: maxTokens,
-		Redact:    sessionRedactor(root, stateDir).Redact,
+		Redact:    redactor.Redact,
 		Notices:   notices,
 		Extra:     s.MCP.Extra,
 		Workspace: WorkspaceTrustOf(res),
@@ -343,6 +348,10 @@ func Build(ctx context.Context, res *layers.Resolved, req Request, h Host) (*Ses
 	s.Reconfigure = reconfigurer(ab, req.Via, h, s.MCP)
 	s.Sandbox, s.Policy, s.Model = SandboxStatus(pol), PolicyStatus(res), model
 	if err := s.withAdvisor(h, res, prov, modelName, root); err != nil {
+		return fail(invalid(err))
+	}
+	hr := &hooks.Runner{Sandbox: pol, Env: env.ChildEnv, Dir: cwd, ProjectRoot: root, Redact: redactor.Redact}
+	if err := s.withHooks(h, res, hr); err != nil {
 		return fail(invalid(err))
 	}
 	// Sub-agents get the built-in tools only, never MCP or skill tools,
@@ -359,6 +368,7 @@ func Build(ctx context.Context, res *layers.Resolved, req Request, h Host) (*Ses
 			return agent.Config{}, err
 		}
 		sub.Tools = tools.Builtins()
+		sub.Hooks = toolHooksOnly(base.Hooks)
 		sub.Extra = nil // no MCP tools
 		sub.Notices, sub.OnEvent, sub.OnMessage = nil, nil, nil
 		sub.Env = nil // the session's, as the engine holds it (its ask and task hooks)

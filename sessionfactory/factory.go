@@ -177,6 +177,9 @@ func (f *Factory) start(ctx context.Context, r Request, res *layers.Resolved, sc
 		closeAll()
 		return nil, kindOf(err)
 	}
+	if sc.Hooks != nil {
+		sc.Hooks.SetSession(sess.ID(), "")
+	}
 	f.mu.Lock()
 	f.closers = append(f.closers, closeAll)
 	f.mu.Unlock()

@@ -36,6 +36,13 @@ const (
 	// (status safe | unsafe | unavailable | timeout, the scores, whether it
 	// acted). Unavailable and unsafe are different statuses.
 	EventAdvice EventType = "advice"
+	// EventHook: a hook ran (docs/hooks.md): Key the hook event
+	// (PreToolUse, …), Decision what it decided (Action allow, ask, deny,
+	// block or none; Rule "hook EVENT[MATCHER] COMMAND"; Layer, Source and
+	// Line where it is configured; Reason), ToolCall the call it ran for;
+	// or, without a Decision, Text a line for the user (a hook that failed
+	// or timed out, its systemMessage).
+	EventHook EventType = "hook"
 )
 
 // Event is one step of a run.

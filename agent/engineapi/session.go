@@ -101,4 +101,7 @@ const (
 	// StopAdvisorBreaker: the Jev advisor's circuit breaker stopped a
 	// headless --auto turn (oceancode run exits 6).
 	StopAdvisorBreaker StopReason = "advisor_breaker"
+	// StopHookBlocked: a hook ended the run: a UserPromptSubmit hook
+	// blocked the prompt, or a hook answered "continue": false.
+	StopHookBlocked StopReason = "hook_blocked"
 )

@@ -489,6 +489,10 @@ func (m *model) event(ev engineapi.SessionEvent) bool {
 		return true
 	case engineapi.EventAdvice:
 		m.print(adviceLine(m.th, e))
+	case engineapi.EventHook:
+		if s := engineapi.HookLine(e); s != "" {
+			m.print(m.th.Muted.Render(sanitize(s, false)))
+		}
 	}
 	return false
 }

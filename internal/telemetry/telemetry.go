@@ -54,6 +54,10 @@ const (
 	AttrMode     = "oceancode.permission_mode"
 	AttrDropped  = "oceancode.telemetry.dropped"
 	AttrRecorded = "oceancode.telemetry.recorded"
+	// AttrHookEvent is a hook's decision's event (PreToolUse, Stop, …):
+	// a hook that decided something is recorded as a decision too, its
+	// rule "hook EVENT[MATCHER] COMMAND" (docs/hooks.md).
+	AttrHookEvent = "oceancode.hook.event"
 )
 
 // Options configure Start.
@@ -110,10 +114,11 @@ func Start(ctx context.Context, o Options) (*Exporter, error) {
 	return &Exporter{tp: tp, tracer: tp.Tracer(ScopeName), q: q, include: o.IncludeInputs}, nil
 }
 
-// Event records a permission event (others are ignored). It never blocks
-// on the network: it is safe on the goroutine that runs the turn.
+// Event records a permission event and a hook event that decided
+// something (others are ignored). It never blocks on the network: it is
+// safe on the goroutine that runs the turn.
 func (x *Exporter) Event(e engineapi.Event) {
-	if x == nil || e.Type != engineapi.EventPermission || e.Decision == nil {
+	if x == nil || e.Decision == nil || !decision(e) {
 		return
 	}
 	d := e.Decision
@@ -123,6 +128,9 @@ func (x *Exporter) Event(e engineapi.Event) {
 	}
 	if d.Line > 0 {
 		attrs = append(attrs, attribute.Int(AttrLine, d.Line))
+	}
+	if e.Type == engineapi.EventHook {
+		attrs = append(attrs, attribute.String(AttrHookEvent, e.Key))
 	}
 	for _, kv := range [][2]string{{AttrUnit, d.Unit}, {AttrAnswer, d.Answer}, {AttrReason, d.Reason}, {AttrAgent, e.Agent}, {AttrMode, e.Mode}} {
 		if kv[1] != "" {
@@ -289,4 +297,10 @@ func (q *queue) Shutdown(ctx context.Context) error {
 		err = fmt.Errorf("telemetry: flush: %w", ctx.Err())
 	}
 	return errors.Join(err, q.exp.Shutdown(ctx))
+}
+
+// decision reports whether e is a decision to record: a permission event,
+// or a hook event whose hook decided (allow, ask, deny, block).
+func decision(e engineapi.Event) bool {
+	return e.Type == engineapi.EventPermission || (e.Type == engineapi.EventHook && e.Decision.Action != "none")
 }

@@ -193,6 +193,8 @@ func (w *jsonWriter) report(r *Report) {
 		w.strOmit("instructions", r.Locks.Instructions)
 		w.strOmit("shell_posture", r.Locks.ShellPosture)
 		w.stringsOmit("scopes", r.Locks.Scopes)
+		w.strOmit("hooks", r.Locks.Hooks)
+		w.stringsOmit("dropped_hooks", r.Locks.DroppedHooks)
 		w.close('}', p)
 	}
 	if len(r.Diagnostics) > 0 {

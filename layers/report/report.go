@@ -181,6 +181,11 @@ type Locks struct {
 	Instructions     string   `json:"instructions,omitempty"`
 	ShellPosture     string   `json:"shell_posture,omitempty"`
 	Scopes           []string `json:"scopes,omitempty"` // "name: applies (why)" or "name: does not apply (why)"
+	// Hooks is "managed-only" under allow_managed_hooks_only ("" = none).
+	Hooks string `json:"hooks,omitempty"`
+	// DroppedHooks names each hook group allow_managed_hooks_only dropped:
+	// "hooks.EVENT [MATCHER] "COMMAND" at FILE:LINE:COL (LAYER)".
+	DroppedHooks []string `json:"dropped_hooks,omitempty"`
 }
 
 // Options change what Build includes.
@@ -451,6 +456,12 @@ func newKinds(out *Locks, l layers.Locks) {
 	out.MinVersion, out.Refused = l.MinVersion, l.Refused
 	out.AllowedModels, out.AllowedProviders = l.Policy.AllowedModelSets(), l.Policy.AllowedProviderSets()
 	out.Instructions, out.ShellPosture = l.Instructions, l.ShellPosture
+	if l.Policy.AllowManagedHooksOnly {
+		out.Hooks = "managed-only"
+	}
+	for _, d := range l.DroppedHooks {
+		out.DroppedHooks = append(out.DroppedHooks, d.String())
+	}
 	for _, s := range l.Scopes {
 		verdict := "does not apply"
 		if s.Applied {

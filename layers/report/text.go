@@ -197,7 +197,7 @@ func short(ids []string) []string {
 }
 
 func newKindsSet(l *Locks) bool {
-	return l.MinVersion != "" || len(l.AllowedModels) > 0 || len(l.AllowedProviders) > 0 || l.Instructions != "" || l.ShellPosture != "" || len(l.Scopes) > 0
+	return l.MinVersion != "" || len(l.AllowedModels) > 0 || len(l.AllowedProviders) > 0 || l.Instructions != "" || l.ShellPosture != "" || len(l.Scopes) > 0 || l.Hooks != ""
 }
 
 // newKindsText shows the newer requirement kinds.
@@ -219,6 +219,12 @@ func newKindsText(b *bytes.Buffer, l *Locks) {
 	}
 	for _, s := range l.Scopes {
 		fmt.Fprintf(b, "  scope %s\n", s)
+	}
+	if l.Hooks != "" {
+		b.WriteString("  hooks: only the managed layer's and the requirements' run (allow_managed_hooks_only)\n")
+	}
+	for _, s := range l.DroppedHooks {
+		fmt.Fprintf(b, "  hook dropped: %s\n", s)
 	}
 	if l.Instructions != "" {
 		b.WriteString("  organisation instructions (appended to every agent's system prompt):\n")

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/oceancode/oceancode/agent"
+	"github.com/oceancode/oceancode/agent/engineapi"
 	"github.com/oceancode/oceancode/agent/message"
 	"github.com/oceancode/oceancode/agent/permission"
 	"github.com/oceancode/oceancode/agent/provider/remote"
@@ -271,6 +272,10 @@ func (r *renderer) textEvent(e agent.Event) {
 		io.WriteString(w, r.answer(e))
 	case agent.EventToolCall:
 		line("\n→ %s %s\n", termtext.Line(e.ToolCall.Name), termtext.Line(compact(e.ToolCall.Input)))
+	case agent.EventHook:
+		if s := engineapi.HookLine(e); s != "" {
+			line("  %s\n", termtext.Line(s))
+		}
 	case agent.EventPermission:
 		d := e.Decision
 		s := fmt.Sprintf("  %s by %s", d.Action, d.Rule)
