@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/oceancode/oceancode/agent/commands"
 	"github.com/oceancode/oceancode/agent/engineapi"
 	"github.com/oceancode/oceancode/agent/gate"
 	"github.com/oceancode/oceancode/agent/hooks"
@@ -94,6 +95,9 @@ type Config struct {
 	// before a prompt is added, before and after each tool call, when an
 	// ask is put to the user and when the model stops (hookcalls.go).
 	Hooks func(ctx context.Context, in hooks.Input) hooks.Result
+	// Commands are the session's custom commands (agent/commands): a prompt
+	// "/name args" naming one runs as its expansion (command.go).
+	Commands *commands.Set
 }
 
 type callKey struct{}
@@ -182,6 +186,8 @@ func loop(ctx context.Context, c Config, history []message.Message, prompt *stri
 	if c.Approvals == nil {
 		c.Approvals = &permission.Approvals{}
 	}
+	var cmdEvent *Event
+	c, prompt, cmdEvent = expandCommand(c, prompt)
 	r := &run{c: c, byName: map[string]tools.Tool{}}
 	var extraEvents []Event
 	if c.Extra != nil {
@@ -231,6 +237,9 @@ func loop(ctx context.Context, c Config, history []message.Message, prompt *stri
 		if ch := c.Gate.Engine().ModeChange(); ch.Downgraded() {
 			r.emit(Event{Type: EventModeChange, Key: "permission_mode", Requested: string(ch.Requested), Mode: string(ch.Effective), Text: ch.Reason})
 		}
+	}
+	if cmdEvent != nil {
+		r.emit(*cmdEvent)
 	}
 	for _, e := range extraEvents {
 		r.emit(e)
@@ -416,7 +425,11 @@ func (r *run) toolCall(ctx context.Context, call message.ToolCall, res *Result) 
 		if cwd == "" && r.c.Env != nil {
 			cwd = r.c.Env.Cwd
 		}
-		d := hookGate(hr, r.c.Gate.Check(gate.Call{Tool: tg.Tool, Kind: t.Kind(), Input: tg.Input, Cwd: cwd, MCPOrigin: tg.MCPOrigin, MCPIdentity: tg.MCPIdentity, Approvals: r.c.Approvals}))
+		kind := t.Kind()
+		if tg.Kind != gate.KindUnset {
+			kind = tg.Kind
+		}
+		d := hookGate(hr, r.c.Gate.Check(gate.Call{Tool: tg.Tool, Kind: kind, Input: tg.Input, Cwd: cwd, MCPOrigin: tg.MCPOrigin, MCPIdentity: tg.MCPIdentity, Approvals: r.c.Approvals}))
 		ok, msg := r.settle(ctx, call, tg, d, res)
 		if !ok {
 			return fail(msg)

@@ -26,6 +26,7 @@ const (
 	EventResolved   = engineapi.EventResolved
 	EventAdvice     = engineapi.EventAdvice
 	EventHook       = engineapi.EventHook
+	EventCommand    = engineapi.EventCommand
 )
 
 type (

@@ -43,6 +43,9 @@ const (
 	// or, without a Decision, Text a line for the user (a hook that failed
 	// or timed out, its systemMessage).
 	EventHook EventType = "hook"
+	// EventCommand: the prompt named a custom command (docs/commands.md):
+	// Command says which, from where, and what of it was not honoured.
+	EventCommand EventType = "command"
 )
 
 // Event is one step of a run.
@@ -82,6 +85,21 @@ type Event struct {
 	// whether the project's config loosens the session, and each key it
 	// would have loosened that was ignored (docs/trust.md).
 	Workspace *WorkspaceTrust `json:"workspace,omitempty"`
+	// Command is a command event's.
+	Command *CommandUse `json:"command,omitempty"`
+}
+
+// CommandUse is a custom command a prompt ran: its name, layer and file,
+// the arguments, the tools the turn was narrowed to (none: not narrowed),
+// the model it switched to ("" none), and notices (what was ignored).
+type CommandUse struct {
+	Name    string   `json:"name"`
+	Layer   string   `json:"layer"`
+	Path    string   `json:"path"`
+	Args    string   `json:"args,omitempty"`
+	Tools   []string `json:"tools,omitempty"`
+	Model   string   `json:"model,omitempty"`
+	Notices []string `json:"notices,omitempty"`
 }
 
 // WorkspaceTrust is the workspace's trust as a session started with it.

@@ -55,6 +55,10 @@ type Target struct {
 	// MCPIdentity is a digest of the server's definition and executable: an
 	// "always" answer is bound to it.
 	MCPIdentity string
+	// Kind, if set, is what this Target's Input names when it differs from
+	// the tool's Kind (the skill tool: its "skill" target names a skill,
+	// its "read" target a file).
+	Kind gate.Kind
 }
 
 // MCPTool is implemented by an MCP server's tool (agent/mcp): whether it is
