@@ -224,6 +224,9 @@ type Resolved struct {
 	OSManaged string
 	// Workspace is the project's trust and the loosening keys it ignored.
 	Workspace *Workspace
+	// ManagedDir is the managed layer's directory (its commands/ and
+	// skills/ are the managed layer's custom commands and skills).
+	ManagedDir string
 }
 
 // Delim is the koanf key delimiter: a byte no config key contains, so keys
@@ -323,7 +326,7 @@ func Resolve(o Options) *Resolved {
 	if managedDir == "" {
 		managedDir = SystemManagedDir()
 	}
-	r := &Resolved{Entries: provenance.Map{}, Lists: map[string][]Item{}}
+	r := &Resolved{Entries: provenance.Map{}, Lists: map[string][]Item{}, ManagedDir: managedDir}
 	m := newMerger(r)
 
 	// The OS-native managed source (macOS managed preferences, the Windows

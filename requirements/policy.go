@@ -80,6 +80,11 @@ type Policy struct {
 	// RepoSigners are the public keys (signing's formats) whose project
 	// signature lets a project's config loosen under "signed".
 	RepoSigners []string `json:"repo_signers,omitempty"`
+	// AllowManagedCommandsOnly and AllowManagedSkillsOnly keep only the
+	// managed layer's custom commands and skills (docs/commands.md): every
+	// user and project one is dropped, and named in inspect and on stderr.
+	AllowManagedCommandsOnly bool `json:"allow_managed_commands_only,omitempty"`
+	AllowManagedSkillsOnly   bool `json:"allow_managed_skills_only,omitempty"`
 
 	// Set by ForMachine: the allowed sets of the policy and of every scope
 	// that applies, each of which a session must satisfy.

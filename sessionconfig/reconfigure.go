@@ -22,6 +22,9 @@ type agentBuild struct {
 	home      string
 	boundary  fsguard.Boundary
 	root, cwd string
+	// tools are the session's tools (the built-in ones and the skill
+	// tool), which an agent switch keeps.
+	tools func() []tools.Tool
 }
 
 func (b agentBuild) parts(name string) (*gate.Gate, string, error) {
@@ -91,7 +94,7 @@ func reconfigurer(b agentBuild, via string, h Host, m *mcp.Manager) func(ctx con
 		if err != nil {
 			return agent.Config{}, err
 		}
-		c := agent.Config{Agent: name, Gate: g, System: system, Tools: tools.Builtins()}
+		c := agent.Config{Agent: name, Gate: g, System: system, Tools: b.tools()}
 		if m != nil {
 			c.Extra = m.Extra
 		}

@@ -162,6 +162,8 @@ type Session struct {
 	// Hooks runs the session's hooks (nil: none); Turn.Hooks is its Fire.
 	// The factory gives it the session's id (SetSession).
 	Hooks *hooks.Runner
+	// Custom is the session's custom commands and skills.
+	Custom Custom
 }
 
 func (s *Session) warn(h Host, line string) {
@@ -327,7 +329,8 @@ func Build(ctx context.Context, res *layers.Resolved, req Request, h Host) (*Ses
 	if err != nil {
 		return fail(invalid(err))
 	}
-	ab := agentBuild{res: res, home: home, boundary: gc.Boundary, root: root, cwd: cwd}
+	custom := s.loadCustom(res, h, model)
+	ab := agentBuild{res: res, home: home, boundary: gc.Boundary, root: root, cwd: cwd, tools: custom.tools}
 	system, err := ab.system(name)
 	if err != nil {
 		return fail(err)
@@ -337,7 +340,8 @@ func Build(ctx context.Context, res *layers.Resolved, req Request, h Host) (*Ses
 	s.Turn = agent.Config{
 		Agent: name, Model: modelName, Provider: prov, Gate: g, Env: env,
 		System:   system,
-		Tools:    tools.Builtins(),
+		Tools:    custom.tools(),
+		Commands: custom.Commands,
 		Auto:     req.Auto,
 		MaxTurns: maxTurns, Timeout: timeout, MaxTokens: maxTokens,
 		Redact:    redactor.Redact,

@@ -63,9 +63,10 @@ type Options struct {
 	// TrustedProject lets a project command's model apply (a trusted
 	// workspace, docs/trust.md).
 	TrustedProject bool
-	// ModelCheck, if set, refuses a model a command names (the
-	// requirements' allowed models; a model of another provider).
-	ModelCheck func(model string) error
+	// ModelCheck, if set, turns the model a command names into the
+	// provider's name for it, or refuses it (the requirements' allowed
+	// models; a model of another provider than the session's).
+	ModelCheck func(model string) (string, error)
 }
 
 // Command is one custom command.

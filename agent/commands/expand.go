@@ -150,10 +150,12 @@ func (s *Set) model(c *Command, notices []string) (string, []string) {
 	if c.Layer == provenance.Project && !s.opts.TrustedProject {
 		return "", append(notices, fmt.Sprintf("/%s: model %q ignored: a project command switches the model only in a trusted workspace (docs/trust.md)", c.Name, c.Model))
 	}
-	if s.opts.ModelCheck != nil {
-		if err := s.opts.ModelCheck(c.Model); err != nil {
-			return "", append(notices, fmt.Sprintf("/%s: model %q ignored: %v", c.Name, c.Model, err))
-		}
+	if s.opts.ModelCheck == nil {
+		return c.Model, notices
 	}
-	return c.Model, notices
+	m, err := s.opts.ModelCheck(c.Model)
+	if err != nil {
+		return "", append(notices, fmt.Sprintf("/%s: model %q ignored: %v", c.Name, c.Model, err))
+	}
+	return m, notices
 }

@@ -79,6 +79,7 @@ override chain. inspect always runs, even when sessions are refused.`,
 	f.BoolVar(&o.json, "json", false, "print the stable JSON object (docs/configuration.md)")
 	f.BoolVar(&o.layersOnly, "layers", false, "print only the requirements status and the layers")
 	f.BoolVar(&o.showSecrets, "show-secrets", false, "do not redact secret-looking values")
+	cmd.AddCommand(newInspectCommandsCmd(app))
 	return cmd
 }
 

@@ -307,6 +307,10 @@ func (r *renderer) textEvent(e agent.Event) {
 		line("  (retrying: %s)\n", termtext.Line(e.Text))
 	case agent.EventMCP, agent.EventError:
 		line("oceancode: %s\n", termtext.Line(e.Text))
+	case agent.EventCommand:
+		for _, l := range commandLines(e.Command) {
+			line("%s\n", termtext.Line(l))
+		}
 	}
 }
 
