@@ -243,7 +243,7 @@ func ValidName(s string) bool {
 		for i, r := range seg {
 			switch {
 			case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
-			case i > 0 && (r == '-' || r == '_' || r == '.'):
+			case i > 0 && (r == '-' || r == '_'):
 			default:
 				return false
 			}

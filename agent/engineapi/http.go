@@ -44,6 +44,8 @@ type StateBody struct {
 	Modes   []ModeOption `json:"modes"`
 	Sandbox string       `json:"sandbox"`
 	Policy  string       `json:"policy"`
+	// Commands are the session's custom commands.
+	Commands []CommandInfo `json:"commands,omitempty"`
 }
 
 // State is the body as the engine's State (a client's reading; Pending
@@ -51,7 +53,7 @@ type StateBody struct {
 func (b StateBody) State() State {
 	return State{ID: b.ID, Agent: b.Agent, Model: b.Model, Mode: b.Mode.Result(), Status: b.Status, Turns: b.Turns,
 		Queued: b.Queued, Usage: b.Usage, LastSeq: b.LastSeq, StopReason: StopReason(b.StopReason),
-		Modes: b.Modes, Sandbox: b.Sandbox, Policy: b.Policy}
+		Modes: b.Modes, Sandbox: b.Sandbox, Policy: b.Policy, Commands: b.Commands}
 }
 
 // MCPStatusBody is POST /mcp's answer: the server's state after the add.

@@ -69,6 +69,16 @@ type State struct {
 	// danger-full-access, or "off"); Policy the requirements' status as one
 	// line ("signed, serial 7" / "none" / "refused: ...").
 	Sandbox, Policy string
+	// Commands are the session's custom commands: a prompt "/NAME ARGS"
+	// runs one (docs/commands.md).
+	Commands []CommandInfo
+}
+
+// CommandInfo is a custom command as a client lists it.
+type CommandInfo struct {
+	Name         string `json:"name"`
+	Description  string `json:"description,omitempty"`
+	ArgumentHint string `json:"argument_hint,omitempty"`
 }
 
 // ModeOption is one permission mode and whether it may be switched to.

@@ -67,7 +67,8 @@ func ParseCommand(line string) (name string, args []string, ok bool) {
 }
 
 // validCommandName reports whether s can name a command: a letter, then
-// letters, digits, - and _.
+// letters, digits, - and _ (and : for a custom command's namespaces,
+// /frontend:component).
 func validCommandName(s string) bool {
 	if s == "" {
 		return false
@@ -75,7 +76,7 @@ func validCommandName(s string) bool {
 	for i, r := range s {
 		switch {
 		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z':
-		case i > 0 && (r >= '0' && r <= '9' || r == '-' || r == '_'):
+		case i > 0 && (r >= '0' && r <= '9' || r == '-' || r == '_' || r == ':'):
 		default:
 			return false
 		}

@@ -74,6 +74,8 @@ type Composer struct {
 	// listing); cleared when a listing arrives or a menu opens.
 	matched map[string][]int32
 	err     error // the last history error
+	// custom are the session's custom commands (custom.go).
+	custom []Command
 }
 
 // menu is an open completion menu.
@@ -400,7 +402,7 @@ func (c *Composer) candidates(tok string, first bool) (items []completion, dir s
 	switch {
 	case first && strings.HasPrefix(tok, "/"):
 		q := tok[1:]
-		for _, cmd := range Commands {
+		for _, cmd := range append(Commands[:len(Commands):len(Commands)], c.custom...) {
 			if strings.HasPrefix(cmd.Name, q) {
 				items = append(items, completion{Insert: "/" + cmd.Name + " ", Label: "/" + cmd.Name + " " + cmd.Args, Help: cmd.Help})
 			}

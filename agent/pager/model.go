@@ -321,6 +321,7 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		m.state = msg.st
+		m.composer.SetCustom(msg.st.Commands)
 		if msg.st.LastSeq >= m.lastSeq && (msg.st.Status == engineapi.StatusIdle || msg.st.Status == engineapi.StatusClosed) {
 			// The events say when a turn starts and ends; a replayed turn
 			// that never ended (the process stopped) is not running.
@@ -493,6 +494,8 @@ func (m *model) event(ev engineapi.SessionEvent) bool {
 		if s := engineapi.HookLine(e); s != "" {
 			m.print(m.th.Muted.Render(sanitize(s, false)))
 		}
+	case engineapi.EventCommand:
+		m.print(m.commandLines(e))
 	}
 	return false
 }
@@ -679,6 +682,9 @@ func (m *model) submit(text string) tea.Cmd {
 		return nil
 	}
 	if name, args, ok := ParseCommand(text); ok {
+		if m.customCommand(name) {
+			return m.send(text) // the engine expands it
+		}
 		return m.command(name, args)
 	}
 	if q := m.question(); q != nil {

@@ -705,7 +705,8 @@ func (s *Session) State() State {
 	id := s.CurrentID()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := State{ID: id, Agent: s.cfg.Agent, Model: s.cfg.Model, Modes: s.modes(), Sandbox: s.o.Sandbox, Policy: s.o.Policy}
+	st := State{ID: id, Agent: s.cfg.Agent, Model: s.cfg.Model, Modes: s.modes(), Sandbox: s.o.Sandbox, Policy: s.o.Policy,
+		Commands: commandInfos(s.cfg.Commands)}
 	st.Mode, st.Turns, st.Queued, st.Usage, st.LastSeq, st.StopReason = s.mode, s.turns, len(s.queue), s.usage, s.seq, s.stop
 	switch {
 	case s.closed:

@@ -46,7 +46,7 @@ func stateOf(id string, sess *runner.Session) StateBody {
 	st := sess.State()
 	return StateBody{ID: id, Agent: st.Agent, Model: st.Model, Mode: modeOf(st.Mode), Status: st.Status,
 		Turns: st.Turns, Queued: st.Queued, Usage: st.Usage, LastSeq: st.LastSeq, StopReason: string(st.StopReason),
-		Pending: len(sess.Pending()), Modes: st.Modes, Sandbox: st.Sandbox, Policy: st.Policy}
+		Pending: len(sess.Pending()), Modes: st.Modes, Sandbox: st.Sandbox, Policy: st.Policy, Commands: st.Commands}
 }
 
 func (s *Server) create(w http.ResponseWriter, r *http.Request) {
