@@ -1,0 +1,147 @@
+//go:build unix
+
+package clitest
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/oceancode/oceancode/agent/message"
+	"github.com/oceancode/oceancode/agent/provider/providertest"
+	"github.com/oceancode/oceancode/layers/layerstest"
+)
+
+// writeFile writes a file of the test machine, making its directories.
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// customMachine is a machine with a project command (/review, narrowed to
+// Read and Skill), a namespaced user command and a project skill (tidy)
+// with a second file.
+func customMachine(t *testing.T, model *providertest.Server) *layerstest.Machine {
+	m := serveMachine(t, model, "")
+	writeFile(t, filepath.Join(m.Project, ".oceancode", "commands", "review.md"), `---
+description: Review one file
+argument-hint: FILE [FOCUS]
+allowed-tools: Read, Skill
+---
+Review $1 with care. Focus: $ARGUMENTS.
+`)
+	writeFile(t, filepath.Join(m.Home, ".config", "oceancode", "commands", "git", "note.md"), "Write a note about $ARGUMENTS\n")
+	writeFile(t, filepath.Join(m.Project, ".oceancode", "skills", "tidy", "SKILL.md"), `---
+name: tidy
+description: Tidy Go files the team's way
+---
+Run gofmt, then sort the imports.
+`)
+	writeFile(t, filepath.Join(m.Project, ".oceancode", "skills", "tidy", "rules.txt"), "rule one\n")
+	return m
+}
+
+// userText is the text of a request's first message.
+func userText(t *testing.T, r providertest.Request) string {
+	t.Helper()
+	if len(r.Messages) == 0 || r.Messages[0].Role != message.User {
+		t.Fatalf("the request has no user message: %v", r.Messages)
+	}
+	return r.Messages[0].TextOf()
+}
+
+// TestCustomCommandAndSkillInRun: `run "/review main.go style"` sends the
+// command's expansion with the tools narrowed to its allowed-tools, the
+// skill tool lists the skill by name and description only, and a load of
+// it returns its instructions and names its other files.
+func TestCustomCommandAndSkillInRun(t *testing.T) {
+	t.Parallel()
+	model := providertest.New(t,
+		providertest.Call("skill", map[string]string{"name": "tidy"}),
+		providertest.Text("reviewed"),
+	)
+	m := customMachine(t, model)
+	cmd := exec.Command("oceancode", "run", "--format", "stream-json", "/review main.go style")
+	cmd.Dir, cmd.Env = m.Project, serveEnv(m)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("run: %v\n%s", err, stderr.String())
+	}
+	reqs := model.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("want 2 model requests, got %d", len(reqs))
+	}
+	if got, want := userText(t, reqs[0]), "Review main.go with care. Focus: main.go style."; got != want {
+		t.Errorf("the request carried %q, want the expansion %q", got, want)
+	}
+	if got := reqs[0].Tools; !slices.Equal(got, []string{"read", "skill"}) {
+		t.Errorf("allowed-tools Read, Skill: the request offered %v, want [read skill]", got)
+	}
+	body := string(reqs[0].Body)
+	if !strings.Contains(body, "- tidy: Tidy Go files the team's way") || strings.Contains(body, "sort the imports") {
+		t.Errorf("the skill tool must list the skill by name and description only: %s", body)
+	}
+	last, _ := json.Marshal(reqs[1].Messages)
+	for _, want := range []string{"Run gofmt, then sort the imports.", "rules.txt"} {
+		if !strings.Contains(string(last), want) {
+			t.Errorf("the skill's load does not carry %q: %s", want, last)
+		}
+	}
+	if !strings.Contains(stdout.String(), `"type":"command"`) || !strings.Contains(stdout.String(), `"name":"review"`) {
+		t.Errorf("stream-json has no command event:\n%s", stdout.String())
+	}
+}
+
+// TestManagedOnlyDropsCommands: allow_managed_commands_only and
+// allow_managed_skills_only drop the user's and the project's commands
+// and skills; inspect commands names each with why, the run says so once
+// on stderr, and the prompt goes to the model as typed.
+func TestManagedOnlyDropsCommands(t *testing.T) {
+	t.Parallel()
+	model := providertest.New(t, providertest.Text("ok"))
+	m := customMachine(t, model)
+	writeFile(t, filepath.Join(m.ManagedDir, "commands", "ship.md"), "---\ndescription: Ship it\n---\nShip $ARGUMENTS\n")
+	m.Anchor()
+	m.Requirements(1, map[string]any{"allow_managed_commands_only": true, "allow_managed_skills_only": true})
+
+	insp := exec.Command("oceancode", "inspect", "commands")
+	insp.Dir, insp.Env = m.Project, serveEnv(m)
+	out, err := insp.CombinedOutput()
+	if err != nil {
+		t.Fatalf("inspect commands: %v\n%s", err, out)
+	}
+	for _, want := range []string{"/ship", "command /review (project", "command /git:note (user", "skill tidy (project", "allow_managed_commands_only", "allow_managed_skills_only"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("inspect commands does not name %q:\n%s", want, out)
+		}
+	}
+
+	run := exec.Command("oceancode", "run", "/review main.go")
+	run.Dir, run.Env = m.Project, serveEnv(m)
+	var stderr bytes.Buffer
+	run.Stderr = &stderr
+	if err := run.Run(); err != nil {
+		t.Fatalf("run: %v\n%s", err, stderr.String())
+	}
+	if n := strings.Count(stderr.String(), "command /review (project"); n != 1 {
+		t.Errorf("the dropped command is named %d times on stderr, want once:\n%s", n, stderr.String())
+	}
+	reqs := model.Requests()
+	if got := userText(t, reqs[0]); got != "/review main.go" {
+		t.Errorf("a dropped command expanded: the request carried %q", got)
+	}
+	if slices.Contains(reqs[0].Tools, "skill") {
+		t.Error("a dropped skill was offered")
+	}
+}
