@@ -145,3 +145,36 @@ func TestManagedOnlyDropsCommands(t *testing.T) {
 		t.Error("a dropped skill was offered")
 	}
 }
+
+// TestCustomCommandAndSkillInPager: in a real terminal, Tab completes a
+// custom command from the / menu, Enter runs it (the engine expands it),
+// the scrollback says where it came from, and the model loads the skill.
+func TestCustomCommandAndSkillInPager(t *testing.T) {
+	t.Parallel()
+	model := providertest.New(t,
+		providertest.Call("skill", map[string]string{"name": "tidy", "file": "rules.txt"}),
+		providertest.Text("reviewed in the pager"),
+	)
+	m := customMachine(t, model)
+	tm := startPager(t, m, 120, 40)
+	tm.waitFor("ask anything")
+	tm.typeText("/rev")
+	tm.keys("Tab")
+	tm.waitFor("/review ")
+	tm.typeText("main.go style")
+	tm.keys("Enter")
+	s := tm.waitFor("reviewed in the pager")
+	if !strings.Contains(s, "/review (project") {
+		t.Errorf("the scrollback does not say which command ran:\n%s", s)
+	}
+	reqs := model.Requests()
+	if got, want := userText(t, reqs[0]), "Review main.go with care. Focus: main.go style."; got != want {
+		t.Errorf("the request carried %q, want the expansion %q", got, want)
+	}
+	if last := lastRequest(t, model); !strings.Contains(last, "rule one") {
+		t.Errorf("the skill's file did not reach the model: %s", last)
+	}
+	tm.typeText("/exit")
+	tm.keys("Enter")
+	tm.waitExit()
+}
