@@ -41,6 +41,7 @@ allowed-tools: Read, Skill
 Review $1 with care. Focus: $ARGUMENTS.
 `)
 	writeFile(t, filepath.Join(m.Home, ".config", "oceancode", "commands", "git", "note.md"), "Write a note about $ARGUMENTS\n")
+	writeFile(t, filepath.Join(m.Project, ".claude", "commands", "legacy.md"), "A Claude Code command\n")
 	writeFile(t, filepath.Join(m.Project, ".oceancode", "skills", "tidy", "SKILL.md"), `---
 name: tidy
 description: Tidy Go files the team's way
@@ -177,4 +178,34 @@ func TestCustomCommandAndSkillInPager(t *testing.T) {
 	tm.typeText("/exit")
 	tm.keys("Enter")
 	tm.waitExit()
+}
+
+// TestCustomCommandOverServe: a session's state lists its custom commands
+// (checked against the OpenAPI document), and a message "/review …" runs
+// the expansion with a command event first.
+func TestCustomCommandOverServe(t *testing.T) {
+	t.Parallel()
+	model := providertest.New(t, providertest.Text("reviewed over http"))
+	m := customMachine(t, model)
+	srv := startServe(t, m)
+	id := srv.create(nil)
+	st := srv.call("GET", "/api/session/"+id, nil, 200, "State")
+	cmds, _ := json.Marshal(st["commands"])
+	if !strings.Contains(string(cmds), `"name":"review"`) || !strings.Contains(string(cmds), `"argument_hint":"FILE [FOCUS]"`) ||
+		!strings.Contains(string(cmds), `"name":"git:note"`) || !strings.Contains(string(cmds), `"name":"legacy"`) {
+		t.Errorf("the state's commands: %s", cmds)
+	}
+	ch, _ := srv.events(id, 0)
+	srv.send(id, "/review main.go style")
+	evs := srv.until(ch, "done", 1)
+	found := false
+	for _, e := range evs {
+		found = found || e.Type() == "command" && strings.Contains(e.Data, `"path":"`+filepath.Join(m.Project, ".oceancode", "commands", "review.md"))
+	}
+	if !found {
+		t.Errorf("no command event naming the file among %d events", len(evs))
+	}
+	if got := userText(t, model.Requests()[0]); got != "Review main.go with care. Focus: main.go style." {
+		t.Errorf("the request carried %q", got)
+	}
 }
