@@ -63,11 +63,17 @@ func LoadCustom(res *layers.Resolved, getenv func(string) string, provider strin
 	}
 	return Custom{
 		Commands: commands.Load(commands.Options{Sources: CustomSources(res, getenv, "commands"),
-			ManagedOnly: pol != nil && pol.AllowManagedCommandsOnly, TrustedProject: res.Workspace.Trusted(), ModelCheck: check}),
+			ManagedOnly: pol != nil && pol.AllowManagedCommandsOnly, TrustedProject: trustGranted(res.Workspace), ModelCheck: check}),
 		Skills: skills.Load(skills.Options{Sources: CustomSources(res, getenv, "skills"),
 			ManagedOnly: pol != nil && pol.AllowManagedSkillsOnly}),
 	}
 }
+
+// trustGranted reports whether someone trusted the project's loosening
+// config (a trust record, --trust-project, a repo_signers signature). A
+// workspace that counts as trusted only because its config loosens nothing
+// granted nothing, so a project command's model stays off there.
+func trustGranted(w *layers.Workspace) bool { return w.Trusted() && len(w.Loosening) > 0 }
 
 // Dropped are the lines that name every command and skill not used.
 func (c Custom) Dropped() []string {

@@ -1,6 +1,11 @@
 package pager
 
-import "github.com/oceancode/oceancode/agent/engineapi"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/oceancode/oceancode/agent/engineapi"
+)
 
 // Custom commands (docs/commands.md) are the session's: its State lists
 // them, the / menu offers them after the built-in ones, and a line naming
@@ -45,4 +50,16 @@ func (m *model) commandLines(e engineapi.Event) string {
 		out += "\n" + m.th.Warn.Render("  "+clean(n))
 	}
 	return out
+}
+
+// customHelp is /help's list of the session's custom commands.
+func (m *model) customHelp() string {
+	out := ""
+	for _, k := range m.composer.custom {
+		out += fmt.Sprintf("\n  /%-26s %s", clean(strings.TrimSpace(k.Name+" "+k.Args)), clean(k.Help))
+	}
+	if out == "" {
+		return ""
+	}
+	return "\ncustom commands (docs/commands.md):" + out
 }

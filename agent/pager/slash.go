@@ -70,7 +70,7 @@ func (m *model) command(name string, args []string) tea.Cmd {
 			return switchMsg{eng: eng, err: err}
 		}
 	case "help":
-		m.print(helpText())
+		m.print(helpText() + m.customHelp())
 		return nil
 	case "exit", "quit":
 		return tea.Quit

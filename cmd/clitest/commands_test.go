@@ -175,6 +175,12 @@ func TestCustomCommandAndSkillInPager(t *testing.T) {
 	if last := lastRequest(t, model); !strings.Contains(last, "rule one") {
 		t.Errorf("the skill's file did not reach the model: %s", last)
 	}
+	tm.typeText("/help")
+	tm.keys("Enter")
+	s = tm.waitFor("custom commands")
+	if !strings.Contains(s, "/review FILE [FOCUS]") || !strings.Contains(s, "Review one file") {
+		t.Errorf("/help does not list the custom command:\n%s", s)
+	}
 	tm.typeText("/exit")
 	tm.keys("Enter")
 	tm.waitExit()
@@ -207,5 +213,36 @@ func TestCustomCommandOverServe(t *testing.T) {
 	}
 	if got := userText(t, model.Requests()[0]); got != "Review main.go with care. Focus: main.go style." {
 		t.Errorf("the request carried %q", got)
+	}
+}
+
+// TestCommandModelNeedsTrust: a user command's model switches the turn's
+// model; a project command's model is ignored in an untrusted workspace,
+// with a notice on stderr.
+func TestCommandModelNeedsTrust(t *testing.T) {
+	t.Parallel()
+	model := providertest.New(t, providertest.Text("one"), providertest.Text("two"))
+	m := layerstest.New(t)
+	m.UserConfig(`{"provider": {"mock": {"type": "openai", "base_url": "` + model.OpenAIURL() + `"}}, "model": "mock/m"}`)
+	writeFile(t, filepath.Join(m.Home, ".config", "oceancode", "commands", "fast.md"), "---\nmodel: mock/m-fast\n---\nQuick: $ARGUMENTS\n")
+	writeFile(t, filepath.Join(m.Project, ".oceancode", "commands", "big.md"), "---\nmodel: m-big\n---\nBig: $ARGUMENTS\n")
+	for _, tc := range []struct{ prompt, model, notice string }{
+		{"/fast x", "m-fast", ""},
+		{"/big y", "m", `model "m-big" ignored: a project command switches the model only in a trusted workspace`},
+	} {
+		run := exec.Command("oceancode", "run", tc.prompt)
+		run.Dir, run.Env = m.Project, serveEnv(m)
+		var stderr bytes.Buffer
+		run.Stderr = &stderr
+		if err := run.Run(); err != nil {
+			t.Fatalf("run %s: %v\n%s", tc.prompt, err, stderr.String())
+		}
+		reqs := model.Requests()
+		if got := reqs[len(reqs)-1].Model; got != tc.model {
+			t.Errorf("%s ran on model %q, want %q", tc.prompt, got, tc.model)
+		}
+		if tc.notice != "" && !strings.Contains(stderr.String(), tc.notice) {
+			t.Errorf("%s: stderr does not say %q:\n%s", tc.prompt, tc.notice, stderr.String())
+		}
 	}
 }
