@@ -36,10 +36,13 @@ import (
 
 // Limits.
 const (
-	MaxFileBytes    = 256 << 10 // a file the tool loads
-	MaxDescription  = 1024      // a description's characters (Claude Code's limit)
-	MaxNameLen      = 64
-	MaxPerSource    = 200 // skills read from one directory
+	MaxFileBytes   = 256 << 10 // a file the tool loads
+	MaxDescription = 1024      // a description's characters (Claude Code's limit)
+	MaxNameLen     = 64
+	MaxPerSource   = 200 // skills read from one directory
+	// MaxListing bounds the skill tool's listing (every request pays for
+	// it): skills past it, in precedence order, are dropped and named.
+	MaxListing      = 16 << 10
 	maxListedFiles  = 100 // files a load of SKILL.md lists
 	maxListingDepth = 4
 )
@@ -78,6 +81,7 @@ type front struct {
 // Load reads every source; what cannot be used is in Dropped.
 func Load(o Options) *Set {
 	s := &Set{byName: map[string]*Skill{}}
+	listed := 0
 	for _, src := range o.Sources {
 		for _, sk := range s.read(src) {
 			switch prev, dup := s.byName[sk.Name]; {
@@ -85,7 +89,10 @@ func Load(o Options) *Set {
 				s.drop(sk, fmt.Sprintf("shadowed by skill %s of the %s layer (%s)", sk.Name, prev.Layer, prev.Dir))
 			case o.ManagedOnly && sk.Layer != provenance.Managed:
 				s.drop(sk, "the requirements' allow_managed_skills_only keeps only the managed layer's skills")
+			case listed+len(sk.Name)+len(sk.Description)+4 > MaxListing:
+				s.drop(sk, fmt.Sprintf("the skills' listing would pass %d bytes (every request carries it)", MaxListing))
 			default:
+				listed += len(sk.Name) + len(sk.Description) + 4
 				k := sk
 				s.byName[sk.Name] = &k
 			}

@@ -126,3 +126,20 @@ func TestManagedOnlyAndEmpty(t *testing.T) {
 		t.Errorf("want deploy and tidy named as dropped: %+v", s.Dropped)
 	}
 }
+
+func TestListingIsBounded(t *testing.T) {
+	t.Parallel()
+	src := commands.Source{Layer: provenance.User, Dir: t.TempDir()}
+	desc := strings.Repeat("d", 1000)
+	for i := range 20 {
+		name := "s" + string(rune('a'+i))
+		write(t, filepath.Join(src.Dir, name, "SKILL.md"), "---\nname: "+name+"\ndescription: "+desc+"\n---\nbody")
+	}
+	s := Load(Options{Sources: []commands.Source{src}})
+	if len(s.List) != 16 || len(s.Dropped) != 4 || !strings.Contains(s.Dropped[0].Why, "listing would pass") {
+		t.Errorf("kept %d, dropped %+v", len(s.List), s.Dropped)
+	}
+	if n := len(s.Tool().Def().Description); n > MaxListing+200 {
+		t.Errorf("the listing is %d bytes", n)
+	}
+}
