@@ -17,7 +17,7 @@ func TestParse(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name, in, body, err string
-		want               fm
+		want                fm
 	}{
 		{name: "none", in: "just a body\n", body: "just a body\n"},
 		{name: "string tools", in: "---\ndescription: x\nallowed-tools: Bash(git add:*), Read\n---\nbody", body: "body",
