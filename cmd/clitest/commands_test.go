@@ -128,6 +128,17 @@ func TestManagedOnlyDropsCommands(t *testing.T) {
 		}
 	}
 
+	full := exec.Command("oceancode", "inspect")
+	full.Dir, full.Env = m.Project, serveEnv(m)
+	if out, err = full.CombinedOutput(); err != nil {
+		t.Fatalf("inspect: %v\n%s", err, out)
+	}
+	for _, want := range []string{"commands: only the managed layer's", "skills: only the managed layer's", "command /review (project", "skill tidy (project"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("inspect's locks do not name %q:\n%s", want, out)
+		}
+	}
+
 	run := exec.Command("oceancode", "run", "/review main.go")
 	run.Dir, run.Env = m.Project, serveEnv(m)
 	var stderr bytes.Buffer

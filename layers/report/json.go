@@ -195,6 +195,9 @@ func (w *jsonWriter) report(r *Report) {
 		w.stringsOmit("scopes", r.Locks.Scopes)
 		w.strOmit("hooks", r.Locks.Hooks)
 		w.stringsOmit("dropped_hooks", r.Locks.DroppedHooks)
+		w.strOmit("commands", r.Locks.Commands)
+		w.strOmit("skills", r.Locks.Skills)
+		w.stringsOmit("dropped_custom", r.Locks.DroppedCustom)
 		w.close('}', p)
 	}
 	if len(r.Diagnostics) > 0 {

@@ -186,6 +186,13 @@ type Locks struct {
 	// DroppedHooks names each hook group allow_managed_hooks_only dropped:
 	// "hooks.EVENT [MATCHER] "COMMAND" at FILE:LINE:COL (LAYER)".
 	DroppedHooks []string `json:"dropped_hooks,omitempty"`
+	// Commands and Skills are "managed-only" under
+	// allow_managed_commands_only and allow_managed_skills_only;
+	// DroppedCustom names each command and skill they dropped (the CLI
+	// fills it: the report does not read command files). docs/commands.md.
+	Commands      string   `json:"commands,omitempty"`
+	Skills        string   `json:"skills,omitempty"`
+	DroppedCustom []string `json:"dropped_custom,omitempty"`
 }
 
 // Options change what Build includes.
@@ -458,6 +465,12 @@ func newKinds(out *Locks, l layers.Locks) {
 	out.Instructions, out.ShellPosture = l.Instructions, l.ShellPosture
 	if l.Policy.AllowManagedHooksOnly {
 		out.Hooks = "managed-only"
+	}
+	if l.Policy.AllowManagedCommandsOnly {
+		out.Commands = "managed-only"
+	}
+	if l.Policy.AllowManagedSkillsOnly {
+		out.Skills = "managed-only"
 	}
 	for _, d := range l.DroppedHooks {
 		out.DroppedHooks = append(out.DroppedHooks, d.String())

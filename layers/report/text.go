@@ -197,7 +197,8 @@ func short(ids []string) []string {
 }
 
 func newKindsSet(l *Locks) bool {
-	return l.MinVersion != "" || len(l.AllowedModels) > 0 || len(l.AllowedProviders) > 0 || l.Instructions != "" || l.ShellPosture != "" || len(l.Scopes) > 0 || l.Hooks != ""
+	return l.MinVersion != "" || len(l.AllowedModels) > 0 || len(l.AllowedProviders) > 0 || l.Instructions != "" || l.ShellPosture != "" || len(l.Scopes) > 0 || l.Hooks != "" ||
+		l.Commands != "" || l.Skills != ""
 }
 
 // newKindsText shows the newer requirement kinds.
@@ -226,6 +227,7 @@ func newKindsText(b *bytes.Buffer, l *Locks) {
 	for _, s := range l.DroppedHooks {
 		fmt.Fprintf(b, "  hook dropped: %s\n", s)
 	}
+	customText(b, l)
 	if l.Instructions != "" {
 		b.WriteString("  organisation instructions (appended to every agent's system prompt):\n")
 		for _, line := range strings.Split(l.Instructions, "\n") {

@@ -11,6 +11,8 @@ import (
 	"github.com/oceancode/oceancode/agent/engineapi"
 	"github.com/oceancode/oceancode/agent/skills"
 	"github.com/oceancode/oceancode/internal/termtext"
+	"github.com/oceancode/oceancode/layers"
+	"github.com/oceancode/oceancode/layers/report"
 	"github.com/oceancode/oceancode/sessionconfig"
 )
 
@@ -87,6 +89,20 @@ func writeCustom(w io.Writer, c sessionconfig.Custom) {
 		fmt.Fprintf(w, "Not used (%d)\n", len(d))
 		for _, l := range d {
 			fmt.Fprintf(w, "  %s\n", termtext.Line(l))
+		}
+	}
+}
+
+// addCustomDrops names, under the report's locks, each command and skill
+// the requirements' managed-only keys dropped (the rest of what is not
+// used is in `inspect commands`).
+func addCustomDrops(app *App, res *layers.Resolved, rep *report.Report) {
+	if rep.Locks == nil || rep.Locks.Commands == "" && rep.Locks.Skills == "" {
+		return
+	}
+	for _, l := range sessionconfig.LoadCustom(res, app.Getenv, "").Dropped() {
+		if strings.Contains(l, "allow_managed_") {
+			rep.Locks.DroppedCustom = append(rep.Locks.DroppedCustom, l)
 		}
 	}
 }

@@ -114,6 +114,7 @@ func inspectReport(app *App, res *layers.Resolved, keys []string, showSecrets bo
 	rep := report.Build(res, report.Options{Prefixes: keys, ShowSecrets: showSecrets, Abbrev: homeAbbrev(app)})
 	rep.Sandbox = sandboxView(res)
 	addMCPRefusals(app, res, rep)
+	addCustomDrops(app, res, rep)
 	return rep
 }
 
