@@ -18,11 +18,13 @@ import (
 	"time"
 
 	"github.com/oceancode/oceancode/agent/commands"
+	"github.com/oceancode/oceancode/agent/compact"
 	"github.com/oceancode/oceancode/agent/engineapi"
 	"github.com/oceancode/oceancode/agent/gate"
 	"github.com/oceancode/oceancode/agent/hooks"
 	"github.com/oceancode/oceancode/agent/jev"
 	"github.com/oceancode/oceancode/agent/message"
+	"github.com/oceancode/oceancode/agent/modelinfo"
 	"github.com/oceancode/oceancode/agent/permission"
 	"github.com/oceancode/oceancode/agent/provider"
 	"github.com/oceancode/oceancode/agent/tools"
@@ -98,6 +100,14 @@ type Config struct {
 	// Commands are the session's custom commands (agent/commands): a prompt
 	// "/name args" naming one runs as its expansion (command.go).
 	Commands *commands.Set
+	// Compaction keeps each request inside the model's context window
+	// (compaction.go, agent/compact); Compacted is the compaction already
+	// in effect on the history (the last turn's Result.Compacted, or what
+	// a resumed session's last compaction event recorded).
+	Compaction compact.Settings
+	Compacted  compact.State
+	// Price prices each call's usage (Usage.CostUSD); nil: not known.
+	Price *modelinfo.Price
 }
 
 type callKey struct{}
@@ -145,6 +155,9 @@ type Result struct {
 	// Denied counts tool calls the policy refused (for --fail-on-deny),
 	// the Jev advisor's headless rejections included.
 	Denied int
+	// Compacted is the compaction in effect after the run (Config.Compacted
+	// for the next).
+	Compacted compact.State
 }
 
 // The stop reasons the loop sets itself (Result.StopReason); otherwise it
@@ -196,7 +209,7 @@ func loop(ctx context.Context, c Config, history []message.Message, prompt *stri
 		r.c.Tools = append(append([]tools.Tool(nil), c.Tools...), more...)
 	}
 	r.offer()
-	res := Result{Messages: append([]message.Message(nil), history...)}
+	res := Result{Messages: append([]message.Message(nil), history...), Compacted: c.Compacted}
 	add := func(m message.Message) {
 		res.Messages = append(res.Messages, m)
 		if c.OnMessage != nil {
@@ -271,8 +284,10 @@ func loop(ctx context.Context, c Config, history []message.Message, prompt *stri
 	}
 	for res.Turns < c.MaxTurns {
 		res.Turns++
-		req := provider.Request{Model: c.Model, System: c.System, Messages: res.Messages, Tools: r.defs, MaxTokens: c.MaxTokens}
-		resp, err := c.Provider.Stream(ctx, req, r.onProviderEvent)
+		resp, err := c.Provider.Stream(ctx, r.request(ctx, &res), r.onProviderEvent)
+		if errors.Is(err, provider.ErrContextTooLong) && ctx.Err() == nil {
+			resp, err = r.retryShorter(ctx, &res, err)
+		}
 		if err != nil {
 			if cause := context.Cause(ctx); ctx.Err() != nil && cause != ctx.Err() {
 				err = cause // why the run was stopped, not just that it was
@@ -280,9 +295,7 @@ func loop(ctx context.Context, c Config, history []message.Message, prompt *stri
 			r.emit(Event{Type: EventError, Text: err.Error()})
 			return done(err)
 		}
-		res.Usage = res.Usage.Add(resp.Usage)
-		u := resp.Usage
-		r.emit(Event{Type: EventUsage, Usage: &u})
+		r.account(&res, resp.Usage, r.est)
 		resp.Message.Role = message.Assistant
 		add(resp.Message)
 		calls := resp.Message.ToolCalls()
@@ -333,6 +346,8 @@ type run struct {
 	// the Stop hooks' blocks (hookcalls.go).
 	hookStop   string
 	stopBlocks int
+	meter      compact.Meter // calibrates request estimates with reported usage
+	est        int64         // the estimate of the request being sent
 }
 
 // offer keeps the tools the rules do not deny outright (an MCP tool: by

@@ -87,6 +87,10 @@ type Event struct {
 	Workspace *WorkspaceTrust `json:"workspace,omitempty"`
 	// Command is a command event's.
 	Command *CommandUse `json:"command,omitempty"`
+	// Compaction is a compaction event's (compaction.go); Context, a usage
+	// event's: how full the model's context was.
+	Compaction *Compaction `json:"compaction,omitempty"`
+	Context    *ContextUse `json:"context,omitempty"`
 }
 
 // CommandUse is a custom command a prompt ran: its name, layer and file,

@@ -60,13 +60,19 @@ type Usage struct {
 	OutputTokens     int64 `json:"output_tokens"`
 	CacheReadTokens  int64 `json:"cache_read_tokens,omitempty"`
 	CacheWriteTokens int64 `json:"cache_write_tokens,omitempty"`
+	// CostUSD is what the tokens cost in US dollars at the model's price
+	// (agent/modelinfo); 0 when the price is not known.
+	CostUSD float64 `json:"cost_usd,omitempty"`
 }
 
 // Add returns u plus o.
 func (u Usage) Add(o Usage) Usage {
 	return Usage{u.InputTokens + o.InputTokens, u.OutputTokens + o.OutputTokens,
-		u.CacheReadTokens + o.CacheReadTokens, u.CacheWriteTokens + o.CacheWriteTokens}
+		u.CacheReadTokens + o.CacheReadTokens, u.CacheWriteTokens + o.CacheWriteTokens, u.CostUSD + o.CostUSD}
 }
+
+// Prompt is the tokens of the prompt: input plus cache reads and writes.
+func (u Usage) Prompt() int64 { return u.InputTokens + u.CacheReadTokens + u.CacheWriteTokens }
 
 // TextOf concatenates a message's text parts.
 func (m Message) TextOf() string {

@@ -29,6 +29,9 @@ type APIError struct {
 	StatusCode int
 	// Message is the server's explanation, with the API key removed.
 	Message string
+	// Code is the vendor's error code when it sends one (OpenAI's
+	// "code": "context_length_exceeded").
+	Code string
 	// RetryAfter is what the server asked us to wait (Retry-After or
 	// retry-after-ms), when HasRetryAfter.
 	RetryAfter    time.Duration

@@ -294,6 +294,7 @@ func (c *Client) classify(err error) (bool, error) {
 			h = se.Response.Header
 		}
 		ae := provider.NewAPIError(se.StatusCode, se.Message, h, c.key)
+		ae.Code = se.Code
 		return ae.Temporary(), ae
 	}
 	var stre *ssestream.StreamError

@@ -47,6 +47,10 @@ type Turn struct {
 	// Error is the error message for Status; "{{api_key}}" in it is replaced
 	// by the key the client presented (to test that clients redact it).
 	Error string `json:"error,omitempty"`
+	// ErrorCode is the OpenAI error body's "code" for Status (absent:
+	// null), as OpenAI sends "context_length_exceeded" with a 400; the
+	// Anthropic body has no code (its "type" follows Status).
+	ErrorCode string `json:"error_code,omitempty"`
 
 	// Delay stalls the answer: streamed, after the start of the message and
 	// the first text delta have been flushed; otherwise before anything is

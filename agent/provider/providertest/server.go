@@ -331,11 +331,11 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case decodeErr != nil:
 		h.fail("request %d (%s %s): %v", n, r.Method, r.URL.Path, decodeErr)
-		writeError(w, format, http.StatusBadRequest, "providertest: "+decodeErr.Error(), 0)
+		writeError(w, format, http.StatusBadRequest, "providertest: "+decodeErr.Error(), 0, "")
 		return
 	case idx < 0:
 		h.fail("request %d (%s %s): no scripted turn left", n, r.Method, r.URL.Path)
-		writeError(w, format, http.StatusBadRequest, fmt.Sprintf("providertest: no scripted turn left for request %d", n), 0)
+		writeError(w, format, http.StatusBadRequest, fmt.Sprintf("providertest: no scripted turn left for request %d", n), 0, "")
 		return
 	}
 	if turn.Status >= 400 {
@@ -344,7 +344,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			msg = fmt.Sprintf("providertest: scripted %d", turn.Status)
 		}
 		msg = strings.ReplaceAll(msg, "{{api_key}}", rec.APIKey)
-		writeError(w, format, turn.Status, msg, time.Duration(turn.RetryAfter))
+		writeError(w, format, turn.Status, msg, time.Duration(turn.RetryAfter), turn.ErrorCode)
 		return
 	}
 	p := &player{w: w, r: r, h: h, turn: turn, turnIdx: idx, reqIdx: n, rec: &rec}
@@ -508,7 +508,7 @@ func (p *player) whole(body []byte) {
 	_, _ = w.Write(body)
 }
 
-func writeError(w http.ResponseWriter, format string, status int, msg string, retryAfter time.Duration) {
+func writeError(w http.ResponseWriter, format string, status int, msg string, retryAfter time.Duration, code string) {
 	if retryAfter > 0 || status == http.StatusTooManyRequests {
 		secs := int64((retryAfter + time.Second - 1) / time.Second)
 		w.Header().Set("Retry-After", fmt.Sprint(secs))
@@ -520,7 +520,11 @@ func writeError(w http.ResponseWriter, format string, status int, msg string, re
 	if format == FormatAnthropic {
 		body = map[string]any{"type": "error", "error": map[string]any{"type": anthropicErrorType(status), "message": msg}}
 	} else {
-		body = map[string]any{"error": map[string]any{"message": msg, "type": openAIErrorType(status), "param": nil, "code": nil}}
+		var c any
+		if code != "" {
+			c = code
+		}
+		body = map[string]any{"error": map[string]any{"message": msg, "type": openAIErrorType(status), "param": nil, "code": c}}
 	}
 	_ = json.NewEncoder(w).Encode(body)
 }

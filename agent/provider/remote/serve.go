@@ -158,7 +158,7 @@ func errorToWire(err error) *wireError {
 	w := &wireError{Message: err.Error()}
 	var ae *provider.APIError
 	if errors.As(err, &ae) {
-		w.Status, w.APIMessage, w.RetryAfter, w.HasRetryAfter = ae.StatusCode, ae.Message, ae.RetryAfter, ae.HasRetryAfter
+		w.Status, w.APIMessage, w.RetryAfter, w.HasRetryAfter, w.Code = ae.StatusCode, ae.Message, ae.RetryAfter, ae.HasRetryAfter, ae.Code
 	}
 	return w
 }

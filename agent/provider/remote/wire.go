@@ -141,6 +141,7 @@ type wireError struct {
 	APIMessage    string        `json:"api_message,omitempty"`
 	RetryAfter    time.Duration `json:"retry_after_ns,omitempty"`
 	HasRetryAfter bool          `json:"has_retry_after,omitempty"`
+	Code          string        `json:"code,omitempty"`
 }
 
 // remoteError is an error that crossed the pipe: the same text, and the
@@ -165,7 +166,7 @@ func (w *wireError) err() error {
 	}
 	e := &remoteError{msg: w.Message}
 	if w.Status != 0 {
-		e.api = &provider.APIError{StatusCode: w.Status, Message: w.APIMessage, RetryAfter: w.RetryAfter, HasRetryAfter: w.HasRetryAfter}
+		e.api = &provider.APIError{StatusCode: w.Status, Message: w.APIMessage, RetryAfter: w.RetryAfter, HasRetryAfter: w.HasRetryAfter, Code: w.Code}
 	}
 	return e
 }
