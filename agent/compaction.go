@@ -40,14 +40,20 @@ func Compact(ctx context.Context, c Config, history []message.Message, focus str
 // request is the turn's model request: the history's compacted view,
 // compacted further first when its estimate passes the limit.
 func (r *run) request(ctx context.Context, res *Result) provider.Request {
-	msgs := compact.View(res.Messages, res.Compacted)
-	r.est = compact.Estimate(r.c.System, r.defs, msgs)
+	req := r.view(res)
 	if lim := r.c.Compaction.Limit(); lim > 0 && r.meter.Scale(r.est) > lim {
 		if r.compact(ctx, res, engineapi.CompactAuto, "") == nil {
-			msgs = compact.View(res.Messages, res.Compacted)
-			r.est = compact.Estimate(r.c.System, r.defs, msgs)
+			req = r.view(res)
 		}
 	}
+	return req
+}
+
+// view is the request for res's history as compacted, with its estimate
+// in r.est.
+func (r *run) view(res *Result) provider.Request {
+	msgs := compact.View(res.Messages, res.Compacted)
+	r.est = compact.Estimate(r.c.System, r.defs, msgs)
 	return provider.Request{Model: r.c.Model, System: r.c.System, Messages: msgs, Tools: r.defs, MaxTokens: r.c.MaxTokens}
 }
 
@@ -58,10 +64,7 @@ func (r *run) retryShorter(ctx context.Context, res *Result, refused error) (pro
 	if r.compact(ctx, res, engineapi.CompactTooLong, "") != nil {
 		return provider.Response{}, refused
 	}
-	msgs := compact.View(res.Messages, res.Compacted)
-	r.est = compact.Estimate(r.c.System, r.defs, msgs)
-	req := provider.Request{Model: r.c.Model, System: r.c.System, Messages: msgs, Tools: r.defs, MaxTokens: r.c.MaxTokens}
-	return r.c.Provider.Stream(ctx, req, r.onProviderEvent)
+	return r.c.Provider.Stream(ctx, r.view(res), r.onProviderEvent)
 }
 
 // compact runs one compaction of res and tells it; a failure other than

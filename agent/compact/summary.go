@@ -47,25 +47,28 @@ func SummaryRequest(in Input, st State, b int, focus string) provider.Request {
 func transcribe(w *strings.Builder, m message.Message) {
 	for _, p := range m.Parts {
 		switch {
+		case p.Type == message.Text && m.Role == message.User:
+			// The user's words are the task: kept far longer than outputs.
+			w.WriteString("[user]\n" + capped(p.Text, 8*transcriptCap) + "\n")
 		case p.Type == message.Text:
-			w.WriteString("[" + string(m.Role) + "]\n" + capped(p.Text) + "\n")
+			w.WriteString("[assistant]\n" + capped(p.Text, transcriptCap) + "\n")
 		case p.ToolCall != nil:
-			w.WriteString("[tool call " + p.ToolCall.Name + "] " + capped(string(p.ToolCall.Input)) + "\n")
+			w.WriteString("[tool call " + p.ToolCall.Name + "] " + capped(string(p.ToolCall.Input), transcriptCap) + "\n")
 		case p.ToolResult != nil:
 			tag := "[tool result]"
 			if p.ToolResult.IsError {
 				tag = "[tool error]"
 			}
-			w.WriteString(tag + "\n" + capped(p.ToolResult.Content) + "\n")
+			w.WriteString(tag + "\n" + capped(p.ToolResult.Content, transcriptCap) + "\n")
 		}
 	}
 }
 
-func capped(s string) string {
-	if len(s) <= transcriptCap {
+func capped(s string, limit int) string {
+	if len(s) <= limit {
 		return s
 	}
-	cut := transcriptCap
+	cut := limit
 	for cut > 0 && s[cut]&0xC0 == 0x80 {
 		cut--
 	}
