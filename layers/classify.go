@@ -126,6 +126,7 @@ var classTable = []classRow{
 	{pattern: []string{"limits", "max_turns"}, fn: atMost("limits.max_turns", "lets a task run more model turns, each acting on its own")},
 	{pattern: []string{"limits", "timeout_s"}, fn: fixed(Tighten, "")},
 	{pattern: []string{"limits", "max_tokens"}, fn: fixed(Neutral, "")},
+	{pattern: []string{"compaction"}, subtree: true, fn: fixed(Neutral, "")},
 	{pattern: []string{"telemetry", "enabled"}, fn: whenTrue("sends telemetry out")},
 	{pattern: []string{"telemetry", "include_inputs"}, fn: whenTrue("puts tool inputs into telemetry")},
 	{pattern: []string{"hooks"}, subtree: true, fn: fixed(Loosen, "a hook runs a program at the session's events and can approve tool calls")},

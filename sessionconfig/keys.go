@@ -174,6 +174,8 @@ type ProviderSettings struct {
 	APIKeyEnv string            `json:"api_key_env"`
 	Headers   map[string]string `json:"headers"`
 	Stream    *bool             `json:"stream"`
+	// Models are the per-model settings (compaction.go).
+	Models map[string]ModelSettings `json:"models"`
 }
 
 // entry is the key's resolved entry, nil when no layer sets it.

@@ -85,7 +85,8 @@ func reconfigurer(b agentBuild, via string, h Host, m *mcp.Manager) func(ctx con
 			if err != nil {
 				return agent.Config{}, err
 			}
-			return agent.Config{Model: modelName, Provider: prov}, nil
+			c := agent.Config{Model: modelName, Provider: prov}
+			return c, withModel(b.res, model, &c)
 		}
 		if !b.known(name) {
 			return agent.Config{}, usage(fmt.Errorf("agent %q: no such agent: use build, plan, or one defined under \"agents\" in the config", name))

@@ -349,6 +349,9 @@ func Build(ctx context.Context, res *layers.Resolved, req Request, h Host) (*Ses
 		Extra:     s.MCP.Extra,
 		Workspace: WorkspaceTrustOf(res),
 	}
+	if err := withModel(res, model, &s.Turn); err != nil {
+		return fail(err)
+	}
 	s.Reconfigure = reconfigurer(ab, req.Via, h, s.MCP)
 	s.Sandbox, s.Policy, s.Model = SandboxStatus(pol), PolicyStatus(res), model
 	if err := s.withAdvisor(h, res, prov, modelName, root); err != nil {

@@ -73,6 +73,7 @@ func (s *Session) reconfigure(ctx context.Context, name, model string) (State, e
 	}
 	if name == "" {
 		s.cfg.Model, s.cfg.Provider = c.Model, c.Provider
+		s.cfg.Compaction, s.cfg.Price = c.Compaction, c.Price
 		s.recModel = model
 	} else {
 		s.cfg.Agent, s.cfg.System, s.cfg.Tools, s.cfg.Extra = c.Agent, c.System, c.Tools, c.Extra

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/oceancode/oceancode/agent"
+	"github.com/oceancode/oceancode/agent/compact"
 	"github.com/oceancode/oceancode/agent/gate"
 	"github.com/oceancode/oceancode/agent/mcp"
 	"github.com/oceancode/oceancode/agent/message"
@@ -71,14 +72,18 @@ type Session struct {
 	runGate  *gate.Gate // the running turn's gate (an agent switch leaves it to the turn)
 	reMu     sync.Mutex // one SetAgent/SetModel at a time
 	recModel string     // the model as recorded: PROVIDER/MODEL once switched (a resume takes it up)
+	// compacted is the compaction in effect on history (compact.go).
+	compacted compact.State
 }
 
 // item is one queued prompt (or the continuation of a resumed session).
 type item struct {
-	prompt string
+	prompt string // a Compact's focus
 	cont   bool
-	ctx    context.Context // Run's, or nil
-	done   chan turnResult
+	// compact is a queued Compact.
+	compact bool
+	ctx     context.Context // Run's, or nil
+	done    chan turnResult
 }
 
 type turnResult struct {
@@ -87,6 +92,8 @@ type turnResult struct {
 	// panicked is a panic of the turn, handed to the Run waiting for it so
 	// that it surfaces on the caller's goroutine (its crash report).
 	panicked any
+	// compaction is what a queued Compact did.
+	compaction agent.Compaction
 }
 
 // Start creates (or resumes) a session. It returns at once; the session
@@ -182,6 +189,9 @@ func (s *Session) resume(ctx context.Context) error {
 		return fail(fmt.Errorf("resume session %s: %w", id, err))
 	}
 	if s.history, err = st.Messages(ctx, id); err != nil {
+		return fail(err)
+	}
+	if s.compacted, err = lastCompaction(ctx, st, id); err != nil {
 		return fail(err)
 	}
 	aps, err := st.Approvals(ctx, id)
@@ -365,7 +375,8 @@ func (s *Session) loop() {
 		cfg := s.cfg
 		s.runGate = cfg.Gate
 		cfg.QuietStart = s.started
-		s.started = true
+		s.started = s.started || !it.compact
+		cfg.Compacted = s.compacted
 		history := s.history
 		s.mu.Unlock()
 
@@ -385,7 +396,12 @@ func (s *Session) loop() {
 		s.history = r.res.Messages
 		s.turns += r.res.Turns
 		s.usage = s.usage.Add(r.res.Usage)
-		s.stop = stopOf(r.res, r.err)
+		if r.res.Compacted != (compact.State{}) { // a turn that never ran reports none
+			s.compacted = r.res.Compacted
+		}
+		if !it.compact {
+			s.stop = stopOf(r.res, r.err)
+		}
 		s.running, s.cancelTurn, s.runGate = nil, nil, nil
 		done := s.doneEv
 		s.doneEv = nil
@@ -414,6 +430,8 @@ func (s *Session) turn(ctx context.Context, it *item, cfg agent.Config, history 
 	switch {
 	case s.rec != nil && s.rec.isReady() && s.rec.err != nil:
 		r.res, r.err = agent.Result{Messages: history, StopReason: string(StopError)}, s.rec.err
+	case it.compact:
+		r = compactTurn(ctx, cfg, history, it)
 	case it.cont:
 		r.res, r.err = agent.Continue(ctx, cfg, history)
 	default:

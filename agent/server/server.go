@@ -194,6 +194,7 @@ func (s *Server) routes() []route {
 		{"GET", "/api/session/{id}/permission/pending", s.withSession(s.pending)},
 		{"POST", "/api/session/{id}/permission/{req}", s.withSession(s.answer)},
 		{"POST", "/api/session/{id}/abort", s.withSession(s.abort)},
+		{"POST", "/api/session/{id}/compact", s.withSession(s.compact)},
 		{"GET", "/api/config/inspect", s.inspect},
 		{"GET", "/api/openapi.json", s.openapi},
 		{"POST", "/mcp", s.mcp},
