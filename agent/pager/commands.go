@@ -25,6 +25,8 @@ var Commands = []Command{
 	{Name: "mcp", Args: "[add NAME -- CMD…|add NAME URL]", Help: "list the MCP servers, or add one (it asks; the allow-list applies)"},
 	{Name: "sessions", Args: "[ID]", Help: "list the stored sessions, or resume ID"},
 	{Name: "sandbox", Help: "the sandbox mode in effect and what it allows"},
+	{Name: "compact", Args: "[FOCUS]", Help: "compact the conversation now: prune old tool outputs, summarise older turns (keeping FOCUS)"},
+	{Name: "cost", Help: "tokens in and out, cache reads and writes, and the cost of this session"},
 	{Name: "clear", Help: "start a fresh session"},
 	{Name: "help", Help: "the keys and the commands"},
 	{Name: "exit", Help: "leave the pager"},

@@ -40,6 +40,9 @@ type Engine interface {
 	SetAgent(ctx context.Context, agent string) (engineapi.State, error)
 	// Abort cancels the running turn and drops the queue.
 	Abort(ctx context.Context) error
+	// Compact compacts the conversation now (POST /compact), after the
+	// running turn; focus is what the summary should keep in particular.
+	Compact(ctx context.Context, focus string) (engineapi.Compaction, error)
 	// State is the session's state (mode, the modes and their locks,
 	// model, agent, usage, sandbox, policy).
 	State(ctx context.Context) (engineapi.State, error)

@@ -187,6 +187,7 @@ func doneLine(th Theme, e engineapi.Event) string {
 	}
 	if u := e.Usage; u != nil {
 		s += fmt.Sprintf(" · %s in · %s out", tokens(u.InputTokens), tokens(u.OutputTokens))
+		s += cacheAndCost(*u)
 	}
 	return th.Muted.Render(s)
 }

@@ -110,6 +110,7 @@ type model struct {
 
 	state   engineapi.State
 	usage   message.Usage
+	ctxUse  *engineapi.ContextUse // the last usage event's (usage.go)
 	working bool
 	started time.Time
 	spin    int
@@ -456,6 +457,11 @@ func (m *model) event(ev engineapi.SessionEvent) bool {
 		if e.Usage != nil {
 			m.usage = m.usage.Add(*e.Usage)
 		}
+		if e.Context != nil {
+			m.ctxUse = e.Context
+		}
+	case engineapi.EventCompaction:
+		m.compacted(e.Compaction)
 	case engineapi.EventRetry:
 		m.print(m.th.Warn.Render("  retrying: " + e.Text))
 	case engineapi.EventError:
@@ -706,7 +712,7 @@ func (m *model) switched(msg switchMsg) tea.Cmd {
 	}
 	old := m.eng
 	m.eng, m.gen, m.lastSeq = msg.eng, m.gen+1, 0
-	m.asks, m.dialog, m.showDenied, m.working, m.usage = nil, nil, false, false, message.Usage{}
+	m.asks, m.dialog, m.showDenied, m.working, m.usage, m.ctxUse = nil, nil, false, false, message.Usage{}, nil
 	m.state, m.cycleAt = engineapi.State{}, ""
 	id := msg.eng.ID()
 	if id == "" {

@@ -64,6 +64,10 @@ func (r *remote) SetAgent(ctx context.Context, name string) (engineapi.State, er
 
 func (r *remote) Abort(ctx context.Context) error { return r.c.Abort(ctx, r.id) }
 
+func (r *remote) Compact(ctx context.Context, focus string) (engineapi.Compaction, error) {
+	return r.c.Compact(ctx, r.id, focus)
+}
+
 func (r *remote) State(ctx context.Context) (engineapi.State, error) { return r.c.State(ctx, r.id) }
 
 func (r *remote) Inspect(ctx context.Context) (json.RawMessage, error) { return r.c.Inspect(ctx) }

@@ -56,6 +56,11 @@ func (m *model) command(name string, args []string) tea.Cmd {
 		return m.sessionsCommand(args)
 	case "sandbox":
 		return m.withInspect("/sandbox", func(d inspectDoc) string { return sandboxText(m.state.Sandbox, d) })
+	case "compact":
+		return m.compactCommand(args)
+	case "cost":
+		m.print(m.costText())
+		return nil
 	case "clear":
 		if m.o.New == nil {
 			m.print(m.th.Error.Render("/clear: a new session is unavailable here"))

@@ -38,6 +38,7 @@ func (m *model) statusLine() string {
 		used = u // the session's total (a resumed one's turns before)
 	}
 	parts = append(parts, tokens(used)+" tokens")
+	parts = append(parts, m.gauge()...)
 	line := spin + m.th.Muted.Render(strings.Join(parts, " · "))
 	if n := len(m.asks); n > 1 {
 		line += m.th.Muted.Render(" · ") + m.th.Warn.Render(fmt.Sprintf("%d asks waiting", n))

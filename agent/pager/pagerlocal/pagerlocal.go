@@ -90,6 +90,10 @@ func (l *Engine) Abort(ctx context.Context) error {
 
 func (l *Engine) State(ctx context.Context) (runner.State, error) { return l.s.State(), nil }
 
+func (l *Engine) Compact(ctx context.Context, focus string) (engineapi.Compaction, error) {
+	return l.s.Compact(ctx, focus)
+}
+
 // errUnavailable: the engine was not given the means for a command.
 var errUnavailable = errors.New("unavailable in this session")
 

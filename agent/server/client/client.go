@@ -275,6 +275,14 @@ func (c *Client) Abort(ctx context.Context, id string) error {
 	return c.do(ctx, "POST", sessionPath(id, "/abort"), nil, nil)
 }
 
+// Compact is POST …/compact: the conversation compacted now, focus (if
+// any) kept in particular by the summary.
+func (c *Client) Compact(ctx context.Context, id, focus string) (engineapi.Compaction, error) {
+	var b engineapi.Compaction
+	err := c.do(ctx, "POST", sessionPath(id, "/compact"), map[string]string{"focus": focus}, &b)
+	return b, err
+}
+
 // MCP is GET …/mcp: the session's MCP servers.
 func (c *Client) MCP(ctx context.Context, id string) ([]engineapi.MCPStatus, error) {
 	var b engineapi.MCPListBody
