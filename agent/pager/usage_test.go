@@ -32,7 +32,9 @@ func TestCompactAndCost(t *testing.T) {
 	h := newHarness(t, pagerlocal.New(s, f.hooks), 200, 30, true)
 	h.until("the replayed usage", func() bool { return h.m.ctxUse != nil })
 	h.send(commandMsg{"compact", []string{"the", "names"}})
-	h.until("the compaction notice", func() bool { return strings.Contains(h.printed(), "compacted (on request): summarised 1 earlier messages") })
+	h.until("the compaction notice", func() bool {
+		return strings.Contains(h.printed(), "compacted (on request): summarised 1 earlier messages")
+	})
 	line := h.m.statusLine()
 	for _, w := range []string{"ctx ", "% of 100k", "$0.00", "context compacted"} {
 		if !strings.Contains(line, w) {

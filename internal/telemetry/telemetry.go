@@ -86,6 +86,7 @@ type Exporter struct {
 	q        *queue
 	include  bool
 	recorded atomic.Int64
+	totals   totals // usage.go
 }
 
 // Start builds the exporter from the OTEL_EXPORTER_OTLP_* variables (the
@@ -115,10 +116,11 @@ func Start(ctx context.Context, o Options) (*Exporter, error) {
 }
 
 // Event records a permission event and a hook event that decided
-// something (others are ignored). It never blocks on the network: it is
-// safe on the goroutine that runs the turn.
+// something, and adds a usage or compaction event to the summary's totals
+// (others are ignored). It never blocks on the network: it is safe on the
+// goroutine that runs the turn.
 func (x *Exporter) Event(e engineapi.Event) {
-	if x == nil || e.Decision == nil || !decision(e) {
+	if x == nil || x.totals.observe(e) || e.Decision == nil || !decision(e) {
 		return
 	}
 	d := e.Decision
@@ -164,7 +166,8 @@ func (x *Exporter) Dropped() int64 {
 	return x.q.dropped.Load()
 }
 
-// Close records a summary span (decisions recorded, spans dropped so far),
+// Close records a summary span (decisions recorded, spans dropped so far,
+// the usage totals),
 // exports what is queued and shuts the exporter down, giving up at ctx's
 // deadline: an unreachable collector delays exit by at most that long.
 func (x *Exporter) Close(ctx context.Context) error {
@@ -172,7 +175,8 @@ func (x *Exporter) Close(ctx context.Context) error {
 		return nil
 	}
 	_, span := x.tracer.Start(context.Background(), SpanSummary,
-		trace.WithAttributes(attribute.Int64(AttrRecorded, x.recorded.Load()), attribute.Int64(AttrDropped, x.q.dropped.Load())))
+		trace.WithAttributes(attribute.Int64(AttrRecorded, x.recorded.Load()), attribute.Int64(AttrDropped, x.q.dropped.Load())),
+		trace.WithAttributes(x.totals.attrs()...))
 	span.End()
 	return x.tp.Shutdown(ctx)
 }

@@ -52,6 +52,9 @@ func TestExportsDecisions(t *testing.T) {
 		x.Event(permission("bash", `{"command":"git status"}`, engineapi.Decision{Action: "allow", Rule: "permission.bash.git status", Layer: "managed", Source: "/etc/oceancode/managed.json", Line: 3}))
 		x.Event(permission("bash", `{"command":"rm -rf /"}`, engineapi.Decision{Action: "deny", Floor: true, Rule: "dangerous floor", Reason: "deletes the root"}))
 		x.Event(engineapi.Event{Type: engineapi.EventText, Text: "not a decision"})
+		x.Event(engineapi.Event{Type: engineapi.EventUsage, Usage: &message.Usage{InputTokens: 100, OutputTokens: 7, CacheReadTokens: 50, CostUSD: 0.25}})
+		x.Event(engineapi.Event{Type: engineapi.EventUsage, Usage: &message.Usage{InputTokens: 20, OutputTokens: 3, CacheWriteTokens: 5, CostUSD: 0.5}})
+		x.Event(engineapi.Event{Type: engineapi.EventCompaction, Compaction: &engineapi.Compaction{Reason: "auto"}})
 		if err := closeWithin(t, x, 10*time.Second); err != nil {
 			t.Fatal(err)
 		}
@@ -87,6 +90,13 @@ func TestExportsDecisions(t *testing.T) {
 		}
 		if sum := spans[2]; sum.Name != telemetry.SpanSummary || sum.Attrs[telemetry.AttrRecorded] != "2" || sum.Attrs[telemetry.AttrDropped] != "0" {
 			t.Errorf("summary %+v", sum)
+		}
+		totals := map[string]string{telemetry.AttrInputTokens: "120", telemetry.AttrOutputTokens: "10", telemetry.AttrCacheReadTokens: "50",
+			telemetry.AttrCacheWriteTokens: "5", telemetry.AttrCostUSD: "0.75", telemetry.AttrCompactions: "1"}
+		for k, v := range totals {
+			if got := spans[2].Attrs[k]; got != v {
+				t.Errorf("summary %s = %q, want %q", k, got, v)
+			}
 		}
 	}
 }

@@ -305,6 +305,11 @@ func (r *renderer) textEvent(e agent.Event) {
 		line("%s\n", termtext.Line(adviceLine(e)))
 	case agent.EventRetry:
 		line("  (retrying: %s)\n", termtext.Line(e.Text))
+	case agent.EventCompaction:
+		if c := e.Compaction; c != nil {
+			line("  (compacted, %s: %d tool outputs pruned, %d messages summarised, ~%d → ~%d tokens)\n",
+				termtext.Line(c.Reason), c.Pruned, c.Summarised, c.TokensBefore, c.TokensAfter)
+		}
 	case agent.EventMCP, agent.EventError:
 		line("oceancode: %s\n", termtext.Line(e.Text))
 	case agent.EventCommand:
