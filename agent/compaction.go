@@ -98,8 +98,8 @@ func (r *run) summarise(ctx context.Context, req provider.Request) (provider.Res
 }
 
 // account adds one call's usage (priced) to res and tells it; est > 0 is
-// the estimate of the request it answered, which calibrates the meter and
-// the context gauge.
+// the estimate of the request it answered, which calibrates the meter and,
+// when the model's window is known, fills the event's context gauge.
 func (r *run) account(res *Result, u message.Usage, est int64) {
 	if r.c.Price != nil {
 		u.CostUSD = r.c.Price.Cost(u)
@@ -108,6 +108,8 @@ func (r *run) account(res *Result, u message.Usage, est int64) {
 	ev := Event{Type: EventUsage, Usage: &u}
 	if est > 0 {
 		r.meter.Observe(est, u)
+	}
+	if est > 0 && r.c.Compaction.Window > 0 {
 		tokens := u.Prompt()
 		if tokens == 0 {
 			tokens = r.meter.Scale(est)

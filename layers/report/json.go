@@ -223,6 +223,18 @@ func (w *jsonWriter) report(r *Report) {
 		w.field("workspace")
 		w.workspace(ws)
 	}
+	if u := r.Usage; u != nil {
+		w.field("usage")
+		p := w.open('{')
+		w.int("sessions", int64(u.Sessions))
+		w.int("input_tokens", u.InputTokens)
+		w.int("output_tokens", u.OutputTokens)
+		w.int("cache_read_tokens", u.CacheReadTokens)
+		w.int("cache_write_tokens", u.CacheWriteTokens)
+		w.value("cost_usd", u.CostUSD)
+		w.intOmit("unpriced", int64(u.Unpriced))
+		w.close('}', p)
+	}
 	w.close('}', prev)
 }
 

@@ -32,7 +32,9 @@ type Report struct {
 	Sandbox *Sandbox `json:"sandbox,omitempty"`
 	// Workspace is the project's trust and every key it ignored.
 	Workspace *Workspace `json:"workspace,omitempty"`
-	order     []string
+	// Usage is the workspace's stored sessions' totals (usage.go).
+	Usage *Usage `json:"usage,omitempty"`
+	order []string
 }
 
 // Workspace is the workspace trust block (docs/trust.md).

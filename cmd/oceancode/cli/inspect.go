@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 
@@ -98,6 +99,9 @@ func runInspect(app *App, o inspectOptions, keys []string) error {
 		rep.DropKeys()
 	}
 	if o.json {
+		if dir, err := app.WorkDir(); err == nil && !o.layersOnly {
+			rep.Usage = usageTotals(context.Background(), app, res, dir)
+		}
 		b, err := rep.JSON()
 		if err != nil {
 			return err
