@@ -25,7 +25,7 @@ import (
 
 // setup is a turn loop over the scripted loopback model, a gate (writes
 // ask, reads are allowed) and the file tools in a temporary workspace.
-func setup(t *testing.T, perm permission.Config, turns ...providertest.Turn) (agent.Config, *providertest.Server, string) {
+func setup(t testing.TB, perm permission.Config, turns ...providertest.Turn) (agent.Config, *providertest.Server, string) {
 	t.Helper()
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
