@@ -50,10 +50,14 @@ func (r *run) request(ctx context.Context, res *Result) provider.Request {
 }
 
 // view is the request for res's history as compacted, with its estimate
-// in r.est.
+// in r.est when the model's window is known (without one nothing reads
+// it: the turn pays nothing).
 func (r *run) view(res *Result) provider.Request {
 	msgs := compact.View(res.Messages, res.Compacted)
-	r.est = compact.Estimate(r.c.System, r.defs, msgs)
+	r.est = 0
+	if r.c.Compaction.Window > 0 {
+		r.est = compact.Estimate(r.c.System, r.defs, msgs)
+	}
 	return provider.Request{Model: r.c.Model, System: r.c.System, Messages: msgs, Tools: r.defs, MaxTokens: r.c.MaxTokens}
 }
 
