@@ -89,6 +89,12 @@ type Config struct {
 	// Tools — the MCP servers' (it waits for their listing) — and events to
 	// tell with them (a server that did not start, and why).
 	Extra func(ctx context.Context) ([]tools.Tool, []Event)
+	// Touched, if set, is told the path each target of a tool call that
+	// ran touched ("" = the working directory) and the call's working
+	// directory; what it returns is added to the call's result: a
+	// subdirectory's instructions the first time a tool touches it
+	// (agent/instructions.Set.Touch; see touched).
+	Touched func(path, cwd string) string
 	// QuietStart leaves out the Notices and the mode downgrade at start: a
 	// later turn of a session whose first turn told them.
 	QuietStart bool
@@ -457,6 +463,7 @@ func (r *run) toolCall(ctx context.Context, call message.ToolCall, res *Result) 
 		return fail(fmt.Sprintf("not run: the run was stopped (%v)", context.Cause(ctx)))
 	}
 	out := t.Run(context.WithValue(ctx, callKey{}, call), r.c.Env, call.Input)
+	out.Content += r.touched(targets)
 	if r.c.Redact != nil {
 		out.Content = r.c.Redact(out.Content)
 	}

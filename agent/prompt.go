@@ -32,11 +32,14 @@ var agentPrompts = map[string]string{
 const managedHeading = "Organisation instructions (set by the administrator; they take precedence over the user's and the project's):\n"
 
 // SystemPrompt builds the system prompt for an agent. custom is a custom
-// agent's own prompt (replacing the built-in line for its role). managed is
+// agent's own prompt (replacing the built-in line for its role).
+// instructions are the user's and the project's instruction files as
+// agent/instructions renders them ("" = none): after the environment,
+// before the organisation's. managed is
 // the organisation's instructions from the signed requirements (""
 // = none): they are appended last, for every agent and sub-agent, and
 // nothing the agent's definition says replaces them.
-func SystemPrompt(agent, custom, managed, projectRoot, cwd string, now time.Time) string {
+func SystemPrompt(agent, custom, instructions, managed, projectRoot, cwd string, now time.Time) string {
 	var b strings.Builder
 	b.WriteString(basePrompt)
 	b.WriteString("\n\n")
@@ -50,6 +53,10 @@ func SystemPrompt(agent, custom, managed, projectRoot, cwd string, now time.Time
 	b.WriteString(role)
 	fmt.Fprintf(&b, "\n\nProject root: %s\nWorking directory: %s\nPlatform: %s/%s\nDate: %s\n",
 		projectRoot, cwd, runtime.GOOS, runtime.GOARCH, now.Format("2006-01-02"))
+	if instructions != "" {
+		b.WriteString("\n")
+		b.WriteString(instructions)
+	}
 	if managed != "" {
 		b.WriteString("\n")
 		b.WriteString(managedHeading)

@@ -25,6 +25,8 @@ type agentBuild struct {
 	// tools are the session's tools (the built-in ones and the skill
 	// tool), which an agent switch keeps.
 	tools func() []tools.Tool
+	// instructions are the rendered instruction files (agent/instructions).
+	instructions string
 }
 
 func (b agentBuild) parts(name string) (*gate.Gate, string, error) {
@@ -51,7 +53,7 @@ func (b agentBuild) system(name string) (string, error) {
 	if err != nil {
 		return "", invalid(err)
 	}
-	return agent.SystemPrompt(name, prompt, b.res.Locks.Instructions, b.root, b.cwd, time.Now()), nil
+	return agent.SystemPrompt(name, prompt, b.instructions, b.res.Locks.Instructions, b.root, b.cwd, time.Now()), nil
 }
 
 // known reports whether name is an agent: a built-in one or one the

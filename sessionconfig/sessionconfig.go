@@ -34,6 +34,7 @@ import (
 	"github.com/oceancode/oceancode/agent/fsguard"
 	"github.com/oceancode/oceancode/agent/gate"
 	"github.com/oceancode/oceancode/agent/hooks"
+	"github.com/oceancode/oceancode/agent/instructions"
 	"github.com/oceancode/oceancode/agent/mcp"
 	"github.com/oceancode/oceancode/agent/permission"
 	"github.com/oceancode/oceancode/agent/provider"
@@ -156,6 +157,9 @@ type Session struct {
 	// Sandbox and Policy are the status strings (runner.Options.Sandbox,
 	// Policy): SandboxStatus and PolicyStatus.
 	Sandbox, Policy string
+	// Instructions are the session's instruction files (AGENTS.md,
+	// CLAUDE.md): those in the system prompt and those joined since.
+	Instructions *instructions.Set
 	// Model is the session's model as PROVIDER/MODEL (runner.Options.Model:
 	// what the session's record keeps, so a resume takes it up).
 	Model string
@@ -331,6 +335,9 @@ func Build(ctx context.Context, res *layers.Resolved, req Request, h Host) (*Ses
 	}
 	custom := s.loadCustom(res, h, model)
 	ab := agentBuild{res: res, home: home, boundary: gc.Boundary, root: root, cwd: cwd, tools: custom.tools}
+	if err := s.withInstructions(h, res, cwd, &ab); err != nil {
+		return fail(invalid(err))
+	}
 	system, err := ab.system(name)
 	if err != nil {
 		return fail(err)
@@ -348,6 +355,7 @@ func Build(ctx context.Context, res *layers.Resolved, req Request, h Host) (*Ses
 		Notices:   notices,
 		Extra:     s.MCP.Extra,
 		Workspace: WorkspaceTrustOf(res),
+		Touched:   s.Instructions.Touch,
 	}
 	if err := withModel(res, model, &s.Turn); err != nil {
 		return fail(err)

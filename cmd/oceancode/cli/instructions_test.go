@@ -1,0 +1,124 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/oceancode/oceancode/agent/message"
+	"github.com/oceancode/oceancode/agent/provider/providertest"
+	"github.com/oceancode/oceancode/layers/layerstest"
+)
+
+// instructionsMachine is a real git repository with nested instruction
+// files, an import, an import cycle and the organisation's instructions;
+// the model is configured by the user, so the project is not trusted.
+func instructionsMachine(t *testing.T, turns ...providertest.Turn) (*layerstest.Machine, *providertest.Server) {
+	t.Helper()
+	m := layerstest.New(t)
+	m.Anchor()
+	m.Requirements(1, map[string]any{"instructions": "ORG-RULE: never paste customer data."})
+	if out, err := exec.Command("git", "init", "-q", m.Project).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	files := map[string]string{
+		"AGENTS.md":          "ROOT-RULE: see @docs/style.md\n",
+		"CLAUDE.md":          "CLAUDE-ROOT: not read, AGENTS.md is beside it\n",
+		"docs/style.md":      "STYLE-RULE: tabs\n",
+		"a/CLAUDE.md":        "A-RULE\n",
+		"a/b/AGENTS.md":      "B-RULE @loop1.md\n",
+		"a/b/loop1.md":       "LOOP1 @loop2.md\n",
+		"a/b/loop2.md":       "LOOP2 @loop1.md\n",
+		"a/b/sub/AGENTS.md":  "SUB-RULE: joins on touch\n",
+		"a/b/sub/x.txt":      "x\n",
+		"a/b/other/file.txt": "",
+	}
+	for p, c := range files {
+		full := filepath.Join(m.Project, filepath.FromSlash(p))
+		os.MkdirAll(filepath.Dir(full), 0o755)
+		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(filepath.Join(m.Home, ".config", "oceancode", "AGENTS.md"), []byte("USER-RULE\n"), 0o644)
+	srv := providertest.New(t, turns...)
+	m.UserConfig(`{"provider": {"mock": {"type": "openai", "base_url": "` + srv.OpenAIURL() + `"}}, "model": "mock/m"}`)
+	m.Env["OPENAI_API_KEY"] = "sk-test"
+	return m, srv
+}
+
+// Nested instruction files reach the model's request in order (user, root,
+// each directory down to the working directory, the organisation's last),
+// an import resolves, a cycle is refused with a notice, and a
+// subdirectory's file joins the result of the first tool that touches it.
+func TestInstructionsReachTheRequest(t *testing.T) {
+	m, srv := instructionsMachine(t,
+		providertest.Call("read", map[string]string{"path": "sub/x.txt"}),
+		providertest.Call("read", map[string]string{"path": "sub/x.txt"}),
+		providertest.Text("done"))
+	app, _, errb := machineApp(t, m)
+	app.Dir = filepath.Join(m.Project, "a", "b")
+	if code := Main(context.Background(), []string{"run", "--auto", "go"}, app, Options{}); code != 0 {
+		t.Fatalf("exit %d\n%s", code, errb)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests, want 3", len(reqs))
+	}
+	sys := reqs[0].System
+	last := -1
+	for _, w := range []string{"USER-RULE", "ROOT-RULE", "STYLE-RULE", "A-RULE", "B-RULE", "LOOP1", "LOOP2",
+		"[oceancode: a/b/loop2.md: import @loop1.md refused: a cycle (a/b/loop1.md → a/b/loop2.md → a/b/loop1.md)]", "ORG-RULE"} {
+		i := strings.Index(sys, w)
+		if i <= last {
+			t.Errorf("%q at %d, after %d: out of order or missing in the system prompt:\n%s", w, i, last, sys)
+		}
+		last = i
+	}
+	for _, no := range []string{"SUB-RULE", "CLAUDE-ROOT"} {
+		if strings.Contains(sys, no) {
+			t.Errorf("the system prompt has %s", no)
+		}
+	}
+	if !strings.Contains(errb.String(), "warning: instructions: a/b/loop2.md: import @loop1.md refused: a cycle") {
+		t.Errorf("no warning on stderr:\n%s", errb)
+	}
+	// The first read of sub/ carries its instructions; the second does not.
+	results := func(r providertest.Request) string {
+		var b strings.Builder
+		for _, m := range r.Messages {
+			for _, p := range m.Parts {
+				if p.Type == message.ToolOutput && p.ToolResult != nil {
+					b.WriteString(p.ToolResult.Content)
+				}
+			}
+		}
+		return b.String()
+	}
+	if got := results(reqs[1]); !strings.Contains(got, "SUB-RULE") {
+		t.Errorf("the first touch of sub/ did not carry its instructions:\n%s", got)
+	}
+	if got := results(reqs[2]); strings.Count(got, "SUB-RULE") != 1 {
+		t.Errorf("sub/'s instructions joined %d times, want once:\n%s", strings.Count(got, "SUB-RULE"), got)
+	}
+}
+
+// The first request of a session without instruction files stays within
+// 6 KB (docs/benchmarks.md).
+func TestFirstRequestWithoutInstructions(t *testing.T) {
+	m := layerstest.New(t)
+	srv := mockModel(t, m, "", providertest.Text("done"))
+	app, _, errb := machineApp(t, m)
+	if code := Main(context.Background(), []string{"run", "hello"}, app, Options{}); code != 0 {
+		t.Fatalf("exit %d\n%s", code, errb)
+	}
+	body := srv.Requests()[0].Body
+	if strings.Contains(string(body), "<instructions") || len(body) > 6*1024 {
+		t.Errorf("first request body is %d bytes (budget 6 KiB)", len(body))
+	}
+	t.Logf("first request body without instruction files: %d bytes", len(body))
+}
+

@@ -1,0 +1,38 @@
+package sessionconfig
+
+import (
+	"github.com/oceancode/oceancode/agent/instructions"
+	"github.com/oceancode/oceancode/layers"
+)
+
+// InstructionsConfig is what agent/instructions needs for a session in
+// cwd: the user's config directory, the project root (cwd outside a
+// project), the @ref roots an import may name, the default caps.
+func InstructionsConfig(res *layers.Resolved, getenv func(string) string, cwd string) (instructions.Config, error) {
+	root := res.ProjectRoot
+	if root == "" {
+		root = cwd
+	}
+	refs, _, err := Refs.Decode(res)
+	if err != nil {
+		return instructions.Config{}, err
+	}
+	return instructions.Config{UserDir: layers.UserConfigDir(getenv), ProjectRoot: root, Cwd: cwd, Refs: refs}, nil
+}
+
+// withInstructions discovers the session's instruction files: their text
+// goes into every agent's system prompt (ab), a subdirectory's joins a
+// tool's result when a tool first touches it (Turn.Touched), and what was
+// cut or refused is a warning.
+func (s *Session) withInstructions(h Host, res *layers.Resolved, cwd string, ab *agentBuild) error {
+	ic, err := InstructionsConfig(res, h.Getenv, cwd)
+	if err != nil {
+		return err
+	}
+	s.Instructions = instructions.Discover(ic)
+	ab.instructions = s.Instructions.Prompt()
+	for _, w := range s.Instructions.Warnings() {
+		s.warn(h, "warning: "+w)
+	}
+	return nil
+}
