@@ -121,4 +121,3 @@ func TestFirstRequestWithoutInstructions(t *testing.T) {
 	}
 	t.Logf("first request body without instruction files: %d bytes", len(body))
 }
-
