@@ -235,6 +235,9 @@ func (w *jsonWriter) report(r *Report) {
 		w.intOmit("unpriced", int64(u.Unpriced))
 		w.close('}', p)
 	}
+	if r.Instructions != nil {
+		w.value("instructions", r.Instructions)
+	}
 	w.close('}', prev)
 }
 

@@ -34,7 +34,11 @@ type Report struct {
 	Workspace *Workspace `json:"workspace,omitempty"`
 	// Usage is the workspace's stored sessions' totals (usage.go).
 	Usage *Usage `json:"usage,omitempty"`
-	order []string
+	// Instructions are the instruction files a session here puts in the
+	// prompt (agent/instructions.Report); the CLI fills it, when there
+	// are any (docs/instructions.md).
+	Instructions any `json:"instructions,omitempty"`
+	order        []string
 }
 
 // Workspace is the workspace trust block (docs/trust.md).

@@ -117,6 +117,7 @@ directory). Without a terminal, use "oceancode run PROMPT".`,
 		newSandboxCmd(app),
 		newMCPCmd(app),
 		newJevCmd(app),
+		newInitCmd(app),
 	)
 	return root
 }

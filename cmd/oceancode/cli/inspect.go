@@ -81,6 +81,7 @@ override chain. inspect always runs, even when sessions are refused.`,
 	f.BoolVar(&o.layersOnly, "layers", false, "print only the requirements status and the layers")
 	f.BoolVar(&o.showSecrets, "show-secrets", false, "do not redact secret-looking values")
 	cmd.AddCommand(newInspectCommandsCmd(app))
+	cmd.AddCommand(newInspectInstructionsCmd(app))
 	return cmd
 }
 
@@ -119,6 +120,9 @@ func inspectReport(app *App, res *layers.Resolved, keys []string, showSecrets bo
 	rep.Sandbox = sandboxView(res)
 	addMCPRefusals(app, res, rep)
 	addCustomDrops(app, res, rep)
+	if ir, err := instructionsReport(app, res); err == nil && (len(ir.Files) > 0 || len(ir.Notices) > 0) {
+		rep.Instructions = ir
+	}
 	return rep
 }
 

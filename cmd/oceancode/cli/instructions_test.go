@@ -121,3 +121,94 @@ func TestFirstRequestWithoutInstructions(t *testing.T) {
 	}
 	t.Logf("first request body without instruction files: %d bytes", len(body))
 }
+
+// inspect instructions lists the files, their layers, bytes and what was
+// cut or refused; a file name's escape sequences never reach the terminal.
+func TestInspectInstructions(t *testing.T) {
+	m, _ := instructionsMachine(t)
+	os.WriteFile(filepath.Join(m.Project, "a", "b", "AGENTS.md"), []byte("B-RULE @loop1.md @\x1b]0;pwned\x07evil.md\n"), 0o644)
+	app, out, errb := machineApp(t, m)
+	app.Dir = filepath.Join(m.Project, "a", "b")
+	if code := Main(context.Background(), []string{"inspect", "instructions"}, app, Options{}); code != 0 {
+		t.Fatalf("exit %d\n%s", code, errb)
+	}
+	want := `Instruction files in the prompt: 7, 132 bytes (caps: 32768 per file, 65536 in total)
+  user     ~/.config/oceancode/AGENTS.md             10 bytes
+  project  AGENTS.md                                 30 bytes
+  project  docs/style.md (imported by AGENTS.md)     17 bytes
+  subdir   a/CLAUDE.md                               7 bytes
+  subdir   a/b/AGENTS.md                             36 bytes
+  subdir   a/b/loop1.md (imported by a/b/AGENTS.md)  16 bytes
+  subdir   a/b/loop2.md (imported by a/b/loop1.md)   16 bytes
+Notices:
+  refused  a/b/loop2.md: import @loop1.md refused: a cycle (a/b/loop1.md → a/b/loop2.md → a/b/loop1.md)
+  skipped  a/b/AGENTS.md: @evil.md names no file: not imported
+A subdirectory's AGENTS.md joins when a tool first touches that directory.
+`
+	if got := out.String(); got != want {
+		t.Errorf("inspect instructions:\n%s\nwant:\n%s", got, want)
+	}
+	out.Reset()
+	if code := Main(context.Background(), []string{"inspect", "instructions", "--json"}, app, Options{}); code != 0 {
+		t.Fatalf("exit %d\n%s", code, errb)
+	}
+	for _, w := range []string{`"layer": "subdir"`, `"imported_by": "a/b/loop1.md"`, `"kind": "refused"`, `"max_total_bytes": 65536`} {
+		if !strings.Contains(out.String(), w) {
+			t.Errorf("--json has no %s:\n%s", w, out)
+		}
+	}
+}
+
+// init writes a starting AGENTS.md from the build files it finds (running
+// nothing), imports an existing CLAUDE.md, and never overwrites AGENTS.md.
+func TestInit(t *testing.T) {
+	m := layerstest.New(t)
+	if out, err := exec.Command("git", "init", "-q", m.Project).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	for p, c := range map[string]string{
+		"go.mod":         "module example.com/x\n",
+		"package.json":   `{"scripts": {"build": "tsc", "test": "vitest", "lint": "eslint ."}}`,
+		"pnpm-lock.yaml": "",
+		"tsconfig.json":  "{}",
+		"Makefile":       "build:\n\tgo build\ntest: build\n\tgo test\n",
+		"CLAUDE.md":      "Existing rules.\n",
+		"sub/x.go":       "",
+	} {
+		full := filepath.Join(m.Project, p)
+		os.MkdirAll(filepath.Dir(full), 0o755)
+		os.WriteFile(full, []byte(c), 0o644)
+	}
+	app, out, errb := machineApp(t, m)
+	app.Dir = filepath.Join(m.Project, "sub")
+	if code := Main(context.Background(), []string{"init"}, app, Options{}); code != 0 {
+		t.Fatalf("exit %d\n%s", code, errb)
+	}
+	data, err := os.ReadFile(filepath.Join(m.Project, "AGENTS.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"@CLAUDE.md", "- Languages: Go, JavaScript, TypeScript\n", "- Test: `go test ./...`\n", "- Build: `pnpm run build`\n",
+		"- Test: `pnpm test`\n", "- Lint: `pnpm run lint`\n", "- Build (make): `make build`\n", "- Test (make): `make test`\n"} {
+		if !strings.Contains(string(data), w) {
+			t.Errorf("AGENTS.md has no %q:\n%s", w, data)
+		}
+	}
+	if !strings.Contains(out.String(), "wrote "+filepath.Join(m.Project, "AGENTS.md")) {
+		t.Errorf("stdout: %s", out)
+	}
+	// The new AGENTS.md imports CLAUDE.md: both are in the prompt.
+	res := m.Resolve()
+	rep, err := instructionsReport(app, res)
+	if err != nil || len(rep.Files) != 2 || rep.Files[1].Name != "CLAUDE.md" {
+		t.Errorf("instructions after init: %+v %v", rep.Files, err)
+	}
+	os.WriteFile(filepath.Join(m.Project, "AGENTS.md"), []byte("mine\n"), 0o644)
+	errb.Reset()
+	if code := Main(context.Background(), []string{"init"}, app, Options{}); code != 1 || !strings.Contains(errb.String(), "already exists: left unchanged") {
+		t.Errorf("second init: exit %d\n%s", code, errb)
+	}
+	if data, _ := os.ReadFile(filepath.Join(m.Project, "AGENTS.md")); string(data) != "mine\n" {
+		t.Errorf("AGENTS.md was overwritten: %q", data)
+	}
+}
