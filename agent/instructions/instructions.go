@@ -158,6 +158,9 @@ func (s *Set) Touch(path, cwd string) string {
 	if path == "" {
 		path = "."
 	}
+	if s.seenLexically(path, cwd) {
+		return "" // the common case, without a syscall
+	}
 	res, err := s.boundary.Resolve(path, cwd)
 	if err != nil || res.Outside || res.Rel == "" {
 		return ""
@@ -178,6 +181,32 @@ func (s *Set) Touch(path, cwd string) string {
 		}
 	}
 	return render(s.sources[src:], s.notices[not:], touchHeading)
+}
+
+// seenLexically reports whether the directory path names, or the one it
+// is in (when it is a regular file), taken literally (no symlink
+// resolved), was looked in already. A
+// symlink can only make it miss a directory's instructions, never read
+// anything: the full check follows when it is not.
+func (s *Set) seenLexically(path, cwd string) bool {
+	if strings.HasPrefix(path, "@") {
+		return false
+	}
+	if !filepath.IsAbs(path) {
+		if cwd == "" {
+			cwd = s.cfg.ProjectRoot
+		}
+		path = filepath.Join(cwd, path)
+	}
+	path = filepath.Clean(path)
+	s.mu.Lock()
+	seen, parent := s.seen[path], s.seen[filepath.Dir(path)]
+	s.mu.Unlock()
+	if seen || !parent {
+		return seen
+	}
+	fi, err := os.Lstat(path) // a file in a seen directory, or a directory below it
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // Prompt is the start instructions rendered for the system prompt ("" =

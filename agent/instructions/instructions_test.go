@@ -269,3 +269,18 @@ func BenchmarkDiscover20(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkTouchSeen is what every path tool call pays once its directory
+// was looked in: one path resolution and a map lookup.
+func BenchmarkTouchSeen(b *testing.B) {
+	dir := tree(b, map[string]string{"p/AGENTS.md": "root\n", "p/src/pkg/AGENTS.md": "pkg\n", "p/src/pkg/x.go": ""})
+	root := filepath.Join(dir, "p")
+	s := instructions.Discover(instructions.Config{ProjectRoot: root, Cwd: root})
+	s.Touch("src/pkg/x.go", root)
+	b.ReportAllocs()
+	for b.Loop() {
+		if s.Touch("src/pkg/x.go", root) != "" {
+			b.Fatal("joined twice")
+		}
+	}
+}

@@ -19,24 +19,25 @@ func (s *Set) loadDir(dir string, layer Layer, onTouch bool) {
 	if dir == "" || s.seen[dir] {
 		return
 	}
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return // not there (yet): looked for again when touched
+	if onTouch {
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return // not there (yet): looked for again when touched
+		}
 	}
 	s.seen[dir] = true
 	for _, n := range FileNames {
 		p := filepath.Join(dir, n)
-		if _, err := os.Lstat(p); err != nil {
-			continue
+		if fi, err := os.Lstat(p); err == nil {
+			s.include(p, fi, "", layer, "", nil, onTouch)
+			return
 		}
-		s.include(p, "", layer, "", nil, onTouch)
-		return
 	}
 }
 
 // include reads one file (a discovered one, or one imported as "@tok" by
 // the file named by, at depth len(stack)), caps it, adds it and then its
 // imports.
-func (s *Set) include(path, tok string, layer Layer, by string, stack []string, onTouch bool) {
+func (s *Set) include(path string, fi fs.FileInfo, tok string, layer Layer, by string, stack []string, onTouch bool) {
 	name := s.name(path)
 	refuse := func(err error) {
 		if by == "" {
@@ -45,7 +46,7 @@ func (s *Set) include(path, tok string, layer Layer, by string, stack []string, 
 		}
 		s.note(Refused, by, fmt.Sprintf("import @%s refused: %v", tok, err))
 	}
-	real, err := s.check(path, layer, by != "")
+	real, err := s.check(path, fi, layer, by != "")
 	if err != nil {
 		refuse(err)
 		return
@@ -84,7 +85,7 @@ func (s *Set) include(path, tok string, layer Layer, by string, stack []string, 
 		case err != nil:
 			s.note(Refused, name, fmt.Sprintf("import @%s refused: %v", tok, err))
 		default:
-			s.include(abs, tok, layer, name, stack, onTouch)
+			s.include(abs, nil, tok, layer, name, stack, onTouch)
 		}
 	}
 }
@@ -94,13 +95,15 @@ func (s *Set) include(path, tok string, layer Layer, by string, stack []string, 
 // @ref root; for every file a secrets file or one in oceancode's state or
 // config directory (but the user's own instruction file), or a device,
 // /proc or /sys path.
-func (s *Set) check(path string, layer Layer, imported bool) (string, error) {
+func (s *Set) check(path string, fi fs.FileInfo, layer Layer, imported bool) (string, error) {
 	// Every directory of path is resolved already (the chain is built
 	// from resolved directories, an import by fsguard's Resolve): only the
-	// file itself may be a symlink.
-	fi, err := os.Lstat(path)
-	if err != nil {
-		return "", fmt.Errorf("read %s: %w", path, err)
+	// file itself may be a symlink. fi is its Lstat, when the caller has it.
+	var err error
+	if fi == nil {
+		if fi, err = os.Lstat(path); err != nil {
+			return "", fmt.Errorf("read %s: %w", path, err)
+		}
 	}
 	real := path
 	if fi.Mode()&fs.ModeSymlink != 0 {

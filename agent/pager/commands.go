@@ -27,6 +27,7 @@ var Commands = []Command{
 	{Name: "sandbox", Help: "the sandbox mode in effect and what it allows"},
 	{Name: "compact", Args: "[FOCUS]", Help: "compact the conversation now: prune old tool outputs, summarise older turns (keeping FOCUS)"},
 	{Name: "cost", Help: "tokens in and out, cache reads and writes, and the cost of this session"},
+	{Name: "instructions", Help: "the instruction files (AGENTS.md, CLAUDE.md) in the prompt, their bytes and what was cut"},
 	{Name: "clear", Help: "start a fresh session"},
 	{Name: "help", Help: "the keys and the commands"},
 	{Name: "exit", Help: "leave the pager"},

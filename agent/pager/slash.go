@@ -54,6 +54,8 @@ func (m *model) command(name string, args []string) tea.Cmd {
 		return m.mcpCommand(args)
 	case "sessions":
 		return m.sessionsCommand(args)
+	case "instructions":
+		return m.withInspect("/instructions", instructionsText)
 	case "sandbox":
 		return m.withInspect("/sandbox", func(d inspectDoc) string { return sandboxText(m.state.Sandbox, d) })
 	case "compact":
@@ -234,6 +236,7 @@ type inspectDoc struct {
 		Problem    string   `json:"problem"`
 		Warnings   []string `json:"warnings"`
 	} `json:"sandbox"`
+	Instructions *instructionsDoc `json:"instructions"`
 }
 
 type inspectStep struct {
