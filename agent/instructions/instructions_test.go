@@ -284,3 +284,16 @@ func BenchmarkTouchSeen(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDiscoverNone is what a session without instruction files pays
+// at start: the user's directory and the root looked in.
+func BenchmarkDiscoverNone(b *testing.B) {
+	dir := tree(b, map[string]string{"user/": "", "p/.git/": ""})
+	cfg := instructions.Config{UserDir: filepath.Join(dir, "user"), ProjectRoot: filepath.Join(dir, "p"), Cwd: filepath.Join(dir, "p")}
+	b.ReportAllocs()
+	for b.Loop() {
+		if instructions.Discover(cfg).Prompt() != "" {
+			b.Fatal("a prompt without files")
+		}
+	}
+}
