@@ -185,9 +185,9 @@ func (s *Set) Touch(path, cwd string) string {
 
 // seenLexically reports whether the directory path names, or the one it
 // is in (when it is a regular file), taken literally (no symlink
-// resolved), was looked in already. A
-// symlink can only make it miss a directory's instructions, never read
-// anything: the full check follows when it is not.
+// resolved), was looked in already. A symlink can only make it miss a
+// directory's instructions, never read anything: the full check follows
+// when it is not.
 func (s *Set) seenLexically(path, cwd string) bool {
 	if strings.HasPrefix(path, "@") {
 		return false
