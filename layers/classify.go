@@ -130,6 +130,10 @@ var classTable = []classRow{
 	{pattern: []string{"telemetry", "enabled"}, fn: whenTrue("sends telemetry out")},
 	{pattern: []string{"telemetry", "include_inputs"}, fn: whenTrue("puts tool inputs into telemetry")},
 	{pattern: []string{"hooks"}, subtree: true, fn: fixed(Loosen, "a hook runs a program at the session's events and can approve tool calls")},
+	// Instruction files are prompt text, never policy (docs/instructions.md).
+	{pattern: []string{"instructions", "enabled"}, fn: fixed(Neutral, "")},
+	{pattern: []string{"instructions", "max_file_bytes"}, fn: fixed(Neutral, "")},
+	{pattern: []string{"instructions", "max_total_bytes"}, fn: fixed(Neutral, "")},
 }
 
 // BoundDefaults are the built-in values of the bounds a project may only

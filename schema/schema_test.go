@@ -301,7 +301,7 @@ var violationCases = []struct {
   "mcp": { "servers": { "a": { "command": "x", "url": "https://x" } } }
 }`,
 		want: []want{
-			{"/permision_mode", 2, 3, "additionalProperties", `unknown key "permision_mode" (did you mean "permission_mode"? allowed: $schema, agents, child_env, compaction, hooks, jev, limits, mcp, model, permission, permission_mode, provider, refs, sandbox, shell, telemetry)`, true},
+			{"/permision_mode", 2, 3, "additionalProperties", `unknown key "permision_mode" (did you mean "permission_mode"? allowed: $schema, agents, child_env, compaction, hooks, instructions, jev, limits, mcp, model, permission, permission_mode, provider, refs, sandbox, shell, telemetry)`, true},
 			{"/sandbox/mdoe", 4, 5, "additionalProperties", `unknown key "mdoe" (did you mean "mode"? allowed: allow_hosts, deny, deny_read, enabled, limits, mode, network, writable)`, true},
 			{"/sandbox/limits/procs", 5, 17, "additionalProperties", `unknown key "procs" (allowed: address_space_mb, file_size_mb, open_files, processes)`, true},
 			{"/mcp/servers/a/url", 7, 48, "additionalProperties", `unknown key "url" (allowed: args, command, enabled, env)`, true},

@@ -7,7 +7,8 @@ import (
 
 // InstructionsConfig is what agent/instructions needs for a session in
 // cwd: the user's config directory, the project root (cwd outside a
-// project), the @ref roots an import may name, the default caps.
+// project), the @ref roots an import may name, and instructions.enabled,
+// max_file_bytes and max_total_bytes (the defaults when unset).
 func InstructionsConfig(res *layers.Resolved, getenv func(string) string, cwd string) (instructions.Config, error) {
 	root := res.ProjectRoot
 	if root == "" {
@@ -17,7 +18,21 @@ func InstructionsConfig(res *layers.Resolved, getenv func(string) string, cwd st
 	if err != nil {
 		return instructions.Config{}, err
 	}
-	return instructions.Config{UserDir: layers.UserConfigDir(getenv), ProjectRoot: root, Cwd: cwd, Refs: refs}, nil
+	c := instructions.Config{UserDir: layers.UserConfigDir(getenv), ProjectRoot: root, Cwd: cwd, Refs: refs}
+	on, origin, set, err := InstructionsEnabled.Get(res)
+	if err != nil {
+		return c, err
+	}
+	if set && !on {
+		c.Off = InstructionsEnabled.Path() + " is false (" + where(origin) + ")"
+	}
+	if c.MaxFileBytes, _, _, err = InstructionsMaxFileBytes.Get(res); err != nil {
+		return c, err
+	}
+	if c.MaxTotalBytes, _, _, err = InstructionsMaxTotalBytes.Get(res); err != nil {
+		return c, err
+	}
+	return c, nil
 }
 
 // withInstructions discovers the session's instruction files: their text

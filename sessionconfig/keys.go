@@ -151,6 +151,10 @@ var (
 	// Hooks are hooks.EVENT, one per event, read through HooksOf.
 	Hooks = hookKeys()
 
+	InstructionsEnabled       = boolKey("instructions", "enabled")
+	InstructionsMaxFileBytes  = intKey("instructions", "max_file_bytes")
+	InstructionsMaxTotalBytes = intKey("instructions", "max_total_bytes")
+
 	agentPermissionMode = stringKey(permissionModes, "agents", Name, "permission_mode")
 	agentPrompt         = stringKey(nil, "agents", Name, "prompt")
 	providerKey         = objectKey[ProviderSettings]("provider", Name)

@@ -64,6 +64,9 @@ type Config struct {
 	Refs map[string]string
 	// MaxFileBytes and MaxTotalBytes are the caps (0 = the defaults).
 	MaxFileBytes, MaxTotalBytes int
+	// Off, when not "", says why no file is read (the configuration
+	// turned them off): Discover then returns an empty set.
+	Off string
 }
 
 // Source is one file in the prompt.
@@ -133,6 +136,9 @@ func Discover(cfg Config) *Set {
 	}
 	s := &Set{cfg: cfg, seen: map[string]bool{}, files: map[string]bool{},
 		boundary: fsguard.Boundary{ProjectRoot: cfg.ProjectRoot, Refs: cfg.Refs}}
+	if cfg.Off != "" {
+		return s // no root: Touch adds nothing either
+	}
 	s.root = realDir(cfg.ProjectRoot)
 	if cfg.UserDir != "" {
 		s.loadDir(realDir(cfg.UserDir), User, false)
@@ -227,6 +233,8 @@ type Report struct {
 	Bytes         int      `json:"bytes"`
 	MaxFileBytes  int      `json:"max_file_bytes"`
 	MaxTotalBytes int      `json:"max_total_bytes"`
+	// Off says why no file was read ("" = they are read).
+	Off string `json:"off,omitempty"`
 }
 
 // Report lists every file in the prompt so far and every notice.
@@ -234,7 +242,7 @@ func (s *Set) Report() Report {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r := Report{Files: append([]Source{}, s.sources...), Notices: append([]Notice(nil), s.notices...),
-		Bytes: s.total, MaxFileBytes: s.cfg.MaxFileBytes, MaxTotalBytes: s.cfg.MaxTotalBytes}
+		Bytes: s.total, MaxFileBytes: s.cfg.MaxFileBytes, MaxTotalBytes: s.cfg.MaxTotalBytes, Off: s.cfg.Off}
 	return r
 }
 

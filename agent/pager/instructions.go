@@ -21,8 +21,9 @@ type instructionsDoc struct {
 		File string `json:"file"`
 		Text string `json:"text"`
 	} `json:"notices"`
-	Bytes         int `json:"bytes"`
-	MaxTotalBytes int `json:"max_total_bytes"`
+	Bytes         int    `json:"bytes"`
+	MaxTotalBytes int    `json:"max_total_bytes"`
+	Off           string `json:"off"`
 }
 
 // instructionsText is /instructions: every file in the prompt, its layer,
@@ -30,6 +31,9 @@ type instructionsDoc struct {
 // the repository: they are sanitised.
 func instructionsText(d inspectDoc) string {
 	in := d.Instructions
+	if in != nil && in.Off != "" {
+		return "instructions: off: " + clean(in.Off)
+	}
 	if in == nil || len(in.Files) == 0 && len(in.Notices) == 0 {
 		return "instructions: no AGENTS.md or CLAUDE.md here (oceancode init writes a starting one)"
 	}

@@ -120,7 +120,7 @@ func inspectReport(app *App, res *layers.Resolved, keys []string, showSecrets bo
 	rep.Sandbox = sandboxView(res)
 	addMCPRefusals(app, res, rep)
 	addCustomDrops(app, res, rep)
-	if ir, err := instructionsReport(app, res); err == nil && (len(ir.Files) > 0 || len(ir.Notices) > 0) {
+	if ir, err := instructionsReport(app, res); err == nil && (len(ir.Files) > 0 || len(ir.Notices) > 0 || ir.Off != "") {
 		rep.Instructions = ir
 	}
 	return rep

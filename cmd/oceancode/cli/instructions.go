@@ -77,6 +77,10 @@ func writeInstructions(w io.Writer, rep instructions.Report, abbrev []report.Abb
 		}
 		return termtext.Line(s)
 	}
+	if rep.Off != "" {
+		_, err := fmt.Fprintf(w, "Instruction files are off: %s\n", show(rep.Off))
+		return err
+	}
 	fmt.Fprintf(w, "Instruction files in the prompt: %d, %d bytes (caps: %d per file, %d in total)\n",
 		len(rep.Files), rep.Bytes, rep.MaxFileBytes, rep.MaxTotalBytes)
 	var table strings.Builder

@@ -212,3 +212,33 @@ func TestInit(t *testing.T) {
 		t.Errorf("AGENTS.md was overwritten: %q", data)
 	}
 }
+
+// instructions.enabled false turns the files off (inspect says where it
+// was set; the organisation's instructions stay); the caps come from
+// instructions.max_*_bytes.
+func TestInstructionsConfig(t *testing.T) {
+	m, srv := instructionsMachine(t, providertest.Text("done"))
+	user := filepath.Join(m.Home, ".config", "oceancode", "oceancode.json")
+	data, _ := os.ReadFile(user)
+	cfg := strings.TrimSuffix(strings.TrimSpace(string(data)), "}") + `, "instructions": {"enabled": false}}`
+	os.WriteFile(user, []byte(cfg), 0o644)
+	app, out, errb := machineApp(t, m)
+	if code := Main(context.Background(), []string{"run", "go"}, app, Options{}); code != 0 {
+		t.Fatalf("exit %d\n%s", code, errb)
+	}
+	if sys := srv.Requests()[0].System; strings.Contains(sys, "ROOT-RULE") || !strings.Contains(sys, "ORG-RULE") {
+		t.Errorf("instructions.enabled false: system prompt\n%s", sys)
+	}
+	out.Reset()
+	if code := Main(context.Background(), []string{"inspect", "instructions"}, app, Options{}); code != 0 ||
+		!strings.Contains(out.String(), "Instruction files are off: instructions.enabled is false (~/.config/oceancode/oceancode.json:") {
+		t.Errorf("inspect instructions: exit %d\n%s%s", code, out, errb)
+	}
+	os.WriteFile(user, []byte(strings.Replace(cfg, `"enabled": false`, `"max_file_bytes": 1024, "max_total_bytes": 1024`, 1)), 0o644)
+	os.WriteFile(filepath.Join(m.Project, "AGENTS.md"), []byte(strings.Repeat("x", 2000)+"\n"), 0o644)
+	out.Reset()
+	if code := Main(context.Background(), []string{"inspect", "instructions", "--json"}, app, Options{}); code != 0 ||
+		!strings.Contains(out.String(), `"cut": "987 of 2001 bytes left out (the total cap of 1024 bytes)"`) {
+		t.Errorf("inspect instructions --json: exit %d\n%s%s", code, out, errb)
+	}
+}
