@@ -35,17 +35,19 @@ func InstructionsConfig(res *layers.Resolved, getenv func(string) string, cwd st
 	return c, nil
 }
 
-// withInstructions discovers the session's instruction files: their text
-// goes into every agent's system prompt (ab), a subdirectory's joins a
-// tool's result when a tool first touches it (Turn.Touched), and what was
-// cut or refused is a warning.
-func (s *Session) withInstructions(h Host, res *layers.Resolved, cwd string, ab *agentBuild) error {
+// withInstructions discovers the session's instruction files: their text,
+// through the session's redactor as every tool result (a key committed in
+// an AGENTS.md does not reach the model), goes into every agent's system
+// prompt (ab); a subdirectory's joins a tool's result, which the redactor
+// passes too, when a tool first touches it (Turn.Touched); what was cut or
+// refused is a warning.
+func (s *Session) withInstructions(h Host, res *layers.Resolved, cwd string, redact func(string) string, ab *agentBuild) error {
 	ic, err := InstructionsConfig(res, h.Getenv, cwd)
 	if err != nil {
 		return err
 	}
 	s.Instructions = instructions.Discover(ic)
-	ab.instructions = s.Instructions.Prompt()
+	ab.instructions = redact(s.Instructions.Prompt())
 	for _, w := range s.Instructions.Warnings() {
 		s.warn(h, "warning: "+w)
 	}

@@ -334,8 +334,9 @@ func Build(ctx context.Context, res *layers.Resolved, req Request, h Host) (*Ses
 		return fail(invalid(err))
 	}
 	custom := s.loadCustom(res, h, model)
+	redactor := sessionRedactor(root, stateDir)
 	ab := agentBuild{res: res, home: home, boundary: gc.Boundary, root: root, cwd: cwd, tools: custom.tools}
-	if err := s.withInstructions(h, res, cwd, &ab); err != nil {
+	if err := s.withInstructions(h, res, cwd, redactor.Redact, &ab); err != nil {
 		return fail(invalid(err))
 	}
 	system, err := ab.system(name)
@@ -343,7 +344,6 @@ func Build(ctx context.Context, res *layers.Resolved, req Request, h Host) (*Ses
 		return fail(err)
 	}
 	notices := s.Turn.Notices
-	redactor := sessionRedactor(root, stateDir)
 	s.Turn = agent.Config{
 		Agent: name, Model: modelName, Provider: prov, Gate: g, Env: env,
 		System:   system,

@@ -25,7 +25,7 @@ func instructionsMachine(t *testing.T, turns ...providertest.Turn) (*layerstest.
 		t.Fatalf("git init: %v\n%s", err, out)
 	}
 	files := map[string]string{
-		"AGENTS.md":          "ROOT-RULE: see @docs/style.md\n",
+		"AGENTS.md":          "ROOT-RULE: see @docs/style.md\nCI token ghp_abcdefghijklmnopqrstuvwxyz0123456789\n",
 		"CLAUDE.md":          "CLAUDE-ROOT: not read, AGENTS.md is beside it\n",
 		"docs/style.md":      "STYLE-RULE: tabs\n",
 		"a/CLAUDE.md":        "A-RULE\n",
@@ -78,7 +78,7 @@ func TestInstructionsReachTheRequest(t *testing.T) {
 		}
 		last = i
 	}
-	for _, no := range []string{"SUB-RULE", "CLAUDE-ROOT"} {
+	for _, no := range []string{"SUB-RULE", "CLAUDE-ROOT", "ghp_abcdefghij"} {
 		if strings.Contains(sys, no) {
 			t.Errorf("the system prompt has %s", no)
 		}
@@ -132,9 +132,9 @@ func TestInspectInstructions(t *testing.T) {
 	if code := Main(context.Background(), []string{"inspect", "instructions"}, app, Options{}); code != 0 {
 		t.Fatalf("exit %d\n%s", code, errb)
 	}
-	want := `Instruction files in the prompt: 7, 132 bytes (caps: 32768 per file, 65536 in total)
+	want := `Instruction files in the prompt: 7, 182 bytes (caps: 32768 per file, 65536 in total)
   user     ~/.config/oceancode/AGENTS.md             10 bytes
-  project  AGENTS.md                                 30 bytes
+  project  AGENTS.md                                 80 bytes
   project  docs/style.md (imported by AGENTS.md)     17 bytes
   subdir   a/CLAUDE.md                               7 bytes
   subdir   a/b/AGENTS.md                             36 bytes
