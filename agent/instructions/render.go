@@ -89,19 +89,49 @@ func lineImports(line string) []string {
 	return out
 }
 
-// withoutCode blanks the inline code spans of a line.
+// withoutCode blanks the inline code spans of a line: a run of n
+// backticks up to the next run of exactly n (an unclosed run is text).
 func withoutCode(line string) string {
 	if !strings.Contains(line, "`") {
 		return line
 	}
-	var b strings.Builder
-	in := false
-	for _, part := range strings.Split(line, "`") {
-		if !in {
-			b.WriteString(part)
+	b := []byte(line)
+	for i := 0; i < len(b); {
+		if b[i] != '`' {
+			i++
+			continue
 		}
-		b.WriteByte(' ')
-		in = !in
+		n := run(b, i)
+		end := -1
+		for j := i + n; j < len(b); {
+			if b[j] != '`' {
+				j++
+				continue
+			}
+			m := run(b, j)
+			if m == n {
+				end = j + m
+				break
+			}
+			j += m
+		}
+		if end < 0 {
+			i += n
+			continue
+		}
+		for k := i; k < end; k++ {
+			b[k] = ' '
+		}
+		i = end
 	}
-	return b.String()
+	return string(b)
+}
+
+// run is the length of the run of backticks at b[i].
+func run(b []byte, i int) int {
+	n := 0
+	for i+n < len(b) && b[i+n] == '`' {
+		n++
+	}
+	return n
 }
