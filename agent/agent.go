@@ -91,10 +91,11 @@ type Config struct {
 	Extra func(ctx context.Context) ([]tools.Tool, []Event)
 	// Touched, if set, is told the path each target of a tool call that
 	// ran touched ("" = the working directory) and the call's working
-	// directory; what it returns is added to the call's result: a
-	// subdirectory's instructions the first time a tool touches it
-	// (agent/instructions.Set.Touch; see touched).
-	Touched func(path, cwd string) string
+	// directory; add is added to the call's result (a subdirectory's
+	// instructions the first time a tool touches it: agent/instructions),
+	// and files, when not "", is told in an instructions event (see
+	// touched).
+	Touched func(path, cwd string) (add, files string)
 	// QuietStart leaves out the Notices and the mode downgrade at start: a
 	// later turn of a session whose first turn told them.
 	QuietStart bool

@@ -27,6 +27,8 @@ const (
 	EventAdvice     = engineapi.EventAdvice
 	EventHook       = engineapi.EventHook
 	EventCommand    = engineapi.EventCommand
+
+	EventInstructions = engineapi.EventInstructions
 )
 
 type (

@@ -11,8 +11,9 @@ import (
 var pathTools = map[string]bool{"read": true, "write": true, "edit": true, "apply_patch": true, "grep": true, "glob": true, "list": true}
 
 // touched tells Config.Touched the paths a call's targets touched (a path
-// tool's path; a bash command's own working directory) and returns what
-// it adds to the call's result ("" = nothing).
+// tool's path; a bash command's own working directory), emits an
+// instructions event for the files that joined, and returns what it adds
+// to the call's result ("" = nothing).
 func (r *run) touched(targets []tools.Target) string {
 	if r.c.Touched == nil {
 		return ""
@@ -31,9 +32,13 @@ func (r *run) touched(targets []tools.Target) string {
 		default:
 			continue
 		}
-		if add := r.c.Touched(path, cwd); add != "" {
+		add, files := r.c.Touched(path, cwd)
+		if add != "" {
 			b.WriteString("\n\n")
 			b.WriteString(add)
+		}
+		if files != "" {
+			r.emit(Event{Type: EventInstructions, Key: path, Text: files})
 		}
 	}
 	return b.String()

@@ -15,12 +15,13 @@ import (
 func TestTouched(t *testing.T) {
 	t.Parallel()
 	var got []string
-	r := &run{c: Config{Env: &tools.Env{Cwd: "/p"}, Touched: func(path, cwd string) string {
+	var events []Event
+	r := &run{c: Config{Env: &tools.Env{Cwd: "/p"}, OnEvent: func(e Event) { events = append(events, e) }, Touched: func(path, cwd string) (string, string) {
 		got = append(got, path+"|"+cwd)
 		if path == "sub/x.go" {
-			return "SUB"
+			return "SUB", "sub/AGENTS.md (subdir, 3 bytes)"
 		}
-		return ""
+		return "", ""
 	}}}
 	out := r.touched([]tools.Target{
 		{Tool: "read", Input: "sub/x.go"},
@@ -36,6 +37,9 @@ func TestTouched(t *testing.T) {
 	}
 	if out != "\n\nSUB" || strings.Count(out, "SUB") != 1 {
 		t.Errorf("added %q", out)
+	}
+	if len(events) != 1 || events[0].Type != EventInstructions || events[0].Key != "sub/x.go" || events[0].Text != "sub/AGENTS.md (subdir, 3 bytes)" {
+		t.Errorf("events %+v", events)
 	}
 	if (&run{}).touched([]tools.Target{{Tool: "read", Input: "x"}}) != "" {
 		t.Error("no hook, yet something was added")

@@ -1,6 +1,7 @@
 package sessionconfig
 
 import (
+	"github.com/oceancode/oceancode/agent"
 	"github.com/oceancode/oceancode/agent/instructions"
 	"github.com/oceancode/oceancode/layers"
 )
@@ -51,5 +52,15 @@ func (s *Session) withInstructions(h Host, res *layers.Resolved, cwd string, red
 	for _, w := range s.Instructions.Warnings() {
 		s.warn(h, "warning: "+w)
 	}
+	if files := instructions.Describe(s.Instructions.Start()); files != "" {
+		s.Turn.Notices = append(s.Turn.Notices, agent.Event{Type: agent.EventInstructions, Key: "start", Text: files})
+	}
 	return nil
+}
+
+// touched is Turn.Touched: a subdirectory's instructions, and the files
+// that joined for the instructions event.
+func (s *Session) touched(path, cwd string) (string, string) {
+	text, files := s.Instructions.TouchFiles(path, cwd)
+	return text, instructions.Describe(files)
 }

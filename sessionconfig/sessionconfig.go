@@ -355,7 +355,7 @@ func Build(ctx context.Context, res *layers.Resolved, req Request, h Host) (*Ses
 		Notices:   notices,
 		Extra:     s.MCP.Extra,
 		Workspace: WorkspaceTrustOf(res),
-		Touched:   s.Instructions.Touch,
+		Touched:   s.touched,
 	}
 	if err := withModel(res, model, &s.Turn); err != nil {
 		return fail(err)

@@ -46,6 +46,12 @@ const (
 	// EventCommand: the prompt named a custom command (docs/commands.md):
 	// Command says which, from where, and what of it was not honoured.
 	EventCommand EventType = "command"
+	// EventInstructions: instruction files joined the model's context
+	// (docs/instructions.md): Key "start" for those in the system prompt,
+	// else the path whose first touch by a tool brought them; Text the
+	// files, "NAME (LAYER, N bytes[, imported by NAME][, cut: …])" joined
+	// by "; ".
+	EventInstructions EventType = "instructions"
 )
 
 // Event is one step of a run.

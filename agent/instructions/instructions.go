@@ -21,6 +21,7 @@
 package instructions
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -158,18 +159,24 @@ func Discover(cfg Config) *Set {
 // yet, rendered for the tool's result ("" = none). Paths outside the
 // project are ignored.
 func (s *Set) Touch(path, cwd string) string {
+	text, _ := s.TouchFiles(path, cwd)
+	return text
+}
+
+// TouchFiles is Touch that also returns the files that joined.
+func (s *Set) TouchFiles(path, cwd string) (string, []Source) {
 	if s == nil || s.root == "" {
-		return ""
+		return "", nil
 	}
 	if path == "" {
 		path = "."
 	}
 	if s.seenLexically(path, cwd) {
-		return "" // the common case, without a syscall
+		return "", nil // the common case, without a syscall
 	}
 	res, err := s.boundary.Resolve(path, cwd)
 	if err != nil || res.Outside || res.Rel == "" {
-		return ""
+		return "", nil
 	}
 	dir := res.Abs
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
@@ -178,7 +185,7 @@ func (s *Set) Touch(path, cwd string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.seen[dir] {
-		return ""
+		return "", nil
 	}
 	src, not := len(s.sources), len(s.notices)
 	for _, d := range chain(s.root, dir) {
@@ -186,7 +193,31 @@ func (s *Set) Touch(path, cwd string) string {
 			s.loadDir(d, layerOf(d, s.root), true)
 		}
 	}
-	return render(s.sources[src:], s.notices[not:], touchHeading)
+	return render(s.sources[src:], s.notices[not:], touchHeading), append([]Source(nil), s.sources[src:]...)
+}
+
+// Start returns the files in the system prompt.
+func (s *Set) Start() []Source {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Source(nil), s.sources[:s.startSrc]...)
+}
+
+// Describe is files in one line for an event: "NAME (LAYER, N bytes[,
+// imported by NAME][, cut: …])" joined by "; " ("" = none).
+func Describe(files []Source) string {
+	var parts []string
+	for _, f := range files {
+		p := fmt.Sprintf("%s (%s, %d bytes", f.Name, f.Layer, f.Bytes)
+		if f.ImportedBy != "" {
+			p += ", imported by " + f.ImportedBy
+		}
+		if f.Cut != "" {
+			p += ", cut: " + f.Cut
+		}
+		parts = append(parts, p+")")
+	}
+	return strings.Join(parts, "; ")
 }
 
 // seenLexically reports whether the directory path names, or the one it

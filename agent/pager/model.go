@@ -476,6 +476,8 @@ func (m *model) event(ev engineapi.SessionEvent) bool {
 			m.state.Mode.Mode = permission.Mode(e.Mode)
 		}
 		return true
+	case engineapi.EventInstructions:
+		m.print(m.th.Muted.Render("instructions: " + clean(e.Text)))
 	case engineapi.EventMCP:
 		s := fmt.Sprintf("mcp %s: %s", e.Key, e.Mode)
 		if e.Text != "" {

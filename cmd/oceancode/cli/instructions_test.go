@@ -64,6 +64,12 @@ func TestInstructionsReachTheRequest(t *testing.T) {
 	if code := Main(context.Background(), []string{"run", "--auto", "go"}, app, Options{}); code != 0 {
 		t.Fatalf("exit %d\n%s", code, errb)
 	}
+	// The instructions events (text format: on stderr): the start files,
+	// then sub/'s, once.
+	if o := errb.String(); !strings.Contains(o, "  instructions: "+filepath.Join(m.Home, ".config", "oceancode", "AGENTS.md")+" (user, 10 bytes); AGENTS.md (project, 80 bytes); docs/style.md (project, 17 bytes, imported by AGENTS.md); a/CLAUDE.md (subdir, 7 bytes)") ||
+		strings.Count(o, "  instructions: a/b/sub/AGENTS.md (subdir, 25 bytes)") != 1 {
+		t.Errorf("run's output lacks the instructions events:\n%s", o)
+	}
 	reqs := srv.Requests()
 	if len(reqs) != 3 {
 		t.Fatalf("%d requests, want 3", len(reqs))

@@ -316,6 +316,8 @@ func (r *renderer) textEvent(e agent.Event) {
 		for _, l := range commandLines(e.Command) {
 			line("%s\n", termtext.Line(l))
 		}
+	case agent.EventInstructions:
+		line("  instructions: %s\n", termtext.Line(e.Text))
 	}
 }
 
