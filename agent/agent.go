@@ -96,6 +96,10 @@ type Config struct {
 	// and files, when not "", is told in an instructions event (see
 	// touched).
 	Touched func(path, cwd string) (add, files string)
+	// BeforeChange, if set, is called before each allowed tool call that
+	// may change files (every tool but the read-only built-ins, see
+	// MayChange): the runner takes the turn's checkpoint there, once.
+	BeforeChange func(ctx context.Context, tool string)
 	// QuietStart leaves out the Notices and the mode downgrade at start: a
 	// later turn of a session whose first turn told them.
 	QuietStart bool
@@ -462,6 +466,9 @@ func (r *run) toolCall(ctx context.Context, call message.ToolCall, res *Result) 
 	// not be recorded) starts no tool.
 	if err := ctx.Err(); err != nil {
 		return fail(fmt.Sprintf("not run: the run was stopped (%v)", context.Cause(ctx)))
+	}
+	if r.c.BeforeChange != nil && MayChange(call.Name) {
+		r.c.BeforeChange(ctx, call.Name)
 	}
 	out := t.Run(context.WithValue(ctx, callKey{}, call), r.c.Env, call.Input)
 	out.Content += r.touched(targets)

@@ -29,6 +29,7 @@ const (
 	EventCommand    = engineapi.EventCommand
 
 	EventInstructions = engineapi.EventInstructions
+	EventCheckpoint   = engineapi.EventCheckpoint
 )
 
 type (

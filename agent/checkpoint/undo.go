@@ -2,31 +2,24 @@ package checkpoint
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/oceancode/oceancode/agent/engineapi"
 )
 
 // ErrNothingToUndo and ErrNothingToRedo: no checkpoint is left to undo, no
-// undo to redo.
+// undo to redo (the engine's vocabulary, agent/engineapi).
 var (
-	ErrNothingToUndo = errors.New("checkpoint: nothing to undo")
-	ErrNothingToRedo = errors.New("checkpoint: nothing to redo")
+	ErrNothingToUndo = engineapi.ErrNothingToUndo
+	ErrNothingToRedo = engineapi.ErrNothingToRedo
 )
 
 // ConflictError lists the files changed since the turn ended (or since the
 // undo, for a redo): they are not overwritten without Force.
-type ConflictError struct {
-	Op    string // undo or redo
-	Files []string
-}
-
-func (e *ConflictError) Error() string {
-	return fmt.Sprintf("checkpoint: %s: changed since, not overwritten: %s (%s with force to overwrite them)",
-		e.Op, strings.Join(e.Files, ", "), e.Op)
-}
+type ConflictError = engineapi.ConflictError
 
 // UndoOptions choose what an undo restores.
 type UndoOptions struct {

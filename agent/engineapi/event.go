@@ -97,6 +97,8 @@ type Event struct {
 	// event's: how full the model's context was.
 	Compaction *Compaction `json:"compaction,omitempty"`
 	Context    *ContextUse `json:"context,omitempty"`
+	// Checkpoint is a checkpoint event's (checkpoint.go).
+	Checkpoint *Checkpoint `json:"checkpoint,omitempty"`
 }
 
 // CommandUse is a custom command a prompt ran: its name, layer and file,

@@ -35,6 +35,7 @@ import (
 	"context"
 
 	"github.com/oceancode/oceancode/agent"
+	"github.com/oceancode/oceancode/agent/checkpoint"
 	"github.com/oceancode/oceancode/agent/engineapi"
 	"github.com/oceancode/oceancode/agent/mcp"
 	"github.com/oceancode/oceancode/agent/session"
@@ -102,6 +103,9 @@ type Options struct {
 	// ("read-only", "workspace-write", "danger-full-access" or "off") and
 	// the requirements' status as one line ("signed, serial 7", "none").
 	Sandbox, Policy string
+	// Checkpoints, if set, keeps a checkpoint of the project before each
+	// turn's first change, for Undo and Redo (agent/checkpoint); nil: off.
+	Checkpoints *checkpoint.Options
 	// OnEvent, if set, receives every event in Seq order on the goroutine
 	// that emitted it; it must return quickly (run renders with it, so its
 	// output keeps the turn's pace and cannot lag). It may call the

@@ -74,6 +74,7 @@ type Session struct {
 	recModel string     // the model as recorded: PROVIDER/MODEL once switched (a resume takes it up)
 	// compacted is the compaction in effect on history (compact.go).
 	compacted compact.State
+	ckpt      *checkpoints // nil: no checkpoints (checkpoint.go)
 }
 
 // item is one queued prompt (or the continuation of a resumed session).
@@ -84,6 +85,7 @@ type item struct {
 	compact bool
 	ctx     context.Context // Run's, or nil
 	done    chan turnResult
+	fn      func() // an undo or a redo, run between turns instead (checkpoint.go)
 }
 
 type turnResult struct {
@@ -138,6 +140,7 @@ func Start(ctx context.Context, o Options) (*Session, error) {
 	s.mode = bootMode(s.cfg.Gate)
 	s.ctx, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	s.withAdvice()
+	s.withCheckpoints()
 	if ctx.Done() != nil {
 		stop := context.AfterFunc(ctx, s.cancel)
 		go func() { <-s.loopDone; stop() }()
@@ -369,6 +372,11 @@ func (s *Session) loop() {
 		}
 		it := s.queue[0]
 		s.queue = s.queue[1:]
+		if it.fn != nil {
+			s.mu.Unlock()
+			it.fn()
+			continue
+		}
 		s.running, s.turnOver = it, false
 		ctx, cancel := context.WithCancelCause(s.ctx)
 		s.cancelTurn = cancel
@@ -384,7 +392,9 @@ func (s *Session) loop() {
 		if it.ctx != nil {
 			stopAfter = context.AfterFunc(it.ctx, func() { cancel(context.Cause(it.ctx)) })
 		}
+		s.checkpointTurn(it.prompt)
 		r := s.turn(ctx, it, cfg, history)
+		s.checkpointEnd()
 		if stopAfter != nil {
 			stopAfter()
 		}
