@@ -134,6 +134,10 @@ var classTable = []classRow{
 	{pattern: []string{"instructions", "enabled"}, fn: fixed(Neutral, "")},
 	{pattern: []string{"instructions", "max_file_bytes"}, fn: fixed(Neutral, "")},
 	{pattern: []string{"instructions", "max_total_bytes"}, fn: fixed(Neutral, "")},
+	{pattern: []string{"checkpoints", "enabled"}, fn: whenTrueInverse("turns checkpoints off, so the agent's changes cannot be undone")},
+	{pattern: []string{"checkpoints", "max_mb"}, fn: fixed(Neutral, "")},
+	{pattern: []string{"checkpoints", "max_file_mb"}, fn: fixed(Neutral, "")},
+	{pattern: []string{"checkpoints", "max_age_days"}, fn: fixed(Neutral, "")},
 }
 
 // BoundDefaults are the built-in values of the bounds a project may only

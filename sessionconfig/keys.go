@@ -146,6 +146,11 @@ var (
 	TelemetryEnabled       = boolKey("telemetry", "enabled")
 	TelemetryIncludeInputs = boolKey("telemetry", "include_inputs")
 
+	CheckpointsEnabled    = boolKey("checkpoints", "enabled")
+	CheckpointsMaxMB      = intKey("checkpoints", "max_mb")
+	CheckpointsMaxFileMB  = intKey("checkpoints", "max_file_mb")
+	CheckpointsMaxAgeDays = intKey("checkpoints", "max_age_days")
+
 	JEVPermissions = stringKey([]string{"shadow", "act"}, "jev", "permissions")
 
 	// Hooks are hooks.EVENT, one per event, read through HooksOf.

@@ -23,6 +23,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/oceancode/oceancode/agent/checkpoint"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -168,6 +169,9 @@ type Session struct {
 	Hooks *hooks.Runner
 	// Custom is the session's custom commands and skills.
 	Custom Custom
+	// Checkpoints are the checkpoints the session keeps
+	// (runner.Options.Checkpoints; nil: off): CheckpointOptions.
+	Checkpoints *checkpoint.Options
 }
 
 func (s *Session) warn(h Host, line string) {
@@ -248,6 +252,9 @@ func Build(ctx context.Context, res *layers.Resolved, req Request, h Host) (*Ses
 	}
 	g, err := gate.New(gc)
 	if err != nil {
+		return nil, invalid(err)
+	}
+	if s.Checkpoints, err = CheckpointOptions(res, h.Getenv); err != nil {
 		return nil, invalid(err)
 	}
 	// A mode or sandbox asked for and downgraded by the requirements — from

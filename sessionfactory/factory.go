@@ -146,7 +146,7 @@ func (f *Factory) build(ctx context.Context, st *storeOnce, r *Request) (*sessio
 func (f *Factory) start(ctx context.Context, r Request, res *layers.Resolved, sc *sessionconfig.Session, open func(context.Context) (*session.Store, error)) (*runner.Session, error) {
 	opts := runner.Options{Turn: sc.Turn, SubAgent: sc.SubAgent, MCP: sc.MCP, Model: sc.Model,
 		Store: f.cfg.Store, Resume: r.Resume, CreateAfter: r.CreateAfter, Interactive: f.cfg.Interactive,
-		Sandbox: sc.Sandbox, Policy: sc.Policy,
+		Sandbox: sc.Sandbox, Policy: sc.Policy, Checkpoints: sc.Checkpoints,
 		Reconfigure: func(ctx context.Context, name, model string) (agent.Config, error) {
 			c, err := sc.Reconfigure(ctx, name, model)
 			if err = kindOf(err); err != nil && f.cfg.SwitchError != nil {

@@ -57,10 +57,13 @@ type undoRecord struct {
 
 // journal is a session's checkpoints, as kept in its JSON file.
 type journal struct {
-	Session     string       `json:"session"`
-	Root        string       `json:"root"`
-	Checkpoints []Checkpoint `json:"checkpoints"`
-	Redo        []undoRecord `json:"redo,omitempty"`
+	Session string `json:"session"`
+	Root    string `json:"root"`
+	// MaxFileBytes is the limit the session's snapshots used: an undo
+	// from another process takes its snapshot with the same.
+	MaxFileBytes int64        `json:"max_file_bytes,omitempty"`
+	Checkpoints  []Checkpoint `json:"checkpoints"`
+	Redo         []undoRecord `json:"redo,omitempty"`
 }
 
 // Session is one session's checkpoints in a project's shadow repository.
@@ -99,6 +102,9 @@ func OpenSession(o Options, id string) (*Session, error) {
 	var j journal
 	if err := json.Unmarshal(data, &j); err != nil {
 		return nil, fmt.Errorf("checkpoint: read %s: %w", p, err)
+	}
+	if o.MaxFileBytes <= 0 {
+		o.MaxFileBytes = j.MaxFileBytes
 	}
 	r, err := Open(o, j.Root)
 	if err != nil {
@@ -214,6 +220,7 @@ func (s *Session) End(ctx context.Context) (*Checkpoint, error) {
 		return nil, err
 	}
 	j.Checkpoints = append(j.Checkpoints, c)
+	j.MaxFileBytes = s.repo.o.MaxFileBytes
 	j.Redo = nil // a new change ends what could be redone
 	if err := s.save(j); err != nil {
 		return nil, err

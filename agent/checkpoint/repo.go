@@ -185,7 +185,7 @@ func (r *Repo) init(ctx context.Context) error {
 	files := map[string]string{
 		"config":          fmt.Sprintf(shadowConfig, quoteConfig(filepath.Join(r.dir, "info", "project-exclude"))),
 		"info/attributes": shadowAttributes,
-		"info/exclude":    "",
+		"info/exclude":    r.ownExcludes(),
 		"root":            r.root + "\n",
 	}
 	for name, want := range files {
@@ -198,6 +198,26 @@ func (r *Repo) init(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// ownExcludes is the shadow's info/exclude: the state dir when it lies
+// in the project (a snapshot never keeps the shadow repositories or the
+// session store).
+func (r *Repo) ownExcludes() string {
+	state, err := filepath.Abs(r.o.StateDir)
+	if err == nil {
+		if resolved, err := filepath.EvalSymlinks(state); err == nil {
+			state = resolved
+		}
+	}
+	rel, err := filepath.Rel(r.root, state)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return ""
+	}
+	if rel == "." {
+		return "/checkpoints/\n"
+	}
+	return "/" + filepath.ToSlash(rel) + "/\n"
 }
 
 // quoteConfig quotes a path as a git config value.

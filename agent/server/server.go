@@ -195,6 +195,9 @@ func (s *Server) routes() []route {
 		{"POST", "/api/session/{id}/permission/{req}", s.withSession(s.answer)},
 		{"POST", "/api/session/{id}/abort", s.withSession(s.abort)},
 		{"POST", "/api/session/{id}/compact", s.withSession(s.compact)},
+		{"GET", "/api/session/{id}/checkpoints", s.withSession(s.checkpoints)},
+		{"POST", "/api/session/{id}/undo", s.withSession(s.undoer(false))},
+		{"POST", "/api/session/{id}/redo", s.withSession(s.undoer(true))},
 		{"GET", "/api/config/inspect", s.inspect},
 		{"GET", "/api/openapi.json", s.openapi},
 		{"POST", "/mcp", s.mcp},
@@ -277,6 +280,8 @@ type errorBody struct {
 	Code  string `json:"code"`
 	// First is the answer that settled an ask first (409 already_answered).
 	First *answerBody `json:"first,omitempty"`
+	// Files are the files changed since (409 changed_since of undo, redo).
+	Files []string `json:"files,omitempty"`
 }
 
 func writeError(w http.ResponseWriter, status int, code, msg string) {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/oceancode/oceancode/agent/checkpoint"
 	"io"
 	"net"
 	"net/http"
@@ -53,6 +54,7 @@ type harness struct {
 	buffer      int
 	smallSocket bool
 	loop        bool // the model's turns start over when they run out
+	checkpoints bool // the sessions keep checkpoints (checkpoint_test.go)
 }
 
 type option func(*harness)
@@ -117,6 +119,9 @@ func (h *harness) newSession(ctx context.Context, r server.CreateRequest) (*runn
 	}
 	o := runner.Options{Turn: tc, Store: h.store, Resume: r.Resume, Interactive: true, Buffer: h.buffer}
 	o.Reconfigure = h.reconfigure
+	if h.checkpoints {
+		o.Checkpoints = &checkpoint.Options{StateDir: filepath.Join(h.dir, "state")}
+	}
 	if h.noStore {
 		o.Store = nil
 	}

@@ -118,6 +118,7 @@ directory). Without a terminal, use "oceancode run PROMPT".`,
 		newMCPCmd(app),
 		newJevCmd(app),
 		newInitCmd(app),
+		newUndoCmd(app),
 	)
 	return root
 }
