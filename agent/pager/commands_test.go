@@ -49,7 +49,7 @@ func TestParseCommand(t *testing.T) {
 }
 
 func TestCommandsTable(t *testing.T) {
-	want := []string{"auto", "always-approve", "mode", "model", "agent", "permissions", "inspect", "mcp", "sessions", "sandbox", "compact", "cost", "instructions", "clear", "help", "exit"}
+	want := []string{"auto", "always-approve", "mode", "model", "agent", "permissions", "inspect", "mcp", "sessions", "undo", "redo", "checkpoints", "sandbox", "compact", "cost", "instructions", "clear", "help", "exit"}
 	var got []string
 	for _, c := range Commands {
 		got = append(got, c.Name)

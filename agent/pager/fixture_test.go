@@ -12,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/oceancode/oceancode/agent"
+	"github.com/oceancode/oceancode/agent/checkpoint"
 	"github.com/oceancode/oceancode/agent/pager/pagerlocal"
 	"github.com/oceancode/oceancode/agent/permission"
 	"github.com/oceancode/oceancode/agent/provider/providertest"
@@ -44,6 +45,8 @@ type fixture struct {
 	buffer int
 	// unrecorded starts sessions without a store.
 	unrecorded bool
+	// checkpoints, if set, is the state dir the sessions keep checkpoints in.
+	checkpoints string
 }
 
 func newFixture(t testing.TB, turns ...providertest.Turn) *fixture {
@@ -87,6 +90,9 @@ func (f *fixture) start(resume string) (*runner.Session, Engine) {
 	o := runner.Options{Turn: f.config(), Store: f.store, Interactive: true, Resume: resume, Buffer: f.buffer}
 	if f.unrecorded {
 		o.Store = nil
+	}
+	if f.checkpoints != "" {
+		o.Checkpoints = &checkpoint.Options{StateDir: f.checkpoints}
 	}
 	s, err := runner.Start(context.Background(), o)
 	if err != nil {

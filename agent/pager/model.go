@@ -504,6 +504,8 @@ func (m *model) event(ev engineapi.SessionEvent) bool {
 		}
 	case engineapi.EventCommand:
 		m.print(m.commandLines(e))
+	case engineapi.EventCheckpoint:
+		m.print(checkpointLine(m.th, e.Checkpoint))
 	}
 	return false
 }

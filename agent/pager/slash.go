@@ -56,6 +56,8 @@ func (m *model) command(name string, args []string) tea.Cmd {
 		return m.sessionsCommand(args)
 	case "instructions":
 		return m.withInspect("/instructions", instructionsText)
+	case "undo", "redo", "checkpoints":
+		return m.undoCommand(name, args)
 	case "sandbox":
 		return m.withInspect("/sandbox", func(d inspectDoc) string { return sandboxText(m.state.Sandbox, d) })
 	case "compact":

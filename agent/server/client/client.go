@@ -88,6 +88,7 @@ type errorBody struct {
 	Error string      `json:"error"`
 	Code  string      `json:"code"`
 	First *answerBody `json:"first"`
+	Files []string    `json:"files"` // changed_since (checkpoint.go)
 }
 
 type answerBody struct {
@@ -119,6 +120,9 @@ func errorOf(op string, resp *http.Response) error {
 	}
 	if b.Code == "already_answered" && b.First != nil {
 		return &engineapi.AnsweredError{First: engineapi.Reply{Answer: engineapi.Answer(b.First.Answer), Feedback: b.First.Feedback, By: b.First.By}, At: b.First.At}
+	}
+	if b.Code == "changed_since" {
+		return &engineapi.ConflictError{Op: op[strings.LastIndexByte(op, '/')+1:], Files: b.Files}
 	}
 	return &Error{Op: op, Status: resp.StatusCode, Code: b.Code, Message: b.Error, wrapped: sentinels[b.Code]}
 }
