@@ -24,6 +24,7 @@ type checkpoints struct {
 	err    error  // why the repository could not be opened
 	prompt string // the running turn's
 	told   bool   // the running turn's failure was told
+	pruned bool   // Prune ran after the session's first checkpoint
 }
 
 // withCheckpoints sets the turn loop's hook when the session keeps
@@ -119,6 +120,24 @@ func (s *Session) checkpointEnd() {
 	case c != nil:
 		s.emit(agent.Event{Type: agent.EventCheckpoint, Checkpoint: &engineapi.Checkpoint{Op: "turn", N: c.N,
 			Files: filesOf(c.Files), Skipped: skipsOf(c.Skipped)}})
+		s.pruneOnce()
+	}
+}
+
+// pruneOnce drops old checkpoints (by age and size) once per session,
+// after its first checkpoint: a session that changes nothing costs
+// nothing. A failure is told as a checkpoint event; the turn is not
+// affected.
+func (s *Session) pruneOnce() {
+	s.ckpt.mu.Lock()
+	done := s.ckpt.pruned
+	s.ckpt.pruned = true
+	s.ckpt.mu.Unlock()
+	if done {
+		return
+	}
+	if _, err := checkpoint.Prune(context.WithoutCancel(s.ctx), s.ckpt.o); err != nil {
+		s.emit(agent.Event{Type: agent.EventCheckpoint, Checkpoint: &engineapi.Checkpoint{Op: "turn", Error: "prune: " + err.Error()}})
 	}
 }
 
