@@ -116,6 +116,9 @@ func Open(o Options, root string) (*Repo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint: open project %s: %w", root, err)
 	}
+	if home, _ := os.UserHomeDir(); abs == filepath.Dir(abs) || (home != "" && abs == home) {
+		return nil, fmt.Errorf("checkpoint: open project %s: not checkpointed: the root or home directory is not a project (start oceancode in the project)", abs)
+	}
 	sum := sha256.Sum256([]byte(abs))
 	r := &Repo{o: o, root: abs, dir: filepath.Join(o.StateDir, "checkpoints", "repos", hex.EncodeToString(sum[:8]))}
 	r.lock = newFileLock(filepath.Join(r.dir, "oceancode.lock"))
