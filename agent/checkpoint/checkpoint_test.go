@@ -3,6 +3,7 @@ package checkpoint_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -306,5 +307,28 @@ func TestPruneDropsOldCheckpoints(t *testing.T) {
 	}
 	if list, _ := s.List(); len(list) != 0 {
 		t.Fatalf("left %+v", list)
+	}
+}
+
+// TestPrunePacksLooseObjects: a project's first snapshot writes one loose
+// object per file; Prune packs them.
+func TestPrunePacksLooseObjects(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{}
+	for i := range 2100 {
+		files[fmt.Sprintf("d%d/f%d", i/100, i)] = fmt.Sprint(i)
+	}
+	p := newProject(t, files)
+	s := p.session("s8", checkpoint.Options{})
+	turn(t, s, "one", func() { p.write("d0/f0", "changed") })
+	if _, err := checkpoint.Prune(context.Background(), checkpoint.Options{StateDir: p.state}); err != nil {
+		t.Fatal(err)
+	}
+	packs, _ := filepath.Glob(filepath.Join(p.state, "checkpoints", "repos", "*", "objects", "pack", "*.pack"))
+	if len(packs) == 0 {
+		t.Fatal("no pack after Prune")
+	}
+	if _, err := s.Undo(context.Background(), checkpoint.UndoOptions{}); err != nil || p.read("d0/f0") != "0" {
+		t.Fatalf("undo after the pack: %v", err)
 	}
 }

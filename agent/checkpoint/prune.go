@@ -63,10 +63,10 @@ func Prune(ctx context.Context, o Options) (PruneReport, error) {
 		excess -= c.Bytes
 		rep.Dropped++
 	}
-	if rep.Dropped == 0 {
+	roots := looseRoots(base)
+	if rep.Dropped == 0 && len(roots) == 0 {
 		return rep, nil
 	}
-	roots := map[string]bool{}
 	for file, nums := range drop {
 		j := journals[file]
 		if err := dropCheckpoints(ctx, o, file, j, nums); err != nil {
@@ -85,6 +85,32 @@ func Prune(ctx context.Context, o Options) (PruneReport, error) {
 	}
 	rep.After = dirSize(filepath.Join(base, "repos"))
 	return rep, nil
+}
+
+// looseLimit is the count of loose objects past which Prune packs a
+// shadow repository (a project's first snapshot writes one per file).
+const looseLimit = 2000
+
+// looseRoots are the projects whose shadow repository holds more than
+// looseLimit loose objects.
+func looseRoots(base string) map[string]bool {
+	roots := map[string]bool{}
+	repos, _ := filepath.Glob(filepath.Join(base, "repos", "*"))
+	for _, dir := range repos {
+		n := 0
+		fans, _ := filepath.Glob(filepath.Join(dir, "objects", "[0-9a-f][0-9a-f]"))
+		for _, fan := range fans {
+			names, _ := os.ReadDir(fan)
+			n += len(names)
+		}
+		if n <= looseLimit {
+			continue
+		}
+		if root, err := os.ReadFile(filepath.Join(dir, "root")); err == nil {
+			roots[strings.TrimSpace(string(root))] = true
+		}
+	}
+	return roots
 }
 
 // dropCheckpoints removes checkpoints nums (and the redo records that need

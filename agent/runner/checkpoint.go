@@ -25,6 +25,7 @@ type checkpoints struct {
 	prompt string // the running turn's
 	told   bool   // the running turn's failure was told
 	pruned bool   // Prune ran after the session's first checkpoint
+	wg     sync.WaitGroup
 }
 
 // withCheckpoints sets the turn loop's hook when the session keeps
@@ -124,10 +125,10 @@ func (s *Session) checkpointEnd() {
 	}
 }
 
-// pruneOnce drops old checkpoints (by age and size) once per session,
-// after its first checkpoint: a session that changes nothing costs
-// nothing. A failure is told as a checkpoint event; the turn is not
-// affected.
+// pruneOnce drops old checkpoints (by age and size) and packs loose
+// objects, in the background, once per session after its first
+// checkpoint: a session that changes nothing costs nothing. A failure is
+// told as a checkpoint event; the turn is not affected.
 func (s *Session) pruneOnce() {
 	s.ckpt.mu.Lock()
 	done := s.ckpt.pruned
@@ -136,8 +137,20 @@ func (s *Session) pruneOnce() {
 	if done {
 		return
 	}
-	if _, err := checkpoint.Prune(context.WithoutCancel(s.ctx), s.ckpt.o); err != nil {
-		s.emit(agent.Event{Type: agent.EventCheckpoint, Checkpoint: &engineapi.Checkpoint{Op: "turn", Error: "prune: " + err.Error()}})
+	s.ckpt.wg.Add(1)
+	go func() {
+		defer s.ckpt.wg.Done()
+		if _, err := checkpoint.Prune(s.ctx, s.ckpt.o); err != nil && s.ctx.Err() == nil {
+			s.emit(agent.Event{Type: agent.EventCheckpoint, Checkpoint: &engineapi.Checkpoint{Op: "turn", Error: "prune: " + err.Error()}})
+		}
+	}()
+}
+
+// checkpointWait waits for a prune in the background (Close, once the
+// session's context is cancelled).
+func (s *Session) checkpointWait() {
+	if s.ckpt != nil {
+		s.ckpt.wg.Wait()
 	}
 }
 
@@ -193,7 +206,8 @@ func (s *Session) checkpointOp(ctx context.Context, op func(*checkpoint.Session)
 	var out engineapi.Checkpoint
 	var err error
 	done := make(chan struct{})
-	it := &item{fn: func() {
+	// done of the item: Close answers a dropped item there.
+	it := &item{done: make(chan turnResult, 1), fn: func() {
 		defer close(done)
 		out, err = s.runCheckpointOp(op)
 	}}
@@ -208,6 +222,8 @@ func (s *Session) checkpointOp(ctx context.Context, op func(*checkpoint.Session)
 	select {
 	case <-done:
 		return out, err
+	case <-it.done:
+		return out, ErrClosed
 	case <-ctx.Done():
 		return out, ctx.Err()
 	}

@@ -779,6 +779,7 @@ func (s *Session) Close() error {
 	}
 	<-s.loopDone
 	s.cancel()
+	s.checkpointWait()
 	var err error
 	if s.rec != nil {
 		s.mu.Lock()
