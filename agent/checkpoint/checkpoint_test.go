@@ -332,3 +332,22 @@ func TestPrunePacksLooseObjects(t *testing.T) {
 		t.Fatalf("undo after the pack: %v", err)
 	}
 }
+
+// TestIgnoredFilesAreNotKept: the project's .gitignore files and its
+// .git/info/exclude decide what a checkpoint keeps; the project's .git
+// is never kept.
+func TestIgnoredFilesAreNotKept(t *testing.T) {
+	t.Parallel()
+	p := newProject(t, map[string]string{".gitignore": "*.log\n", "sub/.gitignore": "out/\n"})
+	p.write(".git/info/exclude", "local.txt\n")
+	s := p.session("s9", checkpoint.Options{})
+	c := turn(t, s, "x", func() {
+		for _, f := range []string{"a.log", "sub/out/o", "local.txt", "kept.txt"} {
+			p.write(f, "x")
+		}
+		p.sh("git -c user.name=t -c user.email=t@t commit -qm more --allow-empty")
+	})
+	if got := paths(c.Files); !cmp.Equal(got, []string{"kept.txt:added"}) {
+		t.Fatalf("files = %v, want kept.txt only", got)
+	}
+}

@@ -3,9 +3,7 @@ package checkpoint
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -136,12 +134,10 @@ func (r *Repo) classify(p string) (Skipped, int) {
 // syncExclude copies the project's .git/info/exclude (the user's own
 // ignore list for this clone) to the file the shadow's core.excludesFile
 // names, when it changed. A project whose .git is a file (a worktree, a
-// submodule) has its .gitignore files only.
+// submodule), or whose list cannot be read, has its .gitignore files only:
+// a snapshot then keeps more, never less.
 func (r *Repo) syncExclude() error {
-	want, err := os.ReadFile(filepath.Join(r.root, ".git", "info", "exclude"))
-	if err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrInvalid) && !isNotDir(err) {
-		return fmt.Errorf("checkpoint: read the project's exclude list: %w", err)
-	}
+	want, _ := os.ReadFile(filepath.Join(r.root, ".git", "info", "exclude"))
 	p := filepath.Join(r.dir, "info", "project-exclude")
 	if got, err := os.ReadFile(p); err == nil && bytes.Equal(got, want) {
 		return nil
@@ -150,9 +146,4 @@ func (r *Repo) syncExclude() error {
 		return fmt.Errorf("checkpoint: copy the project's exclude list: %w", err)
 	}
 	return nil
-}
-
-func isNotDir(err error) bool {
-	var pe *fs.PathError
-	return errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "not a directory")
 }
