@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -186,9 +185,7 @@ func TestUntrustedPaths(t *testing.T) {
 	if err := os.Symlink(filepath.Join(dir, "outside", "AGENTS.md"), filepath.Join(root, "AGENTS.md")); err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Mkfifo(filepath.Join(root, "fifo", "AGENTS.md"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	mkfifo(t, filepath.Join(root, "fifo", "AGENTS.md"))
 	if err := os.Symlink(filepath.Join(dir, "outside"), filepath.Join(root, "sub", "link")); err != nil {
 		t.Fatal(err)
 	}
