@@ -342,6 +342,7 @@ func Build(ctx context.Context, res *layers.Resolved, req Request, h Host) (*Ses
 	}
 	custom := s.loadCustom(res, h, model)
 	redactor := sessionRedactor(root, stateDir)
+	closers = append(closers, redactor.Wait) // its first load may still write to the state dir
 	ab := agentBuild{res: res, home: home, boundary: gc.Boundary, root: root, cwd: cwd, tools: custom.tools}
 	if err := s.withInstructions(h, res, cwd, redactor.Redact, &ab); err != nil {
 		return fail(invalid(err))

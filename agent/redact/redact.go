@@ -108,6 +108,14 @@ func New(cfg Config) *Redactor {
 	return r
 }
 
+// Wait returns once the files read in the background by New are read
+// (and the history's note, if any, written): a session's Close waits, so
+// nothing writes to the state dir after the session is closed.
+func (r *Redactor) Wait() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+}
+
 // Redact is the pass: the session's secret values, then credential
 // shapes.
 func (r *Redactor) Redact(s string) string {
