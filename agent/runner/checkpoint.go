@@ -223,9 +223,9 @@ func (s *Session) checkpointOp(ctx context.Context, op func(*checkpoint.Session)
 	case <-done:
 		return out, err
 	case <-it.done:
-		return out, ErrClosed
-	case <-ctx.Done():
-		return out, ctx.Err()
+		return engineapi.Checkpoint{}, ErrClosed
+	case <-ctx.Done(): // the op may still run: out and err are its, not ours to read
+		return engineapi.Checkpoint{}, ctx.Err()
 	}
 }
 
