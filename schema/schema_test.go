@@ -370,7 +370,7 @@ var violationCases = []struct {
 			{"/min_sandbox_mode", 7, 3, "enum", `"min_sandbox_mode" must be one of read-only, workspace-write, danger-full-access; got "none"`, false},
 			{"/mcp/allowed_servers/0/command", 8, 48, "pattern", `"mcp.allowed_servers[0].command" must be an absolute path (the command's identity); got "rel/path"`, false},
 			{"/mcp/allowed_servers/1/sha256", 8, 108, "additionalProperties", `unknown key "sha256" (allowed: name, url)`, true},
-			{"/pins/sandox.mode", 9, 13, "propertyNames", `key "sandox.mode" in "pins" must be a dotted config key path starting with a config key (permission_mode, permission, shell, child_env, sandbox, refs, mcp, jev, provider, model, agents, limits, compaction, telemetry, hooks, checkpoints)`, false},
+			{"/pins/sandox.mode", 9, 13, "propertyNames", `key "sandox.mode" in "pins" must be a dotted config key path starting with a config key (permission_mode, permission, shell, child_env, sandbox, refs, mcp, jev, provider, model, agents, limits, compaction, telemetry, hooks, instructions, checkpoints)`, false},
 			{"/rules/allow", 10, 14, "additionalProperties", `unknown key "allow": requirements can only narrow: use deny or ask`, true},
 			{"/rules/deny/0", 10, 46, "pattern", `"rules.deny[0]" must be a Tool(pattern) rule such as "Bash(git push:*)" or "Edit(src/**)"; got "curl *"`, false},
 		},
