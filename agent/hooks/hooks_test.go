@@ -206,9 +206,12 @@ func TestFold(t *testing.T) {
 func TestTimeoutKillsTree(t *testing.T) {
 	t.Parallel()
 	r := runner(t, PreToolUse, "", `(sleep 300; touch "$OCEANCODE_PROJECT_DIR/child-survived") & echo $! > "$OCEANCODE_PROJECT_DIR/pid"; sleep 300`)
-	r.Hooks[0].Timeout = 500 * time.Millisecond // a guard for the kill, not an expectation of speed
+	// The timeout must pass only after the hook wrote its child's pid: 3 s
+	// leaves a busy machine room to start a shell (it was 500 ms); the
+	// hook itself would sleep 300 s.
+	r.Hooks[0].Timeout = 3 * time.Second
 	res := r.Fire(context.Background(), Input{Event: PreToolUse, ToolName: "bash"})
-	if res.Decision != "" || len(res.Notes) != 1 || !strings.Contains(res.Notes[0], "timed out after 500ms; its process tree was killed") {
+	if res.Decision != "" || len(res.Notes) != 1 || !strings.Contains(res.Notes[0], "timed out after 3s; its process tree was killed") {
 		t.Fatalf("result %+v", res)
 	}
 	b, err := os.ReadFile(filepath.Join(r.Dir, "pid"))

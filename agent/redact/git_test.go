@@ -13,7 +13,8 @@ import (
 // redacted (git diff, git log -p and git show print it).
 func TestGitHistory(t *testing.T) {
 	root := t.TempDir()
-	git := gitIn(t, root)
+	repo := gitquerytest.Plain(root)
+	git := func(args ...string) { repo.Git(t, args...) }
 	write(t, filepath.Join(root, ".env"), "API_KEY=old-committed-value-1\n")
 	write(t, filepath.Join(root, "deploy", "prod.env"), "GONE=deleted-file-value-2\n")
 	git("init", "-q")
@@ -57,7 +58,8 @@ func TestGitHistoryRunsNothingTheRepositoryNames(t *testing.T) {
 // that held a value is never noted.
 func TestHistoryNoteSavesGitAndFollowsTheRefs(t *testing.T) {
 	root, cache := t.TempDir(), t.TempDir()
-	git := gitIn(t, root)
+	repo := gitquerytest.Plain(root)
+	git := func(args ...string) { repo.Git(t, args...) }
 	write(t, filepath.Join(root, "main.go"), "package main\n")
 	git("init", "-q")
 	git("add", ".")
@@ -113,20 +115,5 @@ func countGit(t *testing.T) func() int {
 	return func() int {
 		b, _ := os.ReadFile(log)
 		return len(b)
-	}
-}
-
-// gitIn runs git in root with a plain identity and no system config, and
-// fails the test on error.
-func gitIn(t *testing.T, root string) func(...string) {
-	env := append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+root, "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@x",
-		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@x")
-	return func(args ...string) {
-		t.Helper()
-		c := exec.Command("git", args...)
-		c.Dir, c.Env = root, env
-		if out, err := c.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
 	}
 }

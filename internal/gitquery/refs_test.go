@@ -2,9 +2,10 @@ package gitquery
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/oceancode/oceancode/internal/gitquery/gitquerytest"
 )
 
 // TestRefsStampMoves: the stamp holds while nothing git log --all walks
@@ -14,7 +15,8 @@ import (
 func TestRefsStampMoves(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
-	git := gitIn(t, root)
+	repo := gitquerytest.Plain(root)
+	git := func(args ...string) { repo.Git(t, args...) }
 	git("init", "-q")
 	if _, ok := RefsStamp(root); !ok {
 		t.Fatal("RefsStamp of a repository without commits: not ok")
@@ -66,17 +68,4 @@ func stampOf(t *testing.T, root string) string {
 		t.Fatalf("RefsStamp(%s): not ok", root)
 	}
 	return s
-}
-
-func gitIn(t *testing.T, root string) func(...string) {
-	env := append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+root, "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@x",
-		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@x")
-	return func(args ...string) {
-		t.Helper()
-		c := exec.Command("git", args...)
-		c.Dir, c.Env = root, env
-		if out, err := c.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
 }

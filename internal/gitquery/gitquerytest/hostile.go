@@ -130,3 +130,11 @@ func write(t testing.TB, p, s string, mode os.FileMode) {
 		t.Fatal(err)
 	}
 }
+
+// Plain returns dir as a repository to drive with Git: an identity, no
+// system configuration and dir as HOME (so neither the host's nor the
+// user's git configuration applies). It does not run git init.
+func Plain(dir string) Repo {
+	return Repo{Dir: dir, Env: append(cleanEnv(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir, "GIT_AUTHOR_NAME=t",
+		"GIT_AUTHOR_EMAIL=t@x", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@x")}
+}
